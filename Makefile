@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+# diskio: build, run, test and benchmark.  `make V=1` shows the full commands.
+OUTPUT := .output
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= gcc
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/loongarch64/loongarch/')
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+
+CFLAGS ?= -g -O2
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-I$(dir $(VMLINUX)) -I.
+LIBS := -lbpf -lelf -lz
+
+# Modules that never call libbpf: unit-tested without root.
+PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c
+PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
+UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
+INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,\
+	$(wildcard tests/integration/test_*.c))
+
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.PHONY: all deps deps-test deps-bench run test unit integration bench vmlinux clean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: deps diskio
+
+deps:
+	$(Q)scripts/deps.sh build
+
+deps-test:
+	$(Q)scripts/deps.sh test
+
+deps-bench:
+	$(Q)scripts/deps.sh bench
+
+diskio: $(OUTPUT)/diskio.o $(PURE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/%.bpf.o: %.bpf.c diskio.h core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/diskio.o: diskio.c $(OUTPUT)/diskio.skel.h $(wildcard *.h) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.o: %.c $(wildcard *.h) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(wildcard tests/*.h) | $(OUTPUT)/tests
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests $< $(PURE_OBJS) -lcriterion -lpthread -lm -o $@
+
+$(OUTPUT)/tests/%: tests/integration/%.c tests/integration/harness.h | $(OUTPUT)/tests
+	$(call msg,ITEST,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/integration $< -lcriterion -lpthread -lm -o $@
+
+# Regenerate the committed vmlinux.h from the running kernel's BTF.
+vmlinux:
+	$(Q)mkdir -p $(dir $(VMLINUX))
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX)
+
+# A 5-second one-shot sample of this machine.
+run: deps
+	$(Q)$(MAKE) --no-print-directory diskio
+	./diskio 5 1
+
+test: deps-test
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory integration
+
+unit: $(UNIT_TESTS)
+	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+integration: diskio $(INTEGRATION_TESTS)
+	$(Q)set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
+		DISKIO=$(CURDIR)/diskio $$t; done
+
+bench: deps-bench
+	$(Q)$(MAKE) --no-print-directory diskio
+	$(Q)scripts/bench.sh
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) diskio

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * diskio kernel side: who does how much block I/O to which disk, aggregated
+ * in the kernel; per-I/O events for trace mode; crashes seen at process exit.
+ *
+ * Counting rules, chosen so that per-device sums equal /proc/diskstats:
+ *  - bytes of every disk are counted when a bio is queued (block_bio_queue),
+ *    in the submitting task's context, before any merge or split;
+ *  - I/Os of a blk-mq disk are requests, counted when the block layer starts
+ *    accounting one (block_io_start, or block_rq_issue before Linux 6.5);
+ *  - I/Os of a bio-based disk (zram, pmem, dm, md, brd) are bios, counted at
+ *    block_bio_queue; such disks never fire the request hooks, and requests
+ *    of blk-mq disks are never counted at the bio hook, so nothing counts twice.
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "diskio.h"
+#include "core_fixes.bpf.h"
+
+#define EEXIST 17
+
+/* Filters and modes, set by user space before load. */
+const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
+const volatile __u32 nr_filter_pids = 0;
+const volatile __u32 filter_devs[MAX_FILTER_DEVS] = {};
+const volatile __u32 nr_filter_devs = 0;
+const volatile char filter_comm[TASK_COMM_LEN] = {};
+const volatile bool filter_by_comm = false;
+/* Remember each I/O's submitter until completion (-L, -T, or a pid/comm
+ * filter, which must also filter the per-device latency). */
+const volatile bool track_inflight = false;
+const volatile bool per_process_latency = false;	/* -L */
+const volatile bool trace_events = false;		/* -T */
+const volatile bool use_ringbuf = true;
+/* Wake the reader once this many bytes wait in the ring buffer, not per event. */
+const volatile __u64 ringbuf_wakeup_bytes = 0;
+/* Before Linux 6.5 there is no block_io_start/done: block_rq_issue and
+ * block_rq_complete stand in for them. */
+const volatile bool rq_fallback_hooks = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct proc_dev_key);
+	__type(value, struct proc_dev_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct dev_latency);
+} device_latency SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LOST_NR_KERNEL_CAUSES);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* Crash counts by process name: exact even when crash events are lost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, char[TASK_COMM_LEN]);
+	__type(value, __u64);
+} crash_counts SEC(".maps");
+
+/* Thread groups already reported as crashed, for the legacy exit hook. */
+struct crashed_group {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start_time;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct crashed_group);
+	__type(value, __u8);
+} crashed_groups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} perf_events SEC(".maps");
+
+static __always_inline void count_lost(__u32 cause)
+{
+	__u64 *counter = bpf_map_lookup_elem(&lost, &cause);
+
+	if (counter)
+		*counter += 1;	/* per-CPU: no other writer */
+}
+
+static __always_inline bool pid_selected(__u32 tgid)
+{
+	if (!nr_filter_pids)
+		return true;
+	for (int i = 0; i < MAX_FILTER_PIDS; i++) {
+		if (i >= nr_filter_pids)
+			break;
+		if (filter_pids[i] == tgid)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool dev_selected(__u32 dev)
+{
+	if (!nr_filter_devs)
+		return true;
+	for (int i = 0; i < MAX_FILTER_DEVS; i++) {
+		if (i >= nr_filter_devs)
+			break;
+		if (filter_devs[i] == dev)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool comm_selected(const char *comm)
+{
+	if (!filter_by_comm)
+		return true;
+	for (int i = 0; i < TASK_COMM_LEN; i++) {
+		if (comm[i] != filter_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Fill in the submitter of an I/O to dev; false if the filters drop it. */
+static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
+{
+	if (!dev_selected(dev))
+		return false;
+	key->tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!pid_selected(key->tgid))
+		return false;
+	key->dev = dev;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	return comm_selected(key->comm);
+}
+
+static __always_inline struct proc_dev_stats *stats_of(const struct proc_dev_key *key)
+{
+	struct proc_dev_stats *entry, zero = {};
+	long err;
+
+	entry = bpf_map_lookup_elem(&stats, key);
+	if (entry)
+		return entry;
+	err = bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		count_lost(LOST_STATS_MAP_FULL);
+		return NULL;
+	}
+	entry = bpf_map_lookup_elem(&stats, key);
+	if (!entry)
+		count_lost(LOST_STATS_MAP_FULL);
+	return entry;
+}
+
+static __always_inline void add_device_latency(__u32 dev, __u64 latency_ns)
+{
+	struct dev_latency *entry, zero = {};
+	long err;
+
+	entry = bpf_map_lookup_elem(&device_latency, &dev);
+	if (!entry) {
+		err = bpf_map_update_elem(&device_latency, &dev, &zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			count_lost(LOST_STATS_MAP_FULL);
+			return;
+		}
+		entry = bpf_map_lookup_elem(&device_latency, &dev);
+		if (!entry)
+			return;
+	}
+	__sync_fetch_and_add(&entry->latency_ns, latency_ns);
+	__sync_fetch_and_add(&entry->ios, 1);
+}
+
+static __always_inline __u32 io_flags(__u32 opf)
+{
+	__u32 flags = 0;
+
+	if (opf & REQ_FLAG(PREFLUSH))
+		flags |= IO_FLAG_PREFLUSH;
+	if (opf & REQ_FLAG(FUA))
+		flags |= IO_FLAG_FUA;
+	if (opf & REQ_FLAG(RAHEAD))
+		flags |= IO_FLAG_RAHEAD;
+	if (opf & REQ_FLAG(SYNC))
+		flags |= IO_FLAG_SYNC;
+	if (opf & REQ_FLAG(META))
+		flags |= IO_FLAG_META;
+	return flags;
+}
+
+static __always_inline __u32 disk_dev(const struct gendisk *disk)
+{
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
+	       (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline struct gendisk *bio_disk(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return BPF_CORE_READ(bio, bi_bdev, bd_disk);
+	return BPF_CORE_READ((struct bio___before_5_12 *)bio, bi_disk);
+}
+
+static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
+{
+	return BPF_CORE_READ(disk, queue, mq_ops) == NULL;
+}
+
+/* Submission time the block layer stored in the bio, 0 if it keeps none. */
+static __always_inline __u64 bio_issue_ns(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->issue_time_ns))
+		return BPF_CORE_READ(bio, issue_time_ns);
+	if (bpf_core_field_exists(((struct bio___with_bi_issue *)bio)->bi_issue))
+		return BPF_CORE_READ((struct bio___with_bi_issue *)bio, bi_issue.value) &
+		       BIO_ISSUE_TIME_MASK;
+	return 0;
+}
+
+static __always_inline __u64 elapsed_since(__u64 now, __u64 start, __u64 mask)
+{
+	if (!start)
+		return 0;
+	now &= mask;
+	return now > start ? now - start : 0;
+}
+
+static __always_inline void emit_event(void *ctx, void *event, __u64 size)
+{
+	if (use_ringbuf) {
+		__u64 wake = BPF_RB_NO_WAKEUP;
+
+		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ringbuf_wakeup_bytes)
+			wake = BPF_RB_FORCE_WAKEUP;
+		if (bpf_ringbuf_output(&events, event, size, wake))
+			count_lost(LOST_RINGBUF_RESERVE);
+	} else {
+		/* A full perf buffer is counted by the kernel and reported as
+		 * PERF_RECORD_LOST to user space; counting here too would count twice. */
+		bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, event, size);
+	}
+}
+
+static __always_inline void emit_io_event(void *ctx, const struct inflight *io, __u32 dev,
+					  __u64 now, __u64 latency_ns)
+{
+	struct block_io_event event = {
+		.type = EVENT_IO,
+		.tgid = io->who.tgid,
+		.time_ns = now,
+		.latency_ns = latency_ns,
+		.sector = io->sector,
+		.bytes = io->bytes,
+		.dev = dev,
+		.op = io->op,
+		.flags = io->flags,
+	};
+
+	__builtin_memcpy(event.comm, io->who.comm, sizeof(event.comm));
+	emit_event(ctx, &event, sizeof(event));
+}
+
+/* An I/O finished: per-process latency (-L) and the trace event (-T). */
+static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u64 now,
+					     __u64 start_ns)
+{
+	struct inflight *io = bpf_map_lookup_elem(&inflight, &id);
+	struct proc_dev_stats *entry;
+	__u64 latency_ns;
+
+	if (!io)
+		return;
+	if (!start_ns)
+		start_ns = io->start_ns;
+	latency_ns = elapsed_since(now, start_ns, ~0ULL);
+	add_device_latency(dev, latency_ns);
+	if (per_process_latency) {
+		entry = stats_of(&io->who);
+		if (entry) {
+			__sync_fetch_and_add(&entry->latency_ns, latency_ns);
+			__sync_fetch_and_add(&entry->latency_ios, 1);
+		}
+	}
+	if (trace_events)
+		emit_io_event(ctx, io, dev, now, latency_ns);
+	bpf_map_delete_elem(&inflight, &id);
+}
+
+static __always_inline void remember_inflight(__u64 id, const struct proc_dev_key *who,
+					      __u64 start_ns, __u64 sector, __u32 bytes,
+					      __u32 opf)
+{
+	struct inflight io = {
+		.who = *who,
+		.start_ns = start_ns,
+		.sector = sector,
+		.bytes = bytes,
+		.op = opf & DISKIO_REQ_OP_MASK,
+		.flags = io_flags(opf),
+	};
+
+	if (bpf_map_update_elem(&inflight, &id, &io, BPF_ANY))
+		count_lost(LOST_INFLIGHT_FULL);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(handle_bio_queue, struct bio *bio)
+{
+	struct gendisk *disk = bio_disk(bio);
+	__u32 opf = BPF_CORE_READ(bio, bi_opf);
+	__u32 class = io_classify(opf);
+	__u32 bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	struct proc_dev_key key = {};
+	struct proc_dev_stats *entry;
+	bool bio_based;
+
+	if (class == IO_IGNORED)
+		return 0;
+	if (!current_submitter(&key, disk_dev(disk)))
+		return 0;
+	entry = stats_of(&key);
+	if (!entry)
+		return 0;
+	bio_based = disk_is_bio_based(disk);
+	if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
+		__sync_fetch_and_add(&entry->flushes, 1);
+	if (class < IO_NR_CLASSES) {
+		__sync_fetch_and_add(&entry->bytes[class], bytes);
+		if (bio_based)
+			__sync_fetch_and_add(&entry->ios[class], 1);
+	}
+	if (bio_based && track_inflight && class < IO_NR_CLASSES)
+		remember_inflight((__u64)bio, &key, bpf_ktime_get_ns(),
+				  BPF_CORE_READ(bio, bi_iter.bi_sector), bytes, opf);
+	return 0;
+}
+
+SEC("tp_btf/block_bio_complete")
+int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
+{
+	struct gendisk *disk = bio_disk(bio);
+	__u64 now, start_ns;
+	__u32 dev;
+
+	if (!disk_is_bio_based(disk))
+		return 0;
+	dev = disk_dev(disk);
+	now = bpf_ktime_get_ns();
+	if (track_inflight) {
+		complete_tracked(ctx, (__u64)bio, dev, now, 0);
+		return 0;
+	}
+	if (!dev_selected(dev) || io_classify(BPF_CORE_READ(bio, bi_opf)) >= IO_NR_CLASSES)
+		return 0;
+	start_ns = bio_issue_ns(bio);
+	if (start_ns)
+		add_device_latency(dev, elapsed_since(now, start_ns,
+						      bpf_core_field_exists(bio->issue_time_ns) ?
+						      ~0ULL : BIO_ISSUE_TIME_MASK));
+	return 0;
+}
+
+static __always_inline __u32 request_dev(struct request *rq)
+{
+	return disk_dev(BPF_CORE_READ(rq, q, disk));
+}
+
+/* A request of a blk-mq disk starts being accounted: one I/O. */
+static __always_inline void request_started(struct request *rq)
+{
+	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
+	__u32 class = io_classify(opf);
+	struct proc_dev_key key = {};
+	struct proc_dev_stats *entry;
+
+	if (class >= IO_NR_CLASSES)
+		return;
+	if (!current_submitter(&key, request_dev(rq)))
+		return;
+	entry = stats_of(&key);
+	if (entry)
+		__sync_fetch_and_add(&entry->ios[class], 1);
+	if (track_inflight)
+		remember_inflight((__u64)rq, &key, 0, BPF_CORE_READ(rq, __sector),
+				  BPF_CORE_READ(rq, __data_len), opf);
+}
+
+/* Dispatch to the driver: merges are over, so sector and size are final. */
+static __always_inline void request_issued(struct request *rq)
+{
+	__u64 id = (__u64)rq;
+	struct inflight *io;
+
+	if (!trace_events)
+		return;
+	io = bpf_map_lookup_elem(&inflight, &id);
+	if (!io)
+		return;
+	io->sector = BPF_CORE_READ(rq, __sector);
+	io->bytes = BPF_CORE_READ(rq, __data_len);
+	io->flags = io_flags(BPF_CORE_READ(rq, cmd_flags));
+}
+
+static __always_inline void request_done(void *ctx, struct request *rq)
+{
+	__u64 start_ns = BPF_CORE_READ(rq, start_time_ns);
+	__u32 dev = request_dev(rq);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (track_inflight) {
+		complete_tracked(ctx, (__u64)rq, dev, now, start_ns);
+		return;
+	}
+	if (!start_ns || !dev_selected(dev) ||
+	    io_classify(BPF_CORE_READ(rq, cmd_flags)) >= IO_NR_CLASSES)
+		return;
+	add_device_latency(dev, elapsed_since(now, start_ns, ~0ULL));
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(handle_io_start, struct request *rq)
+{
+	request_started(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_io_done")
+int BPF_PROG(handle_io_done, struct request *rq)
+{
+	request_done(ctx, rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(handle_rq_issue, struct request *rq)
+{
+	if (rq_fallback_hooks)
+		request_started(rq);
+	request_issued(rq);
+	return 0;
+}
+
+/* Only loaded without block_io_done (before Linux 6.5).  A request may
+ * complete in parts; it is done when the last part completes. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+{
+	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+		request_done(ctx, rq);
+	return 0;
+}
+
+/* Raw-tracepoint twins of the fallback pair, for kernels without tp_btf. */
+SEC("raw_tp/block_rq_issue")
+int BPF_PROG(handle_rq_issue_raw, struct request *rq)
+{
+	request_started(rq);
+	request_issued(rq);
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(handle_rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
+{
+	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+		request_done(ctx, rq);
+	return 0;
+}
+
+/* exit_code layout of wait(2): low 7 bits the signal, 0x80 a core dump. */
+static __always_inline bool is_crash_signal(__u32 sig)
+{
+	switch (sig) {
+	case 3:		/* SIGQUIT */
+	case 4:		/* SIGILL */
+	case 5:		/* SIGTRAP */
+	case 6:		/* SIGABRT */
+	case 7:		/* SIGBUS */
+	case 8:		/* SIGFPE */
+	case 11:	/* SIGSEGV */
+	case 24:	/* SIGXCPU */
+	case 25:	/* SIGXFSZ */
+	case 31:	/* SIGSYS */
+		return true;
+	}
+	return false;
+}
+
+/* The wait(2) status of a dying thread group: low 7 bits the signal, 0x80
+ * a core dump.  All threads of a dying group carry the group's exit code; the
+ * one that dumped core adds 0x80 to it once the dump is written. */
+static __always_inline __u32 group_exit_status(struct task_struct *task)
+{
+	__u32 code = BPF_CORE_READ(task, signal, group_exit_code);
+
+	return code ? code : (__u32)BPF_CORE_READ(task, exit_code);
+}
+
+static __always_inline void report_crash(void *ctx, struct task_struct *task, __u32 code)
+{
+	struct crash_event event = { .type = EVENT_CRASH };
+	__u64 *count, one = 1;
+
+	event.tgid = BPF_CORE_READ(task, tgid);
+	event.time_ns = bpf_ktime_get_ns();
+	event.signal = code & 0x7f;
+	event.core_dumped = !!(code & 0x80);
+	/* The process's name, not the name of whichever thread went last. */
+	BPF_CORE_READ_STR_INTO(&event.comm, task, group_leader, comm);
+
+	count = bpf_map_lookup_elem(&crash_counts, &event.comm);
+	if (!count && bpf_map_update_elem(&crash_counts, &event.comm, &one, BPF_NOEXIST) == 0)
+		goto counted;
+	if (!count)
+		count = bpf_map_lookup_elem(&crash_counts, &event.comm);
+	if (count)
+		__sync_fetch_and_add(count, 1);
+	else
+		count_lost(LOST_CRASH_MAP_FULL);
+counted:
+	emit_event(ctx, &event, sizeof(event));
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *task, bool group_dead)
+{
+	__u32 code;
+
+	if (!group_dead)
+		return 0;
+	code = group_exit_status(task);
+	if (is_crash_signal(code & 0x7f))
+		report_crash(ctx, task, code);
+	return 0;
+}
+
+/* Without group_dead, two threads exiting at once may both see signal->live
+ * at zero; the first to claim the group (tgid and leader start time, which
+ * survive pid reuse) reports it. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit_legacy, struct task_struct *task)
+{
+	struct crashed_group group = {};
+	__u8 claimed = 1;
+	__u32 code;
+
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	code = group_exit_status(task);
+	if (!is_crash_signal(code & 0x7f))
+		return 0;
+	group.tgid = BPF_CORE_READ(task, tgid);
+	group.start_time = BPF_CORE_READ(task, group_leader, start_time);
+	if (bpf_map_update_elem(&crashed_groups, &group, &claimed, BPF_NOEXIST))
+		return 0;
+	report_crash(ctx, task, code);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Structs shared by diskio.bpf.c and the user-space side: __u32/__u64 only. */
+#ifndef DISKIO_H
+#define DISKIO_H
+
+#define TASK_COMM_LEN	16
+#define MAX_FILTER_PIDS	16
+#define MAX_FILTER_DEVS	16
+
+/* How the block layer accounts an operation (op_stat_group() in the kernel):
+ * discard is its own group, secure erase and write-zeroes count as writes. */
+enum io_class {
+	IO_READ = 0,
+	IO_WRITE = 1,
+	IO_DISCARD = 2,
+	IO_NR_CLASSES = 3,
+	IO_FLUSH = 3,		/* an empty cache flush: counted, carries no bytes */
+	IO_IGNORED = 4,		/* passthrough and driver-private operations */
+};
+
+/* Aggregation key: the submitting process and the whole disk it submitted to. */
+struct proc_dev_key {
+	__u32 tgid;
+	__u32 dev;		/* kernel dev_t of the whole disk: major << 20 | minor */
+	char comm[TASK_COMM_LEN];
+};
+
+struct proc_dev_stats {
+	__u64 bytes[IO_NR_CLASSES];
+	__u64 ios[IO_NR_CLASSES];
+	__u64 flushes;
+	__u64 latency_ns;	/* only with -L: sum over completions */
+	__u64 latency_ios;	/* only with -L: completions in latency_ns */
+};
+
+struct dev_latency {
+	__u64 latency_ns;
+	__u64 ios;
+};
+
+/* What is remembered about an I/O between submission and completion, keyed by
+ * the address of its struct request or struct bio (-L and -T only). */
+struct inflight {
+	struct proc_dev_key who;
+	__u64 start_ns;		/* bio-based: submission time; blk-mq: unused */
+	__u64 sector;
+	__u32 bytes;
+	__u32 op;
+	__u32 flags;		/* IO_FLAG_* */
+	__u32 pad;
+};
+
+/* Request flags that the kernel's rwbs letters show, in a layout of diskio's
+ * own so that user space need not know this kernel's REQ_* bit positions. */
+enum io_flag {
+	IO_FLAG_PREFLUSH = 1 << 0,
+	IO_FLAG_FUA = 1 << 1,
+	IO_FLAG_RAHEAD = 1 << 2,
+	IO_FLAG_SYNC = 1 << 3,
+	IO_FLAG_META = 1 << 4,
+};
+
+/* Operation numbers of enum req_op that diskio tells apart; they have been
+ * stable since Linux 4.10. */
+#define DISKIO_REQ_OP_MASK		0xffU
+#define DISKIO_REQ_OP_READ		0
+#define DISKIO_REQ_OP_WRITE		1
+#define DISKIO_REQ_OP_FLUSH		2
+#define DISKIO_REQ_OP_DISCARD		3
+#define DISKIO_REQ_OP_SECURE_ERASE	5
+#define DISKIO_REQ_OP_WRITE_ZEROES	9
+#define DISKIO_REQ_OP_FIRST_PRIVATE	32	/* SCSI/driver passthrough from here on */
+
+/* op_stat_group() of the kernel, plus the flushes and passthrough it leaves
+ * out of /proc/diskstats' read/write/discard groups. */
+static inline enum io_class io_classify(__u32 op)
+{
+	op &= DISKIO_REQ_OP_MASK;
+	if (op == DISKIO_REQ_OP_FLUSH)
+		return IO_FLUSH;
+	if (op >= DISKIO_REQ_OP_FIRST_PRIVATE)
+		return IO_IGNORED;
+	if (op == DISKIO_REQ_OP_DISCARD)
+		return IO_DISCARD;
+	return (op & 1) ? IO_WRITE : IO_READ;
+}
+
+/* Causes of lost records, each its own per-CPU counter in the `lost` map. */
+enum lost_cause {
+	LOST_STATS_MAP_FULL = 0,	/* aggregation map full */
+	LOST_INFLIGHT_FULL = 1,		/* in-flight table full */
+	LOST_RINGBUF_RESERVE = 2,	/* ring buffer reservation failed */
+	LOST_CRASH_MAP_FULL = 3,	/* crash count map full */
+	LOST_NR_KERNEL_CAUSES = 4,
+};
+
+enum event_type {
+	EVENT_IO = 1,
+	EVENT_CRASH = 2,
+};
+
+struct block_io_event {
+	__u32 type;		/* EVENT_IO */
+	__u32 tgid;
+	__u64 time_ns;		/* completion, CLOCK_MONOTONIC */
+	__u64 latency_ns;
+	__u64 sector;
+	__u32 bytes;
+	__u32 dev;
+	__u32 op;		/* REQ_OP_* of the I/O */
+	__u32 flags;		/* IO_FLAG_* */
+	char comm[TASK_COMM_LEN];
+};
+
+struct crash_event {
+	__u32 type;		/* EVENT_CRASH */
+	__u32 tgid;
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__u32 signal;
+	__u32 core_dumped;
+	char comm[TASK_COMM_LEN];
+};
+
+#endif /* DISKIO_H */

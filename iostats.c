@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "iostats.h"
+
+void iostats_init(struct iostats *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void iostats_free(struct iostats *t)
+{
+	free(t->rows);
+	free(t->index);
+	iostats_init(t);
+}
+
+void iostats_begin_interval(struct iostats *t)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		memset(t->rows[i].delta, 0, sizeof(t->rows[i].delta));
+		t->rows[i].updated = false;
+	}
+}
+
+void iostats_counters_from_kernel(const struct proc_dev_stats *stats,
+				  uint64_t counters[PMEM_NR_COUNTERS])
+{
+	counters[PMEM_READ_BYTES] = stats->bytes[IO_READ];
+	counters[PMEM_WRITE_BYTES] = stats->bytes[IO_WRITE];
+	counters[PMEM_DISCARD_BYTES] = stats->bytes[IO_DISCARD];
+	counters[PMEM_READ_IOS] = stats->ios[IO_READ];
+	counters[PMEM_WRITE_IOS] = stats->ios[IO_WRITE];
+	counters[PMEM_DISCARD_IOS] = stats->ios[IO_DISCARD];
+	counters[PMEM_FLUSHES] = stats->flushes;
+	counters[PMEM_LATENCY_NS] = stats->latency_ns;
+	counters[PMEM_LATENCY_IOS] = stats->latency_ios;
+}
+
+static uint32_t key_hash(const struct proc_dev_key *key)
+{
+	const unsigned char *bytes = (const unsigned char *)key;
+	uint32_t hash = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < sizeof(*key); i++)
+		hash = (hash ^ bytes[i]) * 16777619u;
+	return hash;
+}
+
+static bool key_equal(const struct proc_dev_key *a, const struct proc_dev_key *b)
+{
+	return a->tgid == b->tgid && a->dev == b->dev &&
+	       !memcmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+/* Slot of key in the index: the one holding it, or the empty one to use. */
+static size_t index_slot(const struct iostats *t, const struct proc_dev_key *key)
+{
+	size_t mask = t->index_size - 1;
+	size_t slot = key_hash(key) & mask;
+
+	while (t->index[slot] && !key_equal(&t->rows[t->index[slot] - 1].key, key))
+		slot = (slot + 1) & mask;
+	return slot;
+}
+
+static int rebuild_index(struct iostats *t, size_t index_size)
+{
+	uint32_t *index = calloc(index_size, sizeof(*index));
+
+	if (!index)
+		return -1;
+	free(t->index);
+	t->index = index;
+	t->index_size = index_size;
+	for (size_t i = 0; i < t->count; i++)
+		t->index[index_slot(t, &t->rows[i].key)] = i + 1;
+	return 0;
+}
+
+static int grow(struct iostats *t)
+{
+	size_t capacity = t->capacity ? t->capacity * 2 : 64;
+	struct proc_io *rows = realloc(t->rows, capacity * sizeof(*rows));
+
+	if (!rows)
+		return -1;
+	t->rows = rows;
+	t->capacity = capacity;
+	return rebuild_index(t, capacity * 4);
+}
+
+struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
+			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created)
+{
+	struct proc_io *row;
+	size_t slot;
+	bool restarted = false;
+
+	*created = false;
+	if (t->count == t->capacity && grow(t))
+		return NULL;
+	slot = index_slot(t, key);
+	if (t->index[slot]) {
+		row = &t->rows[t->index[slot] - 1];
+	} else {
+		row = &t->rows[t->count++];
+		memset(row, 0, sizeof(*row));
+		row->key = *key;
+		t->index[slot] = t->count;
+		*created = true;
+	}
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		if (counters[i] < row->seen[i])
+			restarted = true;
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++) {
+		uint64_t change = restarted ? counters[i] : counters[i] - row->seen[i];
+
+		row->delta[i] += change;
+		row->total[i] += change;
+		row->seen[i] = counters[i];
+	}
+	row->updated = true;
+	return row;
+}
+
+static bool row_changed(const struct proc_io *row)
+{
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		if (row->delta[i])
+			return true;
+	return false;
+}
+
+size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_totals,
+			    bool (*is_alive)(uint32_t tgid, void *arg),
+			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg)
+{
+	size_t kept = 0, forgotten = 0;
+
+	for (size_t i = 0; i < t->count; i++) {
+		struct proc_io *row = &t->rows[i];
+		bool drop = false;
+
+		row->idle_intervals = row_changed(row) ? 0 : row->idle_intervals + 1;
+		if (row->idle_intervals >= min_idle && row->updated && row->key.tgid &&
+		    !is_alive(row->key.tgid, arg)) {
+			forget(&row->key, arg);
+			forgotten++;
+			memset(row->seen, 0, sizeof(row->seen));
+			row->updated = false;
+			drop = !keep_totals;
+		}
+		if (!drop)
+			t->rows[kept++] = *row;
+	}
+	if (kept != t->count) {
+		t->count = kept;
+		rebuild_index(t, t->index_size);
+	}
+	return forgotten;
+}
+
+static int compare_u64_desc(uint64_t a, uint64_t b)
+{
+	return (a < b) - (a > b);
+}
+
+static double avg_latency(const uint64_t *values)
+{
+	return values[PMEM_LATENCY_IOS] ?
+	       (double)values[PMEM_LATENCY_NS] / values[PMEM_LATENCY_IOS] : -1.0;
+}
+
+static const char *name_of(const struct res_table *names, res_key key)
+{
+	uint32_t len;
+	const char *name = names ? res_lookup(names, key, &len) : NULL;
+
+	return name ? name : "";
+}
+
+int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_key key,
+		    bool cumulative, const struct res_table *names)
+{
+	const uint64_t *va = iostats_values(a, cumulative), *vb = iostats_values(b, cumulative);
+	int order = 0;
+
+	switch (key) {
+	case SORT_BYTES:
+		/* Compared as sums of three, each below 2^64: widen to avoid wrap. */
+		{
+			unsigned __int128 sa = (unsigned __int128)va[PMEM_READ_BYTES] +
+					       va[PMEM_WRITE_BYTES] + va[PMEM_DISCARD_BYTES];
+			unsigned __int128 sb = (unsigned __int128)vb[PMEM_READ_BYTES] +
+					       vb[PMEM_WRITE_BYTES] + vb[PMEM_DISCARD_BYTES];
+
+			order = (sa < sb) - (sa > sb);
+		}
+		break;
+	case SORT_READ:
+		order = compare_u64_desc(va[PMEM_READ_BYTES], vb[PMEM_READ_BYTES]);
+		break;
+	case SORT_WRITE:
+		order = compare_u64_desc(va[PMEM_WRITE_BYTES], vb[PMEM_WRITE_BYTES]);
+		break;
+	case SORT_IOS:
+		{
+			unsigned __int128 sa = (unsigned __int128)va[PMEM_READ_IOS] +
+					       va[PMEM_WRITE_IOS] + va[PMEM_DISCARD_IOS];
+			unsigned __int128 sb = (unsigned __int128)vb[PMEM_READ_IOS] +
+					       vb[PMEM_WRITE_IOS] + vb[PMEM_DISCARD_IOS];
+
+			order = (sa < sb) - (sa > sb);
+		}
+		break;
+	case SORT_LATENCY:
+		{
+			double la = avg_latency(va), lb = avg_latency(vb);
+
+			order = (la < lb) - (la > lb);
+		}
+		break;
+	case SORT_PID:
+		order = (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);
+		break;
+	case SORT_COMM:
+		order = strcmp(name_of(names, a->comm_name), name_of(names, b->comm_name));
+		break;
+	}
+	if (order)
+		return order;
+	/* Ties: a stable, total order so rows do not jump between intervals. */
+	if (a->key.tgid != b->key.tgid)
+		return (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);
+	if (a->key.dev != b->key.dev)
+		return (a->key.dev > b->key.dev) - (a->key.dev < b->key.dev);
+	return memcmp(a->key.comm, b->key.comm, sizeof(a->key.comm));
+}
+
+struct sort_context {
+	enum sort_key key;
+	bool cumulative;
+	const struct res_table *names;
+};
+
+static int compare_row_pointers(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_context *ctx = arg;
+
+	return iostats_compare(*(struct proc_io *const *)pa, *(struct proc_io *const *)pb,
+			       ctx->key, ctx->cumulative, ctx->names);
+}
+
+void iostats_sort(struct proc_io **rows, size_t n, enum sort_key key, bool cumulative,
+		  const struct res_table *names)
+{
+	struct sort_context ctx = { key, cumulative, names };
+
+	qsort_r(rows, n, sizeof(*rows), compare_row_pointers, &ctx);
+}

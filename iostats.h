@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-process I/O rows in user space: the kernel keeps cumulative counters per
+ * (process, comm, disk) that are never reset while a process lives (resetting
+ * would race with the BPF programs adding to them); this table turns them into
+ * per-interval changes and totals since diskio started.  Pure bookkeeping.
+ */
+#ifndef DISKIO_IOSTATS_H
+#define DISKIO_IOSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "diskio.h"
+#include "options.h"
+#include "pmem_metrics.h"
+#include "resources.h"
+
+/* One row: counters indexed by enum pmem_counter_id. */
+struct proc_io {
+	struct proc_dev_key key;
+	res_key comm_name;
+	res_key device_name;
+	uint64_t seen[PMEM_NR_COUNTERS];	/* last values read from the kernel */
+	uint64_t delta[PMEM_NR_COUNTERS];	/* change in the current interval */
+	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */
+	uint32_t idle_intervals;		/* intervals in a row without change */
+	bool updated;				/* read from the kernel this interval */
+};
+
+struct iostats {
+	struct proc_io *rows;
+	size_t count, capacity;
+	uint32_t *index;		/* open addressing: row number + 1, 0 empty */
+	size_t index_size;		/* power of two, > 2 * capacity */
+};
+
+void iostats_init(struct iostats *t);
+void iostats_free(struct iostats *t);
+
+/* Start an interval: every row's delta goes to zero. */
+void iostats_begin_interval(struct iostats *t);
+
+/* The kernel's struct proc_dev_stats as a counter array. */
+void iostats_counters_from_kernel(const struct proc_dev_stats *stats,
+				  uint64_t counters[PMEM_NR_COUNTERS]);
+
+/* Record the kernel's current cumulative counters of key.  A counter below
+ * what was seen means the kernel entry was removed and began anew: all of it
+ * is new.  *created tells whether the row is new (its names are then unset).
+ * NULL on allocation failure.  Row pointers stay valid until the next
+ * iostats_record() or iostats_remove_idle(). */
+struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
+			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created);
+
+/* End of an interval: rows not updated or without change grow idle.  Rows
+ * idle for at least min_idle intervals whose process is gone (is_alive says
+ * so) are handed to forget() (to delete the kernel entry) and dropped, unless
+ * keep_totals: then only their kernel entry is forgotten and the row stays
+ * with its totals.  Returns the number of kernel entries forgotten. */
+size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_totals,
+			    bool (*is_alive)(uint32_t tgid, void *arg),
+			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg);
+
+/* Order of rows for display; numbers compare without overflow. */
+int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_key key,
+		    bool cumulative, const struct res_table *names);
+
+/* Sort rows[0..n) for display. */
+void iostats_sort(struct proc_io **rows, size_t n, enum sort_key key, bool cumulative,
+		  const struct res_table *names);
+
+/* The values a row shows: delta or total. */
+static inline const uint64_t *iostats_values(const struct proc_io *row, bool cumulative)
+{
+	return cumulative ? row->total : row->delta;
+}
+
+#endif /* DISKIO_IOSTATS_H */

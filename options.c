@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Command line of diskio: argp, strict numbers, one clear line per mistake. */
+#include <argp.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+#define PID_MAX_LIMIT		4194304		/* the kernel's upper bound for pid_max */
+#define MAX_INTERVAL_S		86400.0
+#define MIN_INTERVAL_S		0.01
+#define MAX_BUFFER_KB		(1U << 20)	/* 1 GiB */
+
+const char *argp_program_version = "diskio 0.1";
+const char *argp_program_bug_address = NULL;
+
+static const char doc[] =
+"Show which processes read, write and discard how many bytes on which disks,\n"
+"with latency, lost-event counts and crash-free intervals.\n"
+"\n"
+"USAGE: diskio [OPTIONS] [INTERVAL [COUNT]]\n"
+"\n"
+"INTERVAL is in seconds (fractions allowed, default 1); after COUNT intervals\n"
+"diskio exits (default: run until Ctrl-C or SIGTERM).  On a terminal it shows\n"
+"a live top view; piped, it prints batch lines for awk (-b forces that).\n"
+"\n"
+"EXAMPLES:\n"
+"    diskio                  # live top view, refreshed every second\n"
+"    diskio 5 1              # one 5-second sample, then exit\n"
+"    diskio -b 1 10 | awk '$6 > 0 {print $3, $6}'   # writers, 10 seconds\n"
+"    diskio --json 2 3       # three 2-second samples as NDJSON\n"
+"    diskio -p 1234 -p 5678  # only these processes\n"
+"    diskio -c postgres -L   # only postgres, with per-process latency\n"
+"    diskio -D vda -D 8:16   # only these disks (name or MAJ:MIN)\n"
+"    diskio -T -D zram0      # one line per completed I/O on zram0\n"
+"    diskio --state /var/lib/diskio/crash.state   # crash-free hours across runs\n";
+
+static const char args_doc[] = "[INTERVAL [COUNT]]";
+
+enum {
+	OPT_JSON = 0x100,
+	OPT_CRASH_INTERVAL,
+	OPT_STATE,
+	OPT_BUFFER_KB,
+};
+
+static const struct argp_option option_table[] = {
+	{ "batch", 'b', NULL, 0, "Batch lines for awk, even on a terminal", 0 },
+	{ "no-clear", 'C', NULL, 0, "Top view: do not redraw in place, append", 0 },
+	{ "rows", 'r', "ROWS", 0, "Show at most ROWS processes per interval", 0 },
+	{ "sort", 's', "SORT", 0,
+	  "Sort by bytes (default), read, write, ios, latency, pid or comm", 0 },
+	{ "accumulated", 'a', NULL, 0, "Show totals since start, not per interval", 0 },
+	{ "latency", 'L', NULL, 0, "Per-process average latency (costs more per I/O)", 0 },
+	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
+	{ "pid", 'p', "PID", 0, "Only this process (repeatable, up to 16)", 0 },
+	{ "comm", 'c', "COMM", 0, "Only processes named COMM (exact, up to 15 bytes)", 0 },
+	{ "device", 'D', "DEVICE", 0,
+	  "Only this disk: name (vda) or MAJ:MIN (repeatable, up to 16)", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
+	{ "crash-interval", OPT_CRASH_INTERVAL, "SECONDS", 0,
+	  "Length of a crash-free interval (default 3600)", 0 },
+	{ "state", OPT_STATE, "FILE", 0, "Keep crash-free counts in FILE across runs", 0 },
+	{ "buffer-kb", OPT_BUFFER_KB, "N", 0,
+	  "Event buffer size in KiB (ring buffer: total; perf buffer: per CPU)", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 0 },
+	{},
+};
+
+static const char *const sort_names[] = {
+	[SORT_BYTES] = "bytes", [SORT_READ] = "read", [SORT_WRITE] = "write",
+	[SORT_IOS] = "ios", [SORT_LATENCY] = "latency", [SORT_PID] = "pid",
+	[SORT_COMM] = "comm",
+};
+
+const char *sort_key_name(enum sort_key key)
+{
+	return sort_names[key];
+}
+
+/* A whole decimal number in [min, max]; anything else is an error. */
+static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *value)
+{
+	unsigned long long parsed;
+	char *end;
+
+	if (!text || !*text || *text == '-' || *text == '+' || *text == ' ')
+		return -EINVAL;
+	errno = 0;
+	parsed = strtoull(text, &end, 10);
+	if (errno || *end || parsed < min || parsed > max)
+		return -EINVAL;
+	*value = parsed;
+	return 0;
+}
+
+static int parse_interval(const char *text, double *value)
+{
+	double parsed;
+	char *end;
+
+	if (!text || !*text || *text == ' ')
+		return -EINVAL;
+	errno = 0;
+	parsed = strtod(text, &end);
+	if (errno || *end || !isfinite(parsed) || parsed < MIN_INTERVAL_S ||
+	    parsed > MAX_INTERVAL_S)
+		return -EINVAL;
+	*value = parsed;
+	return 0;
+}
+
+static error_t parse_option(int key, char *arg, struct argp_state *state)
+{
+	struct options *opts = state->input;
+	uint64_t value;
+
+	switch (key) {
+	case 'b':
+		if (opts->output != OUTPUT_JSON)
+			opts->output = OUTPUT_BATCH;
+		break;
+	case 'C':
+		opts->no_clear = true;
+		break;
+	case 'r':
+		if (parse_uint(arg, 1, 1000000, &value))
+			argp_error(state, "invalid number of rows '%s': a whole number from 1", arg);
+		opts->rows = value;
+		break;
+	case 's':
+		for (size_t i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
+			if (!strcmp(arg, sort_names[i])) {
+				opts->sort = i;
+				return 0;
+			}
+		}
+		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid or comm",
+			   arg);
+		break;
+	case 'a':
+		opts->cumulative = true;
+		break;
+	case 'L':
+		opts->per_process_latency = true;
+		break;
+	case 'T':
+		opts->trace = true;
+		break;
+	case 'p':
+		if (parse_uint(arg, 1, PID_MAX_LIMIT, &value))
+			argp_error(state, "invalid PID '%s': a process id from 1 to %d", arg,
+				   PID_MAX_LIMIT);
+		if (opts->nr_pids >= MAX_FILTER_PIDS)
+			argp_error(state, "too many -p: at most %d", MAX_FILTER_PIDS);
+		opts->pids[opts->nr_pids++] = value;
+		break;
+	case 'c':
+		if (!*arg || strlen(arg) >= TASK_COMM_LEN)
+			argp_error(state, "invalid COMM '%s': 1 to %d bytes (the kernel keeps no more)",
+				   arg, TASK_COMM_LEN - 1);
+		strncpy(opts->comm, arg, TASK_COMM_LEN - 1);
+		opts->filter_comm = true;
+		break;
+	case 'D':
+		if (!*arg)
+			argp_error(state, "empty DEVICE: give a disk name (vda) or MAJ:MIN (254:0)");
+		if (opts->nr_devices >= MAX_FILTER_DEVS)
+			argp_error(state, "too many -D: at most %d", MAX_FILTER_DEVS);
+		opts->devices[opts->nr_devices++] = arg;
+		break;
+	case OPT_JSON:
+		opts->output = OUTPUT_JSON;
+		break;
+	case OPT_CRASH_INTERVAL:
+		if (parse_uint(arg, 1, 10ULL * 365 * 86400, &value))
+			argp_error(state, "invalid crash interval '%s': whole seconds from 1", arg);
+		opts->crash_interval_s = value;
+		break;
+	case OPT_STATE:
+		if (!*arg)
+			argp_error(state, "empty state file name");
+		opts->state_path = arg;
+		break;
+	case OPT_BUFFER_KB:
+		if (parse_uint(arg, 4, MAX_BUFFER_KB, &value))
+			argp_error(state, "invalid buffer size '%s': KiB from 4 to %u", arg,
+				   MAX_BUFFER_KB);
+		opts->buffer_kb = value;
+		break;
+	case 'v':
+		opts->verbose = true;
+		break;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0) {
+			if (parse_interval(arg, &opts->interval_s))
+				argp_error(state, "invalid INTERVAL '%s': seconds, more than 0 (%.2g to %.0f)",
+					   arg, MIN_INTERVAL_S, MAX_INTERVAL_S);
+		} else if (state->arg_num == 1) {
+			if (parse_uint(arg, 1, UINT64_MAX, &value))
+				argp_error(state, "invalid COUNT '%s': a whole number from 1", arg);
+			opts->count = value;
+		} else {
+			argp_error(state, "unexpected argument '%s': only [INTERVAL [COUNT]]", arg);
+		}
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void options_parse(int argc, char **argv, struct options *opts)
+{
+	static const struct argp argp = {
+		.options = option_table,
+		.parser = parse_option,
+		.args_doc = args_doc,
+		.doc = doc,
+	};
+
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_s = 1.0;
+	opts->sort = SORT_BYTES;
+	opts->crash_interval_s = 3600;
+	argp_err_exit_status = EXIT_USAGE;
+	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	if (opts->trace && opts->cumulative)
+		fprintf(stderr, "diskio: -a has no effect with -T\n");
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef DISKIO_OPTIONS_H
+#define DISKIO_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "diskio.h"
+
+/* Exit codes, as README.md documents them. */
+#define EXIT_USAGE	2	/* bad options or arguments */
+#define EXIT_START	1	/* could not start: privileges, BTF, tracepoints */
+
+enum sort_key {
+	SORT_BYTES,		/* read + write + discard bytes, descending */
+	SORT_READ,
+	SORT_WRITE,
+	SORT_IOS,
+	SORT_LATENCY,
+	SORT_PID,		/* ascending */
+	SORT_COMM,		/* ascending */
+};
+
+enum output_mode {
+	OUTPUT_AUTO,		/* top on a terminal, batch otherwise */
+	OUTPUT_BATCH,
+	OUTPUT_JSON,
+};
+
+struct options {
+	double interval_s;
+	uint64_t count;		/* 0: until interrupted */
+	enum output_mode output;
+	bool no_clear;		/* -C: top mode appends instead of refreshing */
+	uint32_t rows;		/* -r: 0 means as many as the terminal holds */
+	enum sort_key sort;
+	bool cumulative;	/* -a */
+	bool per_process_latency;	/* -L */
+	bool trace;		/* -T */
+	uint32_t pids[MAX_FILTER_PIDS];
+	uint32_t nr_pids;
+	char comm[TASK_COMM_LEN];
+	bool filter_comm;
+	const char *devices[MAX_FILTER_DEVS];	/* as given; resolved in main */
+	uint32_t nr_devices;
+	bool verbose;
+	uint64_t crash_interval_s;
+	const char *state_path;
+	uint32_t buffer_kb;	/* 0: the default for the channel */
+};
+
+/* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
+ * line and a hint on stderr and exits EXIT_USAGE; --help and --version
+ * print and exit 0 (argp's contract). */
+void options_parse(int argc, char **argv, struct options *opts);
+
+const char *sort_key_name(enum sort_key key);
+
+#endif /* DISKIO_OPTIONS_H */

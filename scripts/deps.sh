@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the Debian packages diskio needs to build, test or benchmark,
+# only those missing: a no-op when everything is present.
+#   scripts/deps.sh build|test|bench
+set -euo pipefail
+
+build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
+test_packages=(libcriterion-dev fio util-linux)
+bench_packages=(fio bpftrace)
+
+case "${1:-build}" in
+build) wanted=("${build_packages[@]}") ;;
+test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
+bench) wanted=("${build_packages[@]}" "${test_packages[@]}" "${bench_packages[@]}") ;;
+*) echo "diskio: deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
+esac
+
+missing=()
+for pkg in "${wanted[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$pkg")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "diskio: missing packages: ${missing[*]}; run as root (sudo make ...) to install them" >&2
+	exit 1
+fi
+echo "diskio: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -683,8 +683,12 @@ static void print_summary(struct run *run)
 static int resolve_devices(const struct options *opts, uint32_t *devs)
 {
 	for (uint32_t i = 0; i < opts->nr_devices; i++) {
-		int is_partition = 0;
-		int err = devname_resolve("/sys", opts->devices[i], &devs[i], &is_partition);
+		const char *name = opts->devices[i];
+		int is_partition = 0, err;
+
+		if (!strncmp(name, "/dev/", 5))
+			name += 5;	/* people type the device node's path */
+		err = devname_resolve("/sys", name, &devs[i], &is_partition);
 
 		if (err == -ENOENT) {
 			fail("no such block device '%s' (see lsblk; give a name or MAJ:MIN)",

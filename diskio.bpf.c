@@ -263,10 +263,10 @@ static __always_inline void emit_event(void *ctx, void *event, __u64 size)
 			wake = BPF_RB_FORCE_WAKEUP;
 		if (bpf_ringbuf_output(&events, event, size, wake))
 			count_lost(LOST_RINGBUF_RESERVE);
-	} else {
-		/* A full perf buffer is counted by the kernel and reported as
-		 * PERF_RECORD_LOST to user space; counting here too would count twice. */
-		bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, event, size);
+	} else if (bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, event, size)) {
+		/* The kernel reports the same drop as PERF_RECORD_LOST, but only
+		 * once the buffer has room again; user space takes the larger. */
+		count_lost(LOST_PERF_OUTPUT);
 	}
 }
 

@@ -218,7 +218,8 @@ struct run {
 	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];	/* kernel counters at the last drain */
 	uint64_t lost[LOST_NR_REASONS];			/* this interval */
 	uint64_t lost_run[LOST_NR_REASONS];		/* since start */
-	uint64_t perf_lost;				/* PERF_RECORD_LOST, not yet reported */
+	uint64_t perf_lost_records;	/* sum of PERF_RECORD_LOST counts */
+	uint64_t perf_lost_reported;	/* perf buffer losses reported so far */
 	struct crash_event crash_events[16];		/* crashes seen this interval */
 	size_t ncrash_events;
 	uint64_t start_ns;
@@ -349,7 +350,7 @@ static enum bpf_perf_event_ret on_perf_record(void *ctx, int cpu, struct perf_ev
 
 		handle_event(run, sample->data, sample->size);
 	} else if (header->type == PERF_RECORD_LOST) {
-		run->perf_lost += ((struct perf_lost_record *)header)->lost;
+		run->perf_lost_records += ((struct perf_lost_record *)header)->lost;
 	}
 	return LIBBPF_PERF_EVENT_CONT;
 }
@@ -396,6 +397,8 @@ static void drain_lost(struct run *run)
 	int fd = bpf_map__fd(run->skel->maps.lost);
 	uint64_t values[run->nr_cpus];
 
+	uint64_t perf_lost;
+
 	for (uint32_t cause = 0; cause < LOST_NR_KERNEL_CAUSES; cause++) {
 		uint64_t sum = 0;
 
@@ -403,11 +406,17 @@ static void drain_lost(struct run *run)
 			continue;
 		for (int cpu = 0; cpu < run->nr_cpus; cpu++)
 			sum += values[cpu];
-		run->lost[cause] += sum - run->lost_seen[cause];
+		if (cause != LOST_PERF_OUTPUT)
+			run->lost[cause] += sum - run->lost_seen[cause];
 		run->lost_seen[cause] = sum;
 	}
-	run->lost[LOST_REASON_PERF_BUFFER] += run->perf_lost;
-	run->perf_lost = 0;
+	/* Both count the same dropped samples: the kernel's PERF_RECORD_LOST
+	 * comes late (when the buffer has room), the BPF side's count at once. */
+	perf_lost = run->lost_seen[LOST_PERF_OUTPUT];
+	if (run->perf_lost_records > perf_lost)
+		perf_lost = run->perf_lost_records;
+	run->lost[LOST_REASON_PERF_BUFFER] += perf_lost - run->perf_lost_reported;
+	run->perf_lost_reported = perf_lost;
 }
 
 /* Crash counts in the kernel are exact even when events were lost: a
@@ -671,6 +680,15 @@ static void print_summary(struct run *run)
 {
 	struct timespec wall;
 
+	/* What was lost in the unfinished interval belongs to the run too. */
+	drain_lost(run);
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		run->lost_run[i] += run->lost[i];
+	memset(run->lost, 0, sizeof(run->lost));
+	if (run->opts->trace) {
+		run->trace_received_run += run->trace_received;
+		run->trace_received = 0;
+	}
 	clock_gettime(CLOCK_REALTIME, &wall);
 	render_summary(stdout, run->output == OUTPUT_JSON, &wall,
 		       (double)(monotonic_ns() - run->start_ns) / 1e9, run->lost_run,

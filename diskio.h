@@ -91,7 +91,8 @@ enum lost_cause {
 	LOST_INFLIGHT_FULL = 1,		/* in-flight table full */
 	LOST_RINGBUF_RESERVE = 2,	/* ring buffer reservation failed */
 	LOST_CRASH_MAP_FULL = 3,	/* crash count map full */
-	LOST_NR_KERNEL_CAUSES = 4,
+	LOST_PERF_OUTPUT = 4,		/* perf buffer full: the sample was dropped */
+	LOST_NR_KERNEL_CAUSES = 5,
 };
 
 enum event_type {

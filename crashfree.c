@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Crash-free interval bookkeeping for diskio; see crashfree.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crashfree.h"
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+#define STATE_MAGIC "diskio-crashfree"
+#define STATE_HEADER STATE_MAGIC " 1"
+#define STATE_END "end"
+#define STATE_PROCESS_PREFIX "process "
+/* Far above the longest line written (a 15-byte comm escaped to 60 bytes). */
+#define STATE_MAX_LINE 255
+#define REASON_LEN 128
+
+_Static_assert(sizeof(unsigned long long) == sizeof(uint64_t),
+	       "strtoull must parse exactly the uint64_t range");
+
+enum state_key {
+	KEY_INTERVAL,
+	KEY_OPERATIONAL_INTERVALS,
+	KEY_CRASHFREE_INTERVALS,
+	KEY_CRASHES,
+	KEY_OPERATIONAL_PROGRESS,
+	KEY_CRASHFREE_PROGRESS,
+	KEY_COUNT,
+};
+
+static const char *const state_key_names[KEY_COUNT] = {
+	[KEY_INTERVAL] = "interval_ns",
+	[KEY_OPERATIONAL_INTERVALS] = "operational_intervals",
+	[KEY_CRASHFREE_INTERVALS] = "crashfree_intervals",
+	[KEY_CRASHES] = "crashes",
+	[KEY_OPERATIONAL_PROGRESS] = "operational_progress_ns",
+	[KEY_CRASHFREE_PROGRESS] = "crashfree_progress_ns",
+};
+
+/* Modular comparison, as the kernel's time_before(): see crashfree.h. */
+static bool time_before(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) < 0;
+}
+
+static uint64_t saturating_add(uint64_t a, uint64_t b)
+{
+	uint64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return UINT64_MAX;
+	return sum;
+}
+
+/* Modular time comparisons only work for intervals below 2^63 ns. */
+static uint64_t usable_interval(uint64_t interval_ns)
+{
+	if (interval_ns == 0)
+		return CRASHFREE_DEFAULT_INTERVAL_NS;
+	if (interval_ns > INT64_MAX)
+		return INT64_MAX;
+	return interval_ns;
+}
+
+void crashfree_init(struct crashfree *cf, uint64_t interval_ns, uint64_t now_ns)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->interval_ns = usable_interval(interval_ns);
+	cf->operational_mark_ns = now_ns;
+	cf->crashfree_mark_ns = now_ns;
+}
+
+void crashfree_free(struct crashfree *cf)
+{
+	free(cf->by_process);
+	cf->by_process = NULL;
+	cf->nprocesses = 0;
+	cf->capacity = 0;
+}
+
+/* Only called with *mark_ns not after now_ns, so the subtraction is exact. */
+static uint64_t count_whole_intervals(uint64_t *mark_ns, uint64_t interval_ns,
+				      uint64_t now_ns)
+{
+	uint64_t intervals = (now_ns - *mark_ns) / interval_ns;
+
+	*mark_ns += intervals * interval_ns;
+	return intervals;
+}
+
+struct crashfree_counted crashfree_update(struct crashfree *cf, uint64_t now_ns)
+{
+	struct crashfree_counted counted = { 0, 0 };
+
+	/* The struct is public: never divide by an interval set to 0 by hand. */
+	if (cf->interval_ns == 0)
+		return counted;
+
+	/* A mark ahead of now counts nothing and restarts at now, as in memfaultd. */
+	if (time_before(now_ns, cf->operational_mark_ns))
+		cf->operational_mark_ns = now_ns;
+	if (time_before(now_ns, cf->crashfree_mark_ns))
+		cf->crashfree_mark_ns = now_ns;
+
+	counted.operational = count_whole_intervals(&cf->operational_mark_ns,
+						    cf->interval_ns, now_ns);
+	counted.crashfree = count_whole_intervals(&cf->crashfree_mark_ns,
+						  cf->interval_ns, now_ns);
+	cf->operational_intervals = saturating_add(cf->operational_intervals,
+						   counted.operational);
+	cf->crashfree_intervals = saturating_add(cf->crashfree_intervals,
+						 counted.crashfree);
+	return counted;
+}
+
+/* Normalise a name the way the kernel stores task->comm: cut, NUL padded. */
+static void copy_comm(char name[CRASHFREE_COMM_LEN], const char *comm)
+{
+	size_t len = comm ? strnlen(comm, CRASHFREE_COMM_LEN - 1) : 0;
+
+	memset(name, 0, CRASHFREE_COMM_LEN);
+	if (len)
+		memcpy(name, comm, len);
+}
+
+/* Index of name in the sorted table, or where it belongs if not *found. */
+static size_t find_process(const struct crashfree *cf, const char *name, bool *found)
+{
+	size_t low = 0, high = cf->nprocesses;
+
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+		int order = strcmp(cf->by_process[middle].comm, name);
+
+		if (order == 0) {
+			*found = true;
+			return middle;
+		}
+		if (order < 0)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	*found = false;
+	return low;
+}
+
+static int insert_process(struct crashfree *cf, size_t index,
+			  const char name[CRASHFREE_COMM_LEN], uint64_t crashes)
+{
+	struct crashfree_process *slot;
+
+	if (cf->nprocesses == cf->capacity) {
+		size_t capacity = cf->capacity ? cf->capacity * 2 : 8;
+		struct crashfree_process *grown;
+
+		if (capacity < cf->capacity || capacity > SIZE_MAX / sizeof(*grown))
+			return -ENOMEM;
+		grown = realloc(cf->by_process, capacity * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		cf->by_process = grown;
+		cf->capacity = capacity;
+	}
+	slot = &cf->by_process[index];
+	memmove(slot + 1, slot, (cf->nprocesses - index) * sizeof(*slot));
+	memcpy(slot->comm, name, CRASHFREE_COMM_LEN);
+	slot->crashes = crashes;
+	cf->nprocesses++;
+	return 0;
+}
+
+int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_ns)
+{
+	char name[CRASHFREE_COMM_LEN];
+	bool found;
+	size_t index;
+	int err;
+
+	if (time_before(cf->crashfree_mark_ns, at_ns))
+		cf->crashfree_mark_ns = at_ns;
+
+	copy_comm(name, comm);
+	index = find_process(cf, name, &found);
+	if (found) {
+		cf->by_process[index].crashes++;
+	} else {
+		err = insert_process(cf, index, name, 1);
+		if (err)
+			return err;
+	}
+	cf->crashes++;
+	return 0;
+}
+
+uint64_t crashfree_process_crashes(const struct crashfree *cf, const char *comm)
+{
+	char name[CRASHFREE_COMM_LEN];
+	bool found;
+	size_t index;
+
+	copy_comm(name, comm);
+	index = find_process(cf, name, &found);
+	return found ? cf->by_process[index].crashes : 0;
+}
+
+/* ---- state file ---- */
+
+/* Bytes a comm keeps as they are; anything else would split or hide a token. */
+static bool comm_byte_is_plain(unsigned char byte)
+{
+	return byte > ' ' && byte < 0x7f && byte != '\\' && byte != '"';
+}
+
+static void write_escaped_comm(FILE *out, const char *comm)
+{
+	const unsigned char *byte;
+
+	if (!*comm) {
+		fputs("\"\"", out);
+		return;
+	}
+	for (byte = (const unsigned char *)comm; *byte; byte++) {
+		if (comm_byte_is_plain(*byte))
+			putc(*byte, out);
+		else if (*byte == '\\')
+			fputs("\\\\", out);
+		else
+			fprintf(out, "\\x%02x", *byte);
+	}
+}
+
+static void write_state(FILE *out, const struct crashfree *cf, uint64_t now_ns)
+{
+	uint64_t values[KEY_COUNT] = {
+		[KEY_INTERVAL] = cf->interval_ns,
+		[KEY_OPERATIONAL_INTERVALS] = cf->operational_intervals,
+		[KEY_CRASHFREE_INTERVALS] = cf->crashfree_intervals,
+		[KEY_CRASHES] = cf->crashes,
+		[KEY_OPERATIONAL_PROGRESS] = now_ns - cf->operational_mark_ns,
+		[KEY_CRASHFREE_PROGRESS] = now_ns - cf->crashfree_mark_ns,
+	};
+	size_t key, i;
+
+	fputs(STATE_HEADER "\n", out);
+	for (key = 0; key < KEY_COUNT; key++)
+		fprintf(out, "%s=%" PRIu64 "\n", state_key_names[key], values[key]);
+	for (i = 0; i < cf->nprocesses; i++) {
+		fputs(STATE_PROCESS_PREFIX, out);
+		write_escaped_comm(out, cf->by_process[i].comm);
+		fprintf(out, " %" PRIu64 "\n", cf->by_process[i].crashes);
+	}
+	fputs(STATE_END "\n", out);
+}
+
+static char *path_with_suffix(const char *path, const char *suffix)
+{
+	size_t path_len = strlen(path), suffix_len = strlen(suffix);
+	char *joined = malloc(path_len + suffix_len + 1);
+
+	if (!joined)
+		return NULL;
+	memcpy(joined, path, path_len);
+	memcpy(joined + path_len, suffix, suffix_len + 1);
+	return joined;
+}
+
+/* The rename is only durable once the directory entry itself is on disk. */
+static int sync_parent_directory(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *directory;
+	int fd, err = 0;
+
+	if (!slash)
+		directory = strdup(".");
+	else if (slash == path)
+		directory = strdup("/");
+	else
+		directory = strndup(path, slash - path);
+	if (!directory)
+		return -ENOMEM;
+
+	fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		/* Some filesystems cannot sync a directory; nothing more to do then. */
+		if (fsync(fd) && errno != EINVAL)
+			err = -errno;
+		close(fd);
+	}
+	free(directory);
+	return err;
+}
+
+static int errno_or_eio(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns)
+{
+	struct crashfree snapshot = *cf;
+	char *tmp_path;
+	FILE *out = NULL;
+	int fd, err = 0;
+
+	if (cf->interval_ns == 0 || cf->interval_ns > INT64_MAX)
+		return -EINVAL;
+	/* Shares cf's process table, which crashfree_update() never touches. */
+	crashfree_update(&snapshot, now_ns);
+
+	tmp_path = path_with_suffix(path, ".tmp");
+	if (!tmp_path)
+		return -ENOMEM;
+
+	/*
+	 * A PATH.tmp left by a crashed save, or planted as a symlink, is removed
+	 * and never followed: O_EXCL makes the write go to a file made here.
+	 */
+	if (unlink(tmp_path) && errno != ENOENT) {
+		err = -errno;
+		goto out_free;
+	}
+	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		err = -errno;
+		close(fd);
+		goto out_unlink;
+	}
+
+	errno = 0;
+	write_state(out, &snapshot, now_ns);
+	if (fflush(out) == EOF || ferror(out)) {
+		err = errno_or_eio();
+		goto out_close;
+	}
+	if (fsync(fileno(out))) {
+		err = -errno;
+		goto out_close;
+	}
+	errno = 0;
+	if (fclose(out)) {
+		out = NULL;
+		err = errno_or_eio();
+		goto out_unlink;
+	}
+	out = NULL;
+
+	if (rename(tmp_path, path)) {
+		err = -errno;
+		goto out_unlink;
+	}
+	err = sync_parent_directory(path);
+	goto out_free;
+
+out_close:
+	fclose(out);
+out_unlink:
+	unlink(tmp_path);
+out_free:
+	free(tmp_path);
+	return err;
+}
+
+enum line_status {
+	LINE_READ,
+	LINE_END_OF_FILE,
+	LINE_DAMAGED,
+	LINE_READ_ERROR,
+};
+
+/*
+ * One '\n'-terminated line without the '\n'. Reads byte by byte so that a
+ * NUL cannot hide the rest of a line and a huge line is never buffered.
+ */
+static enum line_status read_line(FILE *in, char line[STATE_MAX_LINE + 1],
+				  const char **damage, int *read_errno)
+{
+	size_t len = 0;
+	int byte;
+
+	for (;;) {
+		errno = 0;
+		byte = getc(in);
+		if (byte == EOF) {
+			if (ferror(in)) {
+				*read_errno = errno ? errno : EIO;
+				return LINE_READ_ERROR;
+			}
+			if (len == 0)
+				return LINE_END_OF_FILE;
+			*damage = "truncated: last line has no newline";
+			return LINE_DAMAGED;
+		}
+		if (byte == '\n') {
+			line[len] = '\0';
+			return LINE_READ;
+		}
+		if (byte == '\0') {
+			*damage = "NUL byte";
+			return LINE_DAMAGED;
+		}
+		if (len == STATE_MAX_LINE) {
+			*damage = "line too long";
+			return LINE_DAMAGED;
+		}
+		line[len++] = (char)byte;
+	}
+}
+
+/* Plain decimal only: strtoull alone would accept "-1", " 1" and "+1". */
+static const char *parse_number(const char *text, uint64_t *value)
+{
+	unsigned long long parsed;
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return "not a number";
+	if (text[0] == '0' && text[1] != '\0')
+		return "number with a leading zero";
+	errno = 0;
+	parsed = strtoull(text, &end, 10);
+	if (errno == ERANGE)
+		return "number too large";
+	if (errno || end == text || *end != '\0')
+		return "not a number";
+	*value = parsed;
+	return NULL;
+}
+
+static int hex_digit_value(char digit)
+{
+	if (digit >= '0' && digit <= '9')
+		return digit - '0';
+	if (digit >= 'a' && digit <= 'f')
+		return digit - 'a' + 10;
+	return -1;
+}
+
+/*
+ * Decode a comm written by write_escaped_comm(). Only its exact output is
+ * accepted, so that a name has one spelling and duplicates are visible.
+ */
+static const char *parse_escaped_comm(const char *token, size_t len,
+				      char name[CRASHFREE_COMM_LEN])
+{
+	size_t in = 0, out = 0;
+
+	memset(name, 0, CRASHFREE_COMM_LEN);
+	if (len == 2 && token[0] == '"' && token[1] == '"')
+		return NULL;
+	if (len == 0)
+		return "empty process name";
+
+	while (in < len) {
+		unsigned char byte = (unsigned char)token[in];
+
+		if (byte == '\\' && in + 1 < len && token[in + 1] == '\\') {
+			in += 2;
+		} else if (byte == '\\' && in + 3 < len && token[in + 1] == 'x') {
+			int high = hex_digit_value(token[in + 2]);
+			int low = hex_digit_value(token[in + 3]);
+
+			if (high < 0 || low < 0)
+				return "bad escape in process name";
+			byte = (unsigned char)(high << 4 | low);
+			if (byte == '\0' || byte == '\\' || comm_byte_is_plain(byte))
+				return "needless or NUL escape in process name";
+			in += 4;
+		} else if (byte == '\\') {
+			return "bad escape in process name";
+		} else if (comm_byte_is_plain(byte)) {
+			in++;
+		} else {
+			return "unescaped byte in process name";
+		}
+		if (out == CRASHFREE_COMM_LEN - 1)
+			return "process name longer than 15 bytes";
+		name[out++] = (char)byte;
+	}
+	return NULL;
+}
+
+/* Not damage: the file may be fine, so it must not be moved aside. */
+static const char out_of_memory[] = "out of memory";
+
+/* "process <escaped-comm> <count>" */
+static const char *parse_process_line(const char *line, struct crashfree *loaded)
+{
+	const char *token = line + strlen(STATE_PROCESS_PREFIX);
+	const char *space = strchr(token, ' ');
+	char name[CRASHFREE_COMM_LEN];
+	const char *damage;
+	uint64_t crashes;
+	size_t index;
+	bool found;
+
+	if (!space)
+		return "process line without a count";
+	damage = parse_escaped_comm(token, (size_t)(space - token), name);
+	if (damage)
+		return damage;
+	damage = parse_number(space + 1, &crashes);
+	if (damage)
+		return damage;
+	if (crashes == 0)
+		return "process with no crashes";
+
+	index = find_process(loaded, name, &found);
+	if (found)
+		return "duplicate process";
+	if (insert_process(loaded, index, name, crashes))
+		return out_of_memory;
+	return NULL;
+}
+
+struct parsed_state {
+	uint64_t values[KEY_COUNT];
+	bool seen[KEY_COUNT];
+};
+
+static const char *parse_key_line(const char *line, const char *equals,
+				  struct parsed_state *state)
+{
+	size_t name_len = (size_t)(equals - line);
+	const char *damage;
+	size_t key;
+
+	for (key = 0; key < KEY_COUNT; key++) {
+		if (strlen(state_key_names[key]) == name_len &&
+		    !memcmp(state_key_names[key], line, name_len))
+			break;
+	}
+	if (key == KEY_COUNT)
+		return "unknown key";
+	if (state->seen[key])
+		return "duplicate key";
+	damage = parse_number(equals + 1, &state->values[key]);
+	if (damage)
+		return damage;
+	state->seen[key] = true;
+	return NULL;
+}
+
+/* Numbers a save by this module can never produce. */
+static const char *check_consistency(const struct parsed_state *state,
+				     const struct crashfree *loaded)
+{
+	uint64_t interval = state->values[KEY_INTERVAL];
+	uint64_t operational = state->values[KEY_OPERATIONAL_INTERVALS];
+	uint64_t crashfree = state->values[KEY_CRASHFREE_INTERVALS];
+	uint64_t operational_progress = state->values[KEY_OPERATIONAL_PROGRESS];
+	uint64_t crashfree_progress = state->values[KEY_CRASHFREE_PROGRESS];
+	uint64_t operational_time, crashfree_time, crash_sum = 0;
+	size_t i;
+
+	if (interval == 0 || interval > INT64_MAX)
+		return "interval_ns out of range";
+	if (operational_progress >= interval || crashfree_progress >= interval)
+		return "progress not below interval_ns";
+	if (crashfree > operational)
+		return "more crash-free than operational intervals";
+	/* Over 584 years of running: no clock this module was fed gets there. */
+	if (__builtin_mul_overflow(operational, interval, &operational_time) ||
+	    __builtin_add_overflow(operational_time, operational_progress,
+				   &operational_time))
+		return "operational time too large";
+	/* crashfree <= operational, so only adding the progress can overflow. */
+	if (__builtin_add_overflow(crashfree * interval, crashfree_progress,
+				   &crashfree_time) ||
+	    crashfree_time > operational_time)
+		return "more crash-free than operational time";
+
+	for (i = 0; i < loaded->nprocesses; i++) {
+		if (__builtin_add_overflow(crash_sum, loaded->by_process[i].crashes,
+					   &crash_sum))
+			return "per-process crashes too large";
+	}
+	if (crash_sum != state->values[KEY_CRASHES])
+		return "per-process crashes do not add up to crashes";
+	return NULL;
+}
+
+enum parse_result {
+	PARSE_OK,
+	PARSE_DAMAGED,
+	PARSE_READ_ERROR,
+};
+
+/*
+ * Fill loaded (interval_ns, counts, processes) and progress[] from in.
+ * On PARSE_DAMAGED, reason says why; on PARSE_READ_ERROR, *read_errno.
+ */
+static enum parse_result parse_state(FILE *in, struct crashfree *loaded,
+				     uint64_t *operational_progress,
+				     uint64_t *crashfree_progress,
+				     char reason[REASON_LEN], int *read_errno)
+{
+	struct parsed_state state = { { 0 }, { false } };
+	char line[STATE_MAX_LINE + 1];
+	const char *damage = NULL;
+	unsigned int line_number = 0;
+	enum line_status status;
+	size_t key;
+
+	for (;;) {
+		line_number++;
+		status = read_line(in, line, &damage, read_errno);
+		if (status == LINE_READ_ERROR)
+			return PARSE_READ_ERROR;
+		if (status == LINE_END_OF_FILE) {
+			damage = line_number == 1 ? "empty file" : "truncated: no end line";
+			break;
+		}
+		if (status == LINE_DAMAGED)
+			break;
+
+		if (line_number == 1) {
+			if (!strcmp(line, STATE_HEADER))
+				continue;
+			if (!strncmp(line, STATE_MAGIC " ", strlen(STATE_MAGIC " ")))
+				damage = "unsupported format version";
+			else
+				damage = "not a diskio crash-free state file";
+			break;
+		}
+		if (!strcmp(line, STATE_END)) {
+			errno = 0;
+			if (getc(in) != EOF) {
+				damage = "data after end line";
+				line_number++;
+				break;
+			}
+			if (ferror(in)) {
+				*read_errno = errno ? errno : EIO;
+				return PARSE_READ_ERROR;
+			}
+			break;
+		}
+		if (!strncmp(line, STATE_PROCESS_PREFIX, strlen(STATE_PROCESS_PREFIX))) {
+			damage = parse_process_line(line, loaded);
+		} else {
+			const char *equals = strchr(line, '=');
+
+			damage = equals ? parse_key_line(line, equals, &state)
+					: "unrecognised line";
+		}
+		if (damage == out_of_memory) {
+			*read_errno = ENOMEM;
+			return PARSE_READ_ERROR;
+		}
+		if (damage)
+			break;
+	}
+	if (damage) {
+		snprintf(reason, REASON_LEN, "line %u: %s", line_number, damage);
+		return PARSE_DAMAGED;
+	}
+
+	for (key = 0; key < KEY_COUNT; key++) {
+		if (!state.seen[key]) {
+			snprintf(reason, REASON_LEN, "missing %s", state_key_names[key]);
+			return PARSE_DAMAGED;
+		}
+	}
+	damage = check_consistency(&state, loaded);
+	if (damage) {
+		snprintf(reason, REASON_LEN, "%s", damage);
+		return PARSE_DAMAGED;
+	}
+
+	loaded->interval_ns = state.values[KEY_INTERVAL];
+	loaded->operational_intervals = state.values[KEY_OPERATIONAL_INTERVALS];
+	loaded->crashfree_intervals = state.values[KEY_CRASHFREE_INTERVALS];
+	loaded->crashes = state.values[KEY_CRASHES];
+	*operational_progress = state.values[KEY_OPERATIONAL_PROGRESS];
+	*crashfree_progress = state.values[KEY_CRASHFREE_PROGRESS];
+	return PARSE_OK;
+}
+
+static void warn_line(FILE *warn, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn_line(FILE *warn, const char *format, ...)
+{
+	va_list args;
+
+	if (!warn)
+		return;
+	va_start(args, format);
+	vfprintf(warn, format, args);
+	va_end(args);
+	fflush(warn);
+}
+
+/* Keep the damaged file for a post-mortem rather than overwrite it. */
+static void move_damaged_aside(const char *path, const char *reason, FILE *warn)
+{
+	char *corrupt_path = path_with_suffix(path, ".corrupt");
+	int err;
+
+	if (!corrupt_path) {
+		err = ENOMEM;
+	} else if (rename(path, corrupt_path)) {
+		err = errno;
+	} else {
+		warn_line(warn, "diskio: warning: state file %s is damaged (%s); "
+			  "moved aside to %s, starting fresh\n",
+			  path, reason, corrupt_path);
+		free(corrupt_path);
+		return;
+	}
+	warn_line(warn, "diskio: warning: state file %s is damaged (%s) and could "
+		  "not be moved aside (%s); starting fresh\n",
+		  path, reason, strerror(err));
+	free(corrupt_path);
+}
+
+/* Seconds for humans: "3600", "0.5". */
+static void format_seconds(char *text, size_t size, uint64_t ns)
+{
+	uint64_t fraction = ns % NSEC_PER_SEC;
+	size_t len;
+
+	if (!fraction) {
+		snprintf(text, size, "%" PRIu64, ns / NSEC_PER_SEC);
+		return;
+	}
+	snprintf(text, size, "%" PRIu64 ".%09" PRIu64, ns / NSEC_PER_SEC, fraction);
+	len = strlen(text);
+	while (len && text[len - 1] == '0')
+		text[--len] = '\0';
+}
+
+int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
+		   uint64_t now_ns, FILE *warn)
+{
+	uint64_t operational_progress = 0, crashfree_progress = 0;
+	char reason[REASON_LEN] = "";
+	struct crashfree loaded;
+	enum parse_result result;
+	int read_errno = 0;
+	FILE *in;
+
+	crashfree_init(cf, interval_ns, now_ns);
+
+	in = fopen(path, "re");
+	if (!in) {
+		int err = errno;
+
+		if (err == ENOENT)
+			return CRASHFREE_LOAD_NO_FILE;
+		warn_line(warn, "diskio: cannot open state file %s: %s; "
+			  "fix its permissions or remove it\n", path, strerror(err));
+		return -err;
+	}
+
+	crashfree_init(&loaded, interval_ns, now_ns);
+	result = parse_state(in, &loaded, &operational_progress, &crashfree_progress,
+			     reason, &read_errno);
+	fclose(in);
+
+	if (result == PARSE_READ_ERROR) {
+		crashfree_free(&loaded);
+		warn_line(warn, "diskio: cannot read state file %s: %s; "
+			  "fix or remove it\n", path, strerror(read_errno));
+		return -read_errno;
+	}
+	if (result == PARSE_DAMAGED) {
+		crashfree_free(&loaded);
+		move_damaged_aside(path, reason, warn);
+		return CRASHFREE_LOAD_DAMAGED;
+	}
+
+	if (loaded.interval_ns != cf->interval_ns) {
+		char saved_seconds[48], requested_seconds[48];
+
+		format_seconds(saved_seconds, sizeof(saved_seconds), loaded.interval_ns);
+		format_seconds(requested_seconds, sizeof(requested_seconds),
+			       cf->interval_ns);
+		warn_line(warn, "diskio: note: state file %s counted %s-second intervals, "
+			  "now %s: interval counts restart, crash counts kept\n",
+			  path, saved_seconds, requested_seconds);
+		loaded.interval_ns = cf->interval_ns;
+		loaded.operational_intervals = 0;
+		loaded.crashfree_intervals = 0;
+		operational_progress = 0;
+		crashfree_progress = 0;
+	}
+	/* Modular: wraps below the clock's zero if diskio started soon after boot. */
+	loaded.operational_mark_ns = now_ns - operational_progress;
+	loaded.crashfree_mark_ns = now_ns - crashfree_progress;
+	*cf = loaded;
+	return 0;
+}

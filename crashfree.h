@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Crash-free interval bookkeeping for diskio.
+ *
+ * Counts how stable the machine has been, with the semantics of memfaultd's
+ * crashfree_interval.rs (operational_hours, operational_crashfree_hours,
+ * operational_crashes, operational_crashes_<process>):
+ *
+ * - An operational interval is a whole interval_ns elapsed since the
+ *   operational mark. Each update counts the whole intervals, advances the
+ *   mark by exactly that many intervals and leaves the remainder for later.
+ * - A crash-free interval is counted the same way from the crash-free mark;
+ *   a crash at time t moves that mark to max(mark, t), so a crash stamped
+ *   before the mark never moves it back.
+ * - Crashes are counted in total and per process name (comm).
+ *
+ * Time comes from the caller (nanoseconds on any monotonic clock) so that
+ * tests can move it. Marks are compared modulo 2^64, like the kernel's
+ * time_after(): a mark restored from a state file to before the clock's zero
+ * (diskio started at boot with progress saved from a previous run) wraps
+ * around instead of losing that progress. Readings must therefore stay
+ * within 2^63 ns (292 years) of the marks, and interval_ns below 2^63.
+ *
+ * A clock that goes backwards, as memfaultd handles it: a mark later than
+ * the update's now_ns counts nothing and is reset to now_ns; each mark on
+ * its own, so a crash-free mark still before now_ns keeps its progress.
+ * Nothing underflows. The same applies to a crash stamped later than the
+ * next update's now (clocks read in a different order): that crash-free
+ * interval starts up to (crash time - now) early.
+ *
+ * Invariant the state file checks: crash-free time never exceeds
+ * operational time, i.e. crashfree_intervals * interval_ns + crash-free
+ * progress <= operational_intervals * interval_ns + operational progress.
+ * It holds because after each update both marks lie within one interval
+ * before now_ns.
+ *
+ * Not thread-safe: one thread owns a struct crashfree.
+ */
+#ifndef __CRASHFREE_H
+#define __CRASHFREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CRASHFREE_COMM_LEN 16
+#define CRASHFREE_DEFAULT_INTERVAL_NS (UINT64_C(3600) * UINT64_C(1000000000))
+
+/* Return values of crashfree_load() besides 0 and -errno. */
+#define CRASHFREE_LOAD_NO_FILE 1
+#define CRASHFREE_LOAD_DAMAGED 2
+
+struct crashfree_process {
+	char comm[CRASHFREE_COMM_LEN];
+	uint64_t crashes;
+};
+
+struct crashfree {
+	uint64_t interval_ns;
+	uint64_t operational_mark_ns, crashfree_mark_ns;   /* on the injected clock */
+	uint64_t operational_intervals, crashfree_intervals; /* cumulative counts */
+	uint64_t crashes;
+	struct crashfree_process *by_process; size_t nprocesses, capacity; /* sorted by comm */
+};
+
+/* What one update counted. */
+struct crashfree_counted {
+	uint64_t operational, crashfree;
+};
+
+/*
+ * Start a fresh tracker whose intervals begin at now_ns. An interval_ns of 0
+ * would make every instant a whole interval, so it is replaced with
+ * CRASHFREE_DEFAULT_INTERVAL_NS.
+ */
+void crashfree_init(struct crashfree *cf, uint64_t interval_ns, uint64_t now_ns);
+
+/* Release the per-process table; cf may be initialised again afterwards. */
+void crashfree_free(struct crashfree *cf);
+
+/*
+ * Count the whole operational and crash-free intervals elapsed up to now_ns,
+ * add them to the cumulative counts and return them. Call it at least once
+ * per interval: as in memfaultd, a crash between two updates further apart
+ * than one interval also cancels crash-free time before the crash that has
+ * not been counted yet.
+ */
+struct crashfree_counted crashfree_update(struct crashfree *cf, uint64_t now_ns);
+
+/*
+ * A crash of process `comm` at time at_ns (may be earlier than the last
+ * update). comm is cut to CRASHFREE_COMM_LEN - 1 bytes like the kernel's
+ * task comm; NULL counts as the empty name. Returns 0 or -ENOMEM. On -ENOMEM
+ * the crash-free mark has still moved (that needs no memory) but the crash
+ * is not counted, so that crashes always equals the sum of the per-process
+ * counts.
+ */
+int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_ns);
+
+/*
+ * State file: versioned text, at most 255 bytes per line, every line ending
+ * in '\n':
+ *
+ *   diskio-crashfree 1
+ *   interval_ns=3600000000000
+ *   operational_intervals=12
+ *   crashfree_intervals=9
+ *   crashes=4
+ *   operational_progress_ns=1500000000000
+ *   crashfree_progress_ns=60000000000
+ *   process collectd 1
+ *   process my\x20daemon 3
+ *   end
+ *
+ * Key lines may come in any order but each exactly once; process lines may
+ * come anywhere before "end". Progress is the time elapsed into the current
+ * interval (now - mark), so only time while diskio runs counts. In a comm,
+ * bytes outside '!'..'~', '\\' and '"' are written as \xHH (lower-case hex),
+ * the backslash as \\, and the empty name as "". Numbers are plain decimal
+ * without sign or leading zeros.
+ *
+ * crashfree_save() stores the state that crashfree_update(cf, now_ns) would
+ * leave (whole intervals elapsed since the last update are counted in the
+ * file, progress stays below the interval) without modifying cf. It writes
+ * PATH.tmp in the same directory, flushes and fsyncs it, renames it over
+ * PATH and fsyncs the directory, so PATH is always either the old or the new
+ * state. Returns 0 or -errno (PATH.tmp is removed on failure).
+ */
+int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns);
+
+/*
+ * Load the state saved at PATH and restore each mark as now_ns - progress.
+ * Returns:
+ *   0   loaded;
+ *   CRASHFREE_LOAD_NO_FILE (1)   PATH does not exist: cf is fresh;
+ *   CRASHFREE_LOAD_DAMAGED (2)   PATH is corrupt, truncated, foreign, of
+ *       another version or holds impossible numbers: it was renamed to
+ *       PATH.corrupt (replacing an older one), this line was written to warn:
+ *       "diskio: warning: state file PATH is damaged (REASON); moved aside to
+ *       PATH.corrupt, starting fresh"
+ *       and cf is fresh. If the rename itself fails the line says so instead
+ *       ("... could not be moved aside (ERROR); starting fresh") and the next
+ *       crashfree_save() replaces the damaged file;
+ *   -errno   PATH exists but could not be read; one "diskio: ..." line was
+ *       written to warn and cf is fresh.
+ * "Fresh" means crashfree_init(cf, interval_ns, now_ns). cf need not be
+ * initialised before the call; warn may be NULL.
+ *
+ * A file counted with another interval_ns than the requested one: crash
+ * counts (total and per process) are kept because they do not depend on
+ * the interval, but interval counts and progress restart from zero, since
+ * hours and minutes cannot be added up and the output reports every count
+ * with one interval length. Returns 0 and writes one "diskio: note: ..."
+ * line to warn saying so.
+ */
+int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
+		   uint64_t now_ns, FILE *warn);
+
+/* Per-process count of comm (cut like crashfree_record_crash()), 0 if none. */
+uint64_t crashfree_process_crashes(const struct crashfree *cf, const char *comm);
+
+#endif /* __CRASHFREE_H */

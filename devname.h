@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Block device names from sysfs, for the kernel dev_t values the BPF side
+ * reports. The sysfs root is a parameter so tests can use a fake tree.
+ *
+ * Not thread-safe: one cache per thread, or a lock around it.
+ */
+#ifndef DISKIO_DEVNAME_H
+#define DISKIO_DEVNAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The kernel's internal dev_t (include/linux/kdev_t.h, MINORBITS = 20) is
+ * what BPF programs read from struct gendisk / struct block_device; it is
+ * not the glibc dev_t that makedev() builds.
+ */
+#define KDEV_MINORBITS 20
+#define KDEV_MINOR_MASK ((1U << KDEV_MINORBITS) - 1)
+#define KDEV_MAJOR_MAX ((1U << (32 - KDEV_MINORBITS)) - 1)
+
+static inline uint32_t kdev_make(uint32_t major, uint32_t minor)
+{
+	return (major << KDEV_MINORBITS) | (minor & KDEV_MINOR_MASK);
+}
+
+static inline uint32_t kdev_major(uint32_t dev)
+{
+	return dev >> KDEV_MINORBITS;
+}
+
+static inline uint32_t kdev_minor(uint32_t dev)
+{
+	return dev & KDEV_MINOR_MASK;
+}
+
+#define DEVNAME_MAX 64
+
+struct devname_entry {
+	uint32_t dev;
+	char name[DEVNAME_MAX];
+	/* The fields below are private to devname.c. */
+	bool is_fallback;	/* name is "MAJ:MIN": sysfs gave no usable name */
+	bool retry_armed;	/* devname_refresh() allows one more sysfs attempt */
+	struct devname_entry *older;	/* list of every entry, for devname_free() */
+};
+
+struct devname_cache {
+	char sysfs_root[256];
+	/*
+	 * Sorted by dev, one current entry per dev. Entries are allocated one
+	 * by one and never moved or rewritten, so the names handed out stay
+	 * valid (and unchanged) while this array grows.
+	 */
+	struct devname_entry **entries;
+	size_t count, capacity;
+	struct devname_entry *newest;	/* head of the list of all entries */
+};
+
+/*
+ * sysfs_root is normally "/sys"; NULL means "/sys". A root that does not fit
+ * in sysfs_root makes every lookup fall back to "MAJ:MIN".
+ */
+void devname_init(struct devname_cache *c, const char *sysfs_root);
+/* Frees every name handed out; the cache may be initialised again after. */
+void devname_free(struct devname_cache *c);
+
+/*
+ * Name of a whole-disk kernel dev_t (a partition's dev_t names its disk):
+ * DEVNAME= from the device's sysfs "uevent", else the sysfs directory's
+ * basename, else "MAJ:MIN". Never NULL. Names are printable ASCII without
+ * spaces or '/'. Looked up once per dev; a "MAJ:MIN" result is retried once
+ * after each devname_refresh(). The pointer and the string it points to stay
+ * valid and unchanged until devname_free(): a retry that finds a real name
+ * returns a new pointer instead of rewriting the old one.
+ */
+const char *devname_lookup(struct devname_cache *c, uint32_t dev);
+
+/* Lets each "MAJ:MIN" name be retried once more (call once per interval). */
+void devname_refresh(struct devname_cache *c);
+
+/*
+ * Resolves a user's device argument, "MAJ:MIN" (decimal) or a name as listed
+ * in SYSFS/class/block ("vda", "nvme0n1p2"), to a whole-disk kernel dev_t.
+ * A partition resolves to its disk and sets *is_partition (may be NULL).
+ * A well-formed MAJ:MIN that sysfs does not know is accepted as-is.
+ * Returns 0, -EINVAL for a malformed argument (including paths such as
+ * "/dev/vda"), -ENOENT for no such device or a partition whose disk cannot
+ * be found, -ENAMETOOLONG if sysfs_root makes the path too long.
+ */
+int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
+		    int *is_partition);
+
+#endif /* DISKIO_DEVNAME_H */

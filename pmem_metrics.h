@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Per-device I/O metric registry: one counter set per block device, kept
+ * sorted by name, plus an aggregate that always equals the sum of the
+ * devices. Each counter keeps a running total and, at every flush, the
+ * change since the previous flush, so one interval can be shown either as
+ * "what happened in the last interval" or "everything since start" (-a).
+ *
+ * The idea follows Firecracker's pmem metrics (SharedIncMetric counters
+ * that report the difference since the last flush); the code is our own.
+ *
+ * Pure bookkeeping: no libbpf, no globals, the output stream is a parameter.
+ */
+#ifndef PMEM_METRICS_H
+#define PMEM_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum pmem_counter_id {
+	PMEM_READ_BYTES,
+	PMEM_WRITE_BYTES,
+	PMEM_DISCARD_BYTES,
+	PMEM_READ_IOS,
+	PMEM_WRITE_IOS,
+	PMEM_DISCARD_IOS,
+	PMEM_FLUSHES,
+	PMEM_LATENCY_NS,	/* sum of completion latencies */
+	PMEM_LATENCY_IOS,	/* completions that contributed to PMEM_LATENCY_NS */
+	PMEM_NR_COUNTERS
+};
+
+/*
+ * JSON key of each counter: "read_bytes", "write_bytes", "discard_bytes",
+ * "read_ios", "write_ios", "discard_ios", "flushes", "latency_ns",
+ * "latency_ios".
+ */
+extern const char *const pmem_counter_names[PMEM_NR_COUNTERS];
+
+/*
+ * delta = total - at_flush as of the last flush. Arithmetic is modulo 2^64,
+ * so a delta stays right even if a total ever wraps.
+ */
+struct pmem_counter {
+	uint64_t total;
+	uint64_t at_flush;
+	uint64_t delta;
+};
+
+#define PMEM_NAME_MAX 64
+
+struct pmem_device {
+	char name[PMEM_NAME_MAX];
+	struct pmem_counter counter[PMEM_NR_COUNTERS];
+};
+
+struct pmem_metrics {
+	struct pmem_device *devices;	/* sorted by strcmp() of name */
+	size_t count, capacity;
+	struct pmem_device aggregate;	/* named "total" */
+};
+
+void pmem_init(struct pmem_metrics *m);
+
+/* Frees the device array and leaves @m empty and reusable (as after init). */
+void pmem_free(struct pmem_metrics *m);
+
+/*
+ * Find or create the metric set of device @name (must not be NULL), kept in
+ * strcmp() order of name (binary search + insert). Names longer than
+ * PMEM_NAME_MAX - 1 bytes are truncated to that many bytes before lookup, so
+ * two names that share their first 63 bytes are the same device.
+ * Returns NULL only on allocation failure. A returned pointer stays valid
+ * until the next pmem_device_get() that creates a device (or pmem_free()).
+ */
+struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name);
+
+/*
+ * Add @n to @dev's counter @id AND to the aggregate's same counter, so the
+ * aggregate is always the sum of the devices. A NULL @dev (a failed
+ * pmem_device_get()) or an out-of-range @id is ignored.
+ */
+void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
+	      enum pmem_counter_id id, uint64_t n);
+
+/*
+ * End of an interval: for every device and the aggregate,
+ * delta = total - at_flush, then at_flush = total. Totals never reset.
+ */
+void pmem_flush(struct pmem_metrics *m);
+
+/* Value to show: delta (per interval) or total (cumulative, the -a option). */
+uint64_t pmem_value(const struct pmem_counter *c, bool cumulative);
+
+/*
+ * Average latency in microseconds of the shown values
+ * (LATENCY_NS / LATENCY_IOS / 1000.0), or a negative number when the shown
+ * LATENCY_IOS is 0.
+ */
+double pmem_avg_latency_us(const struct pmem_device *d, bool cumulative);
+
+/*
+ * Write exactly
+ *   "devices":{"vda":{"read_bytes":0,"write_bytes":0,"discard_bytes":0,
+ *   "read_ios":0,"write_ios":0,"discard_ios":0,"flushes":0,
+ *   "avg_latency_us":52.1},...},"total":{...same keys...}
+ * with no surrounding braces and no newline: the caller embeds it in its own
+ * object. Devices come in name order; avg_latency_us has one decimal (always
+ * a '.', whatever the locale) or is null when there are no latency samples.
+ * Shows deltas, so call pmem_flush() first, or totals when @cumulative.
+ * Returns 0, or a negative errno (-EIO if unknown) when the stream has its
+ * error flag set after writing. Nothing is flushed: errors that only show up
+ * when the caller flushes its stream are the caller's to check.
+ */
+int pmem_write_json(const struct pmem_metrics *m, FILE *out, bool cumulative);
+
+/*
+ * Write @len bytes of @s as a JSON string, quotes included. '"' and '\' are
+ * backslash-escaped; control bytes 0x00-0x1f and 0x7f become \u00xx;
+ * well-formed UTF-8 sequences pass through unchanged; any other byte >= 0x80
+ * (stray continuation byte, truncated, overlong, surrogate or > U+10FFFF
+ * sequence, 0xc0/0xc1/0xf5-0xff) becomes \u00xx, i.e. it is read as Latin-1.
+ * The output is therefore valid UTF-8 and valid JSON whatever the input.
+ * Hex digits are lowercase. A NULL @s writes "".
+ */
+void json_write_string(FILE *out, const char *s, size_t len);
+
+#endif /* PMEM_METRICS_H */

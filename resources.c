@@ -1,0 +1,210 @@
+/*
+ * Deduplicating, append-only table of byte strings in one flat buffer.
+ * See resources.h for the layout and the concurrency contract.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "resources.h"
+
+struct res_node {
+	uint32_t next;		/* offset of the next node in this bucket, 0 ends the chain */
+	uint32_t self;		/* own offset: lets res_lookup reject keys that point inside a node */
+	uint32_t len;
+	unsigned char data[];	/* len bytes, then a NUL */
+};
+
+_Static_assert(sizeof(struct res_node) + 1 == RES_NODE_OVERHEAD,
+	       "RES_NODE_OVERHEAD must match the node header");
+_Static_assert(sizeof(struct res_node) % sizeof(uint32_t) == 0,
+	       "node data must start 4-aligned so padding keeps the next node aligned");
+_Static_assert(RES_MAX_ENTRY + RES_NODE_OVERHEAD + 3 < UINT32_MAX,
+	       "node sizes must not overflow 32-bit offsets");
+
+static uint32_t fnv1a_32(const unsigned char *bytes, size_t len)
+{
+	uint32_t hash = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		hash ^= bytes[i];
+		hash *= 16777619u;
+	}
+	return hash;
+}
+
+static bool table_is_ready(const struct res_table *t)
+{
+	return t && t->buf && t->nbuckets;
+}
+
+static uint32_t *bucket_head(const struct res_table *t, uint32_t hash)
+{
+	return (uint32_t *)t->buf + hash % t->nbuckets;
+}
+
+static struct res_node *node_at(const struct res_table *t, uint32_t offset)
+{
+	return (struct res_node *)(t->buf + offset);
+}
+
+/*
+ * Walk one bucket for data[0..len). The acquire load of the head pairs with
+ * the writer's release store, so every node reached through it, including
+ * its next link, is fully written: links are set before a node is published
+ * and never change afterwards, so they need no atomic load of their own.
+ */
+static uint32_t chain_find(const struct res_table *t, const uint32_t *head,
+			   const void *data, size_t len)
+{
+	uint32_t offset = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+
+	while (offset) {
+		const struct res_node *node = node_at(t, offset);
+
+		if (node->len == len && (len == 0 || memcmp(node->data, data, len) == 0))
+			return offset;
+		offset = node->next;
+	}
+	return 0;
+}
+
+int res_table_init(struct res_table *t, void *buf, size_t size, uint32_t nbuckets)
+{
+	uint64_t heads_size = (uint64_t)nbuckets * sizeof(uint32_t);
+
+	if (!t)
+		return RES_INVALID;
+	/* A zeroed table makes every later call fail cleanly if the caller ignores this error. */
+	memset(t, 0, sizeof(*t));
+	if (!buf || nbuckets == 0 || size > UINT32_MAX || heads_size > size)
+		return RES_INVALID;
+	/* Atomic 32-bit loads and stores on links need natural alignment. */
+	if ((uintptr_t)buf % sizeof(uint32_t))
+		return RES_INVALID;
+
+	/* Only the heads need clearing: node bytes are written before anything points at them. */
+	memset(buf, 0, heads_size);
+	t->buf = buf;
+	t->size = size;
+	t->nbuckets = nbuckets;
+	t->used = (uint32_t)heads_size;
+	return RES_OK;
+}
+
+int res_find(const struct res_table *t, const void *data, size_t len, res_key *key)
+{
+	uint32_t offset;
+
+	if (!table_is_ready(t) || !key || (!data && len))
+		return RES_INVALID;
+	if (len > RES_MAX_ENTRY)
+		return RES_TOO_BIG;
+
+	offset = chain_find(t, bucket_head(t, fnv1a_32(data, len)), data, len);
+	if (!offset)
+		return RES_NOT_FOUND;
+	*key = offset;
+	return RES_OK;
+}
+
+int res_intern(struct res_table *t, const void *data, size_t len, res_key *key)
+{
+	struct res_node *node;
+	uint32_t *head;
+	uint32_t offset, used;
+	size_t node_size;
+
+	if (!table_is_ready(t) || !key || (!data && len))
+		return RES_INVALID;
+	if (len > RES_MAX_ENTRY)
+		return RES_TOO_BIG;
+
+	head = bucket_head(t, fnv1a_32(data, len));
+	offset = chain_find(t, head, data, len);
+	if (offset) {
+		*key = offset;
+		return RES_OK;
+	}
+
+	/* The caller serializes writers, so nobody else moves used under us. */
+	used = t->used;
+	node_size = RES_NODE_SIZE(len);
+	if (node_size > t->size - used)
+		return RES_OUT_OF_SPACE;
+
+	node = node_at(t, used);
+	node->next = *head;
+	node->self = used;
+	node->len = (uint32_t)len;
+	if (len)
+		memcpy(node->data, data, len);
+	/* NUL terminator plus padding, so the buffer holds no stale bytes. */
+	memset(node->data + len, 0, node_size - sizeof(*node) - len);
+
+	/*
+	 * Publish used first, then the head: a reader that reaches the node
+	 * through the head also sees a used that covers it, so res_lookup's
+	 * bounds check accepts the key it was handed.
+	 */
+	__atomic_store_n(&t->used, used + (uint32_t)node_size, __ATOMIC_RELEASE);
+	__atomic_store_n(head, used, __ATOMIC_RELEASE);
+	*key = used;
+	return RES_OK;
+}
+
+int res_intern_str(struct res_table *t, const char *s, res_key *key)
+{
+	size_t len;
+
+	if (!s)
+		return RES_INVALID;
+	/* Bounded scan: a huge string is rejected without reading all of it. */
+	len = strnlen(s, RES_MAX_ENTRY + 1);
+	if (len > RES_MAX_ENTRY)
+		return RES_TOO_BIG;
+	return res_intern(t, s, len, key);
+}
+
+const char *res_lookup(const struct res_table *t, res_key key, uint32_t *len)
+{
+	const struct res_node *node;
+	uint64_t heads_size, used;
+
+	if (!table_is_ready(t))
+		return NULL;
+	heads_size = (uint64_t)t->nbuckets * sizeof(uint32_t);
+	used = __atomic_load_n(&t->used, __ATOMIC_ACQUIRE);
+
+	/* 64-bit sums: key + header must not wrap around on a bogus key. */
+	if (key % sizeof(uint32_t) || key < heads_size ||
+	    (uint64_t)key + sizeof(*node) > used)
+		return NULL;
+	node = node_at(t, key);
+	if (node->self != key || node->len > RES_MAX_ENTRY ||
+	    (uint64_t)key + RES_NODE_SIZE(node->len) > used ||
+	    node->data[node->len] != '\0')
+		return NULL;
+
+	if (len)
+		*len = node->len;
+	return (const char *)node->data;
+}
+
+const char *res_strerror(int status)
+{
+	switch (status) {
+	case RES_OK:
+		return "success";
+	case RES_OUT_OF_SPACE:
+		return "name table is full";
+	case RES_TOO_BIG:
+		return "entry is longer than the name table allows";
+	case RES_INVALID:
+		return "invalid argument or uninitialised name table";
+	case RES_NOT_FOUND:
+		return "entry not found in name table";
+	default:
+		return "unknown name table error";
+	}
+}

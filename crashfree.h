@@ -71,7 +71,7 @@ struct crashfree_counted {
 /*
  * Start a fresh tracker whose intervals begin at now_ns. An interval_ns of 0
  * would make every instant a whole interval, so it is replaced with
- * CRASHFREE_DEFAULT_INTERVAL_NS.
+ * CRASHFREE_DEFAULT_INTERVAL_NS; one of 2^63 or more is cut to 2^63 - 1.
  */
 void crashfree_init(struct crashfree *cf, uint64_t interval_ns, uint64_t now_ns);
 
@@ -117,14 +117,22 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
  * interval (now - mark), so only time while diskio runs counts. In a comm,
  * bytes outside '!'..'~', '\\' and '"' are written as \xHH (lower-case hex),
  * the backslash as \\, and the empty name as "". Numbers are plain decimal
- * without sign or leading zeros.
+ * without sign or leading zeros. Loading rejects anything else, and
+ * numbers this module cannot have written: 0 or >= 2^63 interval_ns,
+ * progress not below interval_ns, more crash-free than operational time
+ * (see the invariant above), operational time beyond 2^64 ns, a process
+ * with 0 crashes or listed twice, per-process counts not adding up to
+ * crashes.
  *
  * crashfree_save() stores the state that crashfree_update(cf, now_ns) would
  * leave (whole intervals elapsed since the last update are counted in the
  * file, progress stays below the interval) without modifying cf. It writes
  * PATH.tmp in the same directory, flushes and fsyncs it, renames it over
  * PATH and fsyncs the directory, so PATH is always either the old or the new
- * state. Returns 0 or -errno (PATH.tmp is removed on failure).
+ * state. A PATH.tmp already there (left by a crash, or a planted symlink)
+ * is removed, never written through. Returns 0 or -errno (-EINVAL for an
+ * interval_ns that crashfree_init() would not set); PATH.tmp is removed on
+ * failure.
  */
 int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns);
 

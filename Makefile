@@ -94,7 +94,7 @@ unit: $(UNIT_TESTS)
 
 integration: diskio $(INTEGRATION_TESTS)
 	$(Q)set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
-		DISKIO=$(CURDIR)/diskio $$t; done
+		DISKIO=$(CURDIR)/diskio $$t --jobs 1; done
 
 bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio

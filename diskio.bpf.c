@@ -479,23 +479,6 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
 	return 0;
 }
 
-/* Raw-tracepoint twins of the fallback pair, for kernels without tp_btf. */
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(handle_rq_issue_raw, struct request *rq)
-{
-	request_started(rq);
-	request_issued(rq);
-	return 0;
-}
-
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(handle_rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
-{
-	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
-		request_done(ctx, rq);
-	return 0;
-}
-
 /* exit_code layout of wait(2): low 7 bits the signal, 0x80 a core dump. */
 static __always_inline bool is_crash_signal(__u32 sig)
 {

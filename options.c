@@ -229,6 +229,10 @@ void options_parse(int argc, char **argv, struct options *opts)
 	opts->sort = SORT_BYTES;
 	opts->crash_interval_s = 3600;
 	argp_err_exit_status = EXIT_USAGE;
+	/* getopt names the program by argv[0] as typed (./diskio, a full path):
+	 * every message must start with "diskio: ". */
+	if (argc > 0)
+		argv[0] = (char *)"diskio";
 	argp_parse(&argp, argc, argv, 0, NULL, opts);
 	if (opts->trace && opts->cumulative)
 		fprintf(stderr, "diskio: -a has no effect with -T\n");

@@ -219,29 +219,28 @@ static __always_inline __u32 io_flags(__u32 opf)
 
 static __always_inline __u32 disk_dev(const struct gendisk *disk)
 {
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) |
-	       (__u32)BPF_CORE_READ(disk, first_minor);
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
 static __always_inline struct gendisk *bio_disk(struct bio *bio)
 {
 	if (bpf_core_field_exists(bio->bi_bdev))
-		return BPF_CORE_READ(bio, bi_bdev, bd_disk);
-	return BPF_CORE_READ((struct bio___before_5_12 *)bio, bi_disk);
+		return bio->bi_bdev->bd_disk;
+	return ((struct bio___before_5_12 *)bio)->bi_disk;
 }
 
 static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 {
-	return BPF_CORE_READ(disk, queue, mq_ops) == NULL;
+	return disk->queue->mq_ops == NULL;
 }
 
 /* Submission time the block layer stored in the bio, 0 if it keeps none. */
 static __always_inline __u64 bio_issue_ns(struct bio *bio)
 {
 	if (bpf_core_field_exists(bio->issue_time_ns))
-		return BPF_CORE_READ(bio, issue_time_ns);
+		return bio->issue_time_ns;
 	if (bpf_core_field_exists(((struct bio___with_bi_issue *)bio)->bi_issue))
-		return BPF_CORE_READ((struct bio___with_bi_issue *)bio, bi_issue.value) &
+		return ((struct bio___with_bi_issue *)bio)->bi_issue.value &
 		       BIO_ISSUE_TIME_MASK;
 	return 0;
 }
@@ -336,9 +335,9 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u32 opf = BPF_CORE_READ(bio, bi_opf);
+	__u32 opf = bio->bi_opf;
 	__u32 class = io_classify(opf);
-	__u32 bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
 	struct proc_dev_stats *entry;
 	bool bio_based;
@@ -360,7 +359,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	}
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
 		remember_inflight((__u64)bio, &key, bpf_ktime_get_ns(),
-				  BPF_CORE_READ(bio, bi_iter.bi_sector), bytes, opf);
+				  bio->bi_iter.bi_sector, bytes, opf);
 	return 0;
 }
 
@@ -368,36 +367,36 @@ SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u64 now, start_ns;
+	__u64 start_ns;
 	__u32 dev;
 
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
-	now = bpf_ktime_get_ns();
 	if (track_inflight) {
-		complete_tracked(ctx, (__u64)bio, dev, now, 0);
+		complete_tracked(ctx, (__u64)bio, dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
-	if (!dev_selected(dev) || io_classify(BPF_CORE_READ(bio, bi_opf)) >= IO_NR_CLASSES)
-		return 0;
+	/* Without -L the latency of a bio-based disk needs the kernel's own
+	 * stamp, which most queues do not keep: check it first, it is cheap. */
 	start_ns = bio_issue_ns(bio);
-	if (start_ns)
-		add_device_latency(dev, elapsed_since(now, start_ns,
-						      bpf_core_field_exists(bio->issue_time_ns) ?
-						      ~0ULL : BIO_ISSUE_TIME_MASK));
+	if (!start_ns || !dev_selected(dev) || io_classify(bio->bi_opf) >= IO_NR_CLASSES)
+		return 0;
+	add_device_latency(dev, elapsed_since(bpf_ktime_get_ns(), start_ns,
+					      bpf_core_field_exists(bio->issue_time_ns) ?
+					      ~0ULL : BIO_ISSUE_TIME_MASK));
 	return 0;
 }
 
 static __always_inline __u32 request_dev(struct request *rq)
 {
-	return disk_dev(BPF_CORE_READ(rq, q, disk));
+	return disk_dev(rq->q->disk);
 }
 
 /* A request of a blk-mq disk starts being accounted: one I/O. */
 static __always_inline void request_started(struct request *rq)
 {
-	__u32 opf = BPF_CORE_READ(rq, cmd_flags);
+	__u32 opf = rq->cmd_flags;
 	__u32 class = io_classify(opf);
 	struct proc_dev_key key = {};
 	struct proc_dev_stats *entry;
@@ -410,8 +409,7 @@ static __always_inline void request_started(struct request *rq)
 	if (entry)
 		__sync_fetch_and_add(&entry->ios[class], 1);
 	if (track_inflight)
-		remember_inflight((__u64)rq, &key, 0, BPF_CORE_READ(rq, __sector),
-				  BPF_CORE_READ(rq, __data_len), opf);
+		remember_inflight((__u64)rq, &key, 0, rq->__sector, rq->__data_len, opf);
 }
 
 /* Dispatch to the driver: merges are over, so sector and size are final. */
@@ -425,14 +423,14 @@ static __always_inline void request_issued(struct request *rq)
 	io = bpf_map_lookup_elem(&inflight, &id);
 	if (!io)
 		return;
-	io->sector = BPF_CORE_READ(rq, __sector);
-	io->bytes = BPF_CORE_READ(rq, __data_len);
-	io->flags = io_flags(BPF_CORE_READ(rq, cmd_flags));
+	io->sector = rq->__sector;
+	io->bytes = rq->__data_len;
+	io->flags = io_flags(rq->cmd_flags);
 }
 
 static __always_inline void request_done(void *ctx, struct request *rq)
 {
-	__u64 start_ns = BPF_CORE_READ(rq, start_time_ns);
+	__u64 start_ns = rq->start_time_ns;
 	__u32 dev = request_dev(rq);
 	__u64 now = bpf_ktime_get_ns();
 
@@ -441,7 +439,7 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 		return;
 	}
 	if (!start_ns || !dev_selected(dev) ||
-	    io_classify(BPF_CORE_READ(rq, cmd_flags)) >= IO_NR_CLASSES)
+	    io_classify(rq->cmd_flags) >= IO_NR_CLASSES)
 		return;
 	add_device_latency(dev, elapsed_since(now, start_ns, ~0ULL));
 }
@@ -474,7 +472,7 @@ int BPF_PROG(handle_rq_issue, struct request *rq)
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+	if (nr_bytes >= rq->__data_len)
 		request_done(ctx, rq);
 	return 0;
 }
@@ -503,9 +501,9 @@ static __always_inline bool is_crash_signal(__u32 sig)
  * one that dumped core adds 0x80 to it once the dump is written. */
 static __always_inline __u32 group_exit_status(struct task_struct *task)
 {
-	__u32 code = BPF_CORE_READ(task, signal, group_exit_code);
+	__u32 code = task->signal->group_exit_code;
 
-	return code ? code : (__u32)BPF_CORE_READ(task, exit_code);
+	return code ? code : (__u32)task->exit_code;
 }
 
 static __always_inline void report_crash(void *ctx, struct task_struct *task, __u32 code)
@@ -513,7 +511,7 @@ static __always_inline void report_crash(void *ctx, struct task_struct *task, __
 	struct crash_event event = { .type = EVENT_CRASH };
 	__u64 *count, one = 1;
 
-	event.tgid = BPF_CORE_READ(task, tgid);
+	event.tgid = task->tgid;
 	event.time_ns = bpf_ktime_get_ns();
 	event.signal = code & 0x7f;
 	event.core_dumped = !!(code & 0x80);
@@ -556,13 +554,13 @@ int BPF_PROG(handle_exit_legacy, struct task_struct *task)
 	__u8 claimed = 1;
 	__u32 code;
 
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+	if (task->signal->live.counter != 0)
 		return 0;
 	code = group_exit_status(task);
 	if (!is_crash_signal(code & 0x7f))
 		return 0;
-	group.tgid = BPF_CORE_READ(task, tgid);
-	group.start_time = BPF_CORE_READ(task, group_leader, start_time);
+	group.tgid = task->tgid;
+	group.start_time = task->group_leader->start_time;
 	if (bpf_map_update_elem(&crashed_groups, &group, &claimed, BPF_NOEXIST))
 		return 0;
 	report_crash(ctx, task, code);

@@ -768,9 +768,7 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 
 	if (!track)
 		bpf_map__set_max_entries(skel->maps.inflight, 1);
-	if (!hooks->exit_group_dead)
-		; /* crashed_groups is used */
-	else
+	if (hooks->exit_group_dead)	/* only the legacy exit hook needs it */
 		bpf_map__set_max_entries(skel->maps.crashed_groups, 1);
 	if (use_ringbuf) {
 		ring_kb = opts->buffer_kb ? opts->buffer_kb :

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line of diskio: argp, strict numbers, one clear line per mistake. */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *va
 	unsigned long long parsed;
 	char *end;
 
-	if (!text || !*text || *text == '-' || *text == '+' || *text == ' ')
+	if (!text || !*text || *text == '-' || *text == '+' || isspace((unsigned char)*text))
 		return -EINVAL;
 	errno = 0;
 	parsed = strtoull(text, &end, 10);
@@ -101,7 +102,7 @@ static int parse_interval(const char *text, double *value)
 	double parsed;
 	char *end;
 
-	if (!text || !*text || *text == ' ')
+	if (!text || !*text || isspace((unsigned char)*text))
 		return -EINVAL;
 	errno = 0;
 	parsed = strtod(text, &end);

@@ -357,21 +357,38 @@ static bool top_line(struct top_writer *w, const char *line)
 
 	if (w->screen->rows && w->lines >= w->screen->rows)
 		return false;
-	if (w->screen->cols && len > w->screen->cols)
-		len = w->screen->cols;
+	if (w->screen->cols) {
+		/* Cut at a character boundary: a UTF-8 character (the '·' of the
+		 * crash line) takes one column however many bytes it has. */
+		unsigned int columns = 0;
+
+		for (size_t i = 0; i < len; i++) {
+			if (((unsigned char)line[i] & 0xc0) == 0x80)
+				continue;
+			if (columns++ == w->screen->cols) {
+				len = i;
+				break;
+			}
+		}
+	}
 	fwrite(line, 1, len, w->out);
 	fputs(w->screen->clear ? "\033[K\n" : "\n", w->out);
 	w->lines++;
 	return true;
 }
 
-/* A name for the top view: control bytes as '?', at most width bytes. */
+/* A name for the terminal: anything but printable ASCII becomes '?', so a
+ * process cannot send control sequences (C0, or C1 such as 0x9b CSI, raw or
+ * UTF-8 encoded) to the terminal by naming itself. */
 static void top_name(char *buf, size_t size, const char *name, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len && i + 1 < size; i++)
-		buf[i] = ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) ? '?' : name[i];
+	for (i = 0; i < len && i + 1 < size; i++) {
+		unsigned char c = name[i];
+
+		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : c;
+	}
 	buf[i] = '\0';
 }
 

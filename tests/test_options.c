@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the command line (options.c).
+ *
+ * options_parse() exits on bad usage and on --help, so every parse runs in a
+ * child process: its stdout and stderr go to temporary files, the parsed
+ * struct options comes back through shared memory, and the parent checks the
+ * exit status, both streams and the result.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include "options.h"
+
+#define MAX_ARGS 64
+
+struct parsed {
+	bool returned;		/* options_parse() came back (no exit) */
+	struct options opts;
+};
+
+struct run {
+	int status;		/* from waitpid() */
+	bool returned;
+	struct options opts;
+	char out[16384];
+	char err[16384];
+};
+
+static void slurp(FILE *f, char *buf, size_t size)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* Parse "diskio args..." (args NULL-terminated) in a child process. */
+static void run_parse(struct run *r, const char *const *args)
+{
+	static char *argv[MAX_ARGS + 2];
+	struct parsed *shared;
+	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0;
+	pid_t pid;
+
+	cr_assert(out && err);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	cr_assert(shared != MAP_FAILED);
+	memset(shared, 0, sizeof(*shared));
+
+	argv[argc++] = (char *)"diskio";
+	for (; *args; args++) {
+		cr_assert(argc < MAX_ARGS);
+		argv[argc++] = (char *)*args;
+	}
+	argv[argc] = NULL;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		struct options opts;
+
+		dup2(fileno(out), STDOUT_FILENO);
+		dup2(fileno(err), STDERR_FILENO);
+		options_parse(argc, argv, &opts);
+		shared->opts = opts;
+		shared->returned = true;
+		fflush(NULL);
+		_exit(0);
+	}
+	cr_assert(waitpid(pid, &r->status, 0) == pid);
+	r->returned = shared->returned;
+	/* Pointers in opts (devices, state_path) point into argv's strings,
+	 * which are the parent's own: they stay valid here. */
+	r->opts = shared->opts;
+	munmap(shared, sizeof(*shared));
+	slurp(out, r->out, sizeof(r->out));
+	slurp(err, r->err, sizeof(r->err));
+}
+
+#define PARSE(r, ...) do {						\
+		static const char *const args_[] = { __VA_ARGS__, NULL };	\
+		run_parse((r), args_);					\
+	} while (0)
+
+static void run_parse_none(struct run *r)
+{
+	static const char *const args[] = { NULL };
+
+	run_parse(r, args);
+}
+
+/* Bad usage: exit 2, one "diskio: " message on stderr (mentioning what),
+ * nothing on stdout. */
+static void expect_usage_error(const struct run *r, const char *mention)
+{
+	cr_assert(WIFEXITED(r->status), "child did not exit normally (status %#x)", r->status);
+	cr_assert_eq(WEXITSTATUS(r->status), 2, "exit code %d, expected 2; stderr: %s",
+		     WEXITSTATUS(r->status), r->err);
+	cr_assert_not(r->returned, "options_parse() returned on bad usage");
+	cr_assert_eq(strncmp(r->err, "diskio: ", 8), 0, "stderr does not start with 'diskio: ': %s",
+		     r->err);
+	if (mention)
+		cr_assert(strstr(r->err, mention), "stderr does not mention '%s': %s", mention,
+			  r->err);
+	cr_assert_str_empty(r->out, "stdout not empty on bad usage: %s", r->out);
+}
+
+static void expect_ok(const struct run *r)
+{
+	cr_assert(WIFEXITED(r->status), "child did not exit normally (status %#x)", r->status);
+	cr_assert_eq(WEXITSTATUS(r->status), 0, "exit code %d; stderr: %s",
+		     WEXITSTATUS(r->status), r->err);
+	cr_assert(r->returned, "options_parse() did not return; stderr: %s", r->err);
+	cr_assert_str_empty(r->out, "stdout: %s", r->out);
+}
+
+/* ---- bad usage ---- */
+
+Test(options_bad, unknown_long_option)
+{
+	struct run r;
+
+	PARSE(&r, "--bogus");
+	expect_usage_error(&r, "bogus");
+}
+
+Test(options_bad, unknown_short_option)
+{
+	struct run r;
+
+	PARSE(&r, "-z");
+	expect_usage_error(&r, "z");
+}
+
+Test(options_bad, interval_zero)
+{
+	struct run r;
+
+	PARSE(&r, "0");
+	expect_usage_error(&r, "'0'");
+}
+
+Test(options_bad, interval_negative_looks_like_option)
+{
+	struct run r;
+
+	PARSE(&r, "-1");
+	expect_usage_error(&r, "1");
+}
+
+Test(options_bad, interval_negative_after_double_dash)
+{
+	struct run r;
+
+	PARSE(&r, "--", "-1");
+	expect_usage_error(&r, "'-1'");
+}
+
+Test(options_bad, interval_not_a_number)
+{
+	struct run r;
+
+	PARSE(&r, "abc");
+	expect_usage_error(&r, "'abc'");
+}
+
+Test(options_bad, interval_trailing_garbage)
+{
+	struct run r;
+
+	PARSE(&r, "1x");
+	expect_usage_error(&r, "'1x'");
+}
+
+Test(options_bad, interval_nan)
+{
+	struct run r;
+
+	PARSE(&r, "nan");
+	expect_usage_error(&r, "'nan'");
+}
+
+Test(options_bad, interval_inf)
+{
+	struct run r;
+
+	PARSE(&r, "inf");
+	expect_usage_error(&r, "'inf'");
+}
+
+Test(options_bad, interval_empty)
+{
+	struct run r;
+
+	PARSE(&r, "");
+	expect_usage_error(&r, "INTERVAL");
+}
+
+Test(options_bad, count_zero)
+{
+	struct run r;
+
+	PARSE(&r, "1", "0");
+	expect_usage_error(&r, "COUNT '0'");
+}
+
+Test(options_bad, count_negative)
+{
+	struct run r;
+
+	PARSE(&r, "1", "-3");
+	expect_usage_error(&r, "3");
+}
+
+Test(options_bad, count_negative_after_double_dash)
+{
+	struct run r;
+
+	PARSE(&r, "--", "1", "-3");
+	expect_usage_error(&r, "COUNT '-3'");
+}
+
+Test(options_bad, count_fraction)
+{
+	struct run r;
+
+	PARSE(&r, "1", "1.5");
+	expect_usage_error(&r, "COUNT '1.5'");
+}
+
+Test(options_bad, count_garbage)
+{
+	struct run r;
+
+	PARSE(&r, "1", "5x");
+	expect_usage_error(&r, "COUNT '5x'");
+}
+
+Test(options_bad, pid_zero)
+{
+	struct run r;
+
+	PARSE(&r, "-p", "0");
+	expect_usage_error(&r, "PID '0'");
+}
+
+Test(options_bad, pid_negative)
+{
+	struct run r;
+
+	PARSE(&r, "-p", "-5");
+	expect_usage_error(&r, "PID '-5'");
+}
+
+Test(options_bad, pid_not_a_number)
+{
+	struct run r;
+
+	PARSE(&r, "-p", "x");
+	expect_usage_error(&r, "PID 'x'");
+}
+
+Test(options_bad, pid_too_big)
+{
+	struct run r;
+
+	PARSE(&r, "-p", "99999999");
+	expect_usage_error(&r, "PID '99999999'");
+}
+
+Test(options_bad, pid_long_option_too_big)
+{
+	struct run r;
+
+	PARSE(&r, "--pid=4194305");
+	expect_usage_error(&r, "PID '4194305'");
+}
+
+Test(options_bad, unknown_sort_key)
+{
+	struct run r;
+
+	PARSE(&r, "-s", "size");
+	expect_usage_error(&r, "'size'");
+}
+
+Test(options_bad, sort_key_wrong_case)
+{
+	struct run r;
+
+	PARSE(&r, "-s", "Bytes");
+	expect_usage_error(&r, "'Bytes'");
+}
+
+Test(options_bad, too_many_arguments)
+{
+	struct run r;
+
+	PARSE(&r, "1", "2", "3");
+	expect_usage_error(&r, "'3'");
+}
+
+Test(options_bad, comm_too_long)
+{
+	struct run r;
+
+	PARSE(&r, "-c", "0123456789abcdef");	/* 16 bytes */
+	expect_usage_error(&r, "COMM");
+}
+
+Test(options_bad, comm_much_too_long)
+{
+	struct run r;
+
+	PARSE(&r, "-c", "a-process-name-of-forty-bytes-and-more!!");
+	expect_usage_error(&r, "COMM");
+}
+
+Test(options_bad, comm_empty)
+{
+	struct run r;
+
+	PARSE(&r, "-c", "");
+	expect_usage_error(&r, "COMM");
+}
+
+Test(options_bad, rows_zero)
+{
+	struct run r;
+
+	PARSE(&r, "-r", "0");
+	expect_usage_error(&r, "'0'");
+}
+
+Test(options_bad, rows_garbage)
+{
+	struct run r;
+
+	PARSE(&r, "-r", "ten");
+	expect_usage_error(&r, "'ten'");
+}
+
+Test(options_bad, crash_interval_zero)
+{
+	struct run r;
+
+	PARSE(&r, "--crash-interval", "0");
+	expect_usage_error(&r, "'0'");
+}
+
+Test(options_bad, crash_interval_fraction)
+{
+	struct run r;
+
+	PARSE(&r, "--crash-interval", "1.5");
+	expect_usage_error(&r, "'1.5'");
+}
+
+Test(options_bad, buffer_kb_too_small)
+{
+	struct run r;
+
+	PARSE(&r, "--buffer-kb", "1");
+	expect_usage_error(&r, "'1'");
+}
+
+Test(options_bad, buffer_kb_too_big)
+{
+	struct run r;
+
+	PARSE(&r, "--buffer-kb", "99999999999");
+	expect_usage_error(&r, "'99999999999'");
+}
+
+Test(options_bad, empty_device)
+{
+	struct run r;
+
+	PARSE(&r, "-D", "");
+	expect_usage_error(&r, "DEVICE");
+}
+
+Test(options_bad, seventeen_devices)
+{
+	static const char *const args[] = {
+		"-D", "d1", "-D", "d2", "-D", "d3", "-D", "d4", "-D", "d5", "-D", "d6",
+		"-D", "d7", "-D", "d8", "-D", "d9", "-D", "d10", "-D", "d11", "-D", "d12",
+		"-D", "d13", "-D", "d14", "-D", "d15", "-D", "d16", "-D", "d17", NULL,
+	};
+	struct run r;
+
+	run_parse(&r, args);
+	expect_usage_error(&r, "-D");
+}
+
+Test(options_bad, missing_option_argument)
+{
+	struct run r;
+
+	PARSE(&r, "-p");
+	expect_usage_error(&r, NULL);
+}
+
+Test(options_bad, seventeen_pids)
+{
+	static const char *const args[] = {
+		"-p", "1", "-p", "2", "-p", "3", "-p", "4", "-p", "5", "-p", "6",
+		"-p", "7", "-p", "8", "-p", "9", "-p", "10", "-p", "11", "-p", "12",
+		"-p", "13", "-p", "14", "-p", "15", "-p", "16", "-p", "17", NULL,
+	};
+	struct run r;
+
+	run_parse(&r, args);
+	expect_usage_error(&r, "-p");
+}
+
+/* ---- good inputs ---- */
+
+Test(options_good, defaults)
+{
+	struct run r;
+
+	run_parse_none(&r);
+	expect_ok(&r);
+	cr_assert_str_empty(r.err);
+	cr_assert_float_eq(r.opts.interval_s, 1.0, 1e-12);
+	cr_assert_eq(r.opts.count, 0);
+	cr_assert_eq(r.opts.sort, SORT_BYTES);
+	cr_assert_eq(r.opts.crash_interval_s, 3600);
+	cr_assert_eq(r.opts.output, OUTPUT_AUTO);
+	cr_assert_eq(r.opts.nr_pids, 0);
+	cr_assert_eq(r.opts.nr_devices, 0);
+	cr_assert_not(r.opts.filter_comm);
+	cr_assert_not(r.opts.cumulative);
+	cr_assert_not(r.opts.per_process_latency);
+	cr_assert_not(r.opts.trace);
+	cr_assert_not(r.opts.no_clear);
+	cr_assert_not(r.opts.verbose);
+	cr_assert_eq(r.opts.rows, 0);
+	cr_assert_null(r.opts.state_path);
+	cr_assert_eq(r.opts.buffer_kb, 0);
+}
+
+Test(options_good, fractional_interval_and_count)
+{
+	struct run r;
+
+	PARSE(&r, "0.2", "5");
+	expect_ok(&r);
+	cr_assert_float_eq(r.opts.interval_s, 0.2, 1e-12);
+	cr_assert_eq(r.opts.count, 5);
+}
+
+Test(options_good, interval_only)
+{
+	struct run r;
+
+	PARSE(&r, "5");
+	expect_ok(&r);
+	cr_assert_float_eq(r.opts.interval_s, 5.0, 1e-12);
+	cr_assert_eq(r.opts.count, 0);
+}
+
+Test(options_good, big_count)
+{
+	struct run r;
+
+	PARSE(&r, "1", "18446744073709551615");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.count, UINT64_MAX);
+}
+
+Test(options_good, options_after_arguments)
+{
+	struct run r;
+
+	PARSE(&r, "2", "3", "-b");
+	expect_ok(&r);
+	cr_assert_float_eq(r.opts.interval_s, 2.0, 1e-12);
+	cr_assert_eq(r.opts.count, 3);
+	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
+}
+
+Test(options_good, pid_three_times)
+{
+	struct run r;
+
+	PARSE(&r, "-p", "1", "-p", "4194304", "--pid", "77");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_pids, 3);
+	cr_assert_eq(r.opts.pids[0], 1);
+	cr_assert_eq(r.opts.pids[1], 4194304);
+	cr_assert_eq(r.opts.pids[2], 77);
+}
+
+Test(options_good, sixteen_pids)
+{
+	static const char *const args[] = {
+		"-p", "1", "-p", "2", "-p", "3", "-p", "4", "-p", "5", "-p", "6",
+		"-p", "7", "-p", "8", "-p", "9", "-p", "10", "-p", "11", "-p", "12",
+		"-p", "13", "-p", "14", "-p", "15", "-p", "16", NULL,
+	};
+	struct run r;
+
+	run_parse(&r, args);
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_pids, 16);
+	for (uint32_t i = 0; i < 16; i++)
+		cr_assert_eq(r.opts.pids[i], i + 1);
+}
+
+Test(options_good, device_repeated)
+{
+	struct run r;
+
+	PARSE(&r, "-D", "vda", "-D", "8:16", "--device=zram0");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_devices, 3);
+	cr_assert_str_eq(r.opts.devices[0], "vda");
+	cr_assert_str_eq(r.opts.devices[1], "8:16");
+	cr_assert_str_eq(r.opts.devices[2], "zram0");
+}
+
+Test(options_good, comm_fifteen_bytes)
+{
+	struct run r;
+
+	PARSE(&r, "-c", "0123456789abcde");
+	expect_ok(&r);
+	cr_assert(r.opts.filter_comm);
+	cr_assert_str_eq(r.opts.comm, "0123456789abcde");
+}
+
+Test(options_good, json)
+{
+	struct run r;
+
+	PARSE(&r, "--json");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+}
+
+Test(options_good, json_wins_over_batch_either_order)
+{
+	struct run r;
+
+	PARSE(&r, "--json", "-b");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+	PARSE(&r, "-b", "--json");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+}
+
+Test(options_good, batch)
+{
+	struct run r;
+
+	PARSE(&r, "-b");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
+	PARSE(&r, "--batch");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
+}
+
+Test(options_good, every_sort_key)
+{
+	static const struct {
+		const char *name;
+		enum sort_key key;
+	} keys[] = {
+		{ "bytes", SORT_BYTES }, { "read", SORT_READ }, { "write", SORT_WRITE },
+		{ "ios", SORT_IOS }, { "latency", SORT_LATENCY }, { "pid", SORT_PID },
+		{ "comm", SORT_COMM },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *args[] = { "-s", keys[i].name, NULL };
+		struct run r;
+
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_eq(r.opts.sort, keys[i].key, "-s %s", keys[i].name);
+		cr_assert_str_eq(sort_key_name(keys[i].key), keys[i].name);
+	}
+}
+
+Test(options_good, accumulated_latency_trace)
+{
+	struct run r;
+
+	PARSE(&r, "-a", "-L", "-T");
+	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "stderr: %s", r.err);
+	cr_assert(r.returned);
+	cr_assert(r.opts.cumulative);
+	cr_assert(r.opts.per_process_latency);
+	cr_assert(r.opts.trace);
+	cr_assert_str_empty(r.out);
+}
+
+Test(options_good, combined_short_flags)
+{
+	struct run r;
+
+	PARSE(&r, "-aLC");
+	expect_ok(&r);
+	cr_assert(r.opts.cumulative);
+	cr_assert(r.opts.per_process_latency);
+	cr_assert(r.opts.no_clear);
+	cr_assert_not(r.opts.trace);
+}
+
+Test(options_good, state_file)
+{
+	struct run r;
+
+	PARSE(&r, "--state", "/var/lib/diskio/crash.state");
+	expect_ok(&r);
+	cr_assert_not_null(r.opts.state_path);
+	cr_assert_str_eq(r.opts.state_path, "/var/lib/diskio/crash.state");
+}
+
+Test(options_good, buffer_kb)
+{
+	struct run r;
+
+	PARSE(&r, "--buffer-kb", "64");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.buffer_kb, 64);
+	PARSE(&r, "--buffer-kb=4");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.buffer_kb, 4);
+}
+
+Test(options_good, crash_interval_and_rows)
+{
+	struct run r;
+
+	PARSE(&r, "--crash-interval", "60", "-r", "10", "-v");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.crash_interval_s, 60);
+	cr_assert_eq(r.opts.rows, 10);
+	cr_assert(r.opts.verbose);
+}
+
+/* ---- help ---- */
+
+Test(options_help, long_help_exits_zero_with_examples_on_stdout)
+{
+	struct run r;
+
+	PARSE(&r, "--help");
+	cr_assert(WIFEXITED(r.status));
+	cr_assert_eq(WEXITSTATUS(r.status), 0, "stderr: %s", r.err);
+	cr_assert_not(r.returned);
+	cr_assert(strstr(r.out, "EXAMPLES"), "stdout: %s", r.out);
+	cr_assert(strstr(r.out, "--json"), "stdout: %s", r.out);
+	cr_assert_str_empty(r.err);
+}
+
+Test(options_help, short_h_exits_zero_with_examples_on_stdout)
+{
+	struct run r;
+
+	PARSE(&r, "-h");
+	cr_assert(WIFEXITED(r.status));
+	cr_assert_eq(WEXITSTATUS(r.status), 0, "stderr: %s", r.err);
+	cr_assert_not(r.returned);
+	cr_assert(strstr(r.out, "EXAMPLES"), "stdout: %s", r.out);
+	cr_assert_str_empty(r.err);
+}
+
+Test(options_help, version_exits_zero)
+{
+	struct run r;
+
+	PARSE(&r, "--version");
+	cr_assert(WIFEXITED(r.status));
+	cr_assert_eq(WEXITSTATUS(r.status), 0);
+	cr_assert_not(r.returned);
+	cr_assert(strstr(r.out, "diskio"), "stdout: %s", r.out);
+}

@@ -1,0 +1,1492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the three views (render.c): batch lines for awk, NDJSON and
+ * the top view, plus the summary and the small formatters.  Frames are built
+ * by hand over a real name table, per-device metrics and crash tracker.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/types.h>
+#include "render.h"
+
+#include "json_check.h"
+
+/* ---- frames built by hand ---- */
+
+#define MAXROWS 512
+#define NAMES_SIZE (256 * 1024)
+#define NS_PER_S UINT64_C(1000000000)
+#define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
+#define WALL_TEXT "2026-11-22T08:00:01Z"
+
+struct fx {
+	void *names_buf;
+	struct res_table names;
+	struct pmem_metrics pm;
+	struct crashfree cf;
+	struct proc_io rows[MAXROWS];
+	struct proc_io *ptrs[MAXROWS];
+	struct frame frame;
+};
+
+static void dev_add(struct pmem_metrics *pm, const char *name, uint64_t rb, uint64_t wb,
+		    uint64_t db, uint64_t rios, uint64_t wios, uint64_t dios)
+{
+	struct pmem_device *dev = pmem_device_get(pm, name);
+
+	cr_assert_not_null(dev);
+	pmem_add(pm, dev, PMEM_READ_BYTES, rb);
+	pmem_add(pm, dev, PMEM_WRITE_BYTES, wb);
+	pmem_add(pm, dev, PMEM_DISCARD_BYTES, db);
+	pmem_add(pm, dev, PMEM_READ_IOS, rios);
+	pmem_add(pm, dev, PMEM_WRITE_IOS, wios);
+	pmem_add(pm, dev, PMEM_DISCARD_IOS, dios);
+}
+
+static struct fx *fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	cr_assert_not_null(f);
+	f->names_buf = malloc(NAMES_SIZE);
+	cr_assert_not_null(f->names_buf);
+	cr_assert_eq(res_table_init(&f->names, f->names_buf, NAMES_SIZE, 1024), RES_OK);
+
+	pmem_init(&f->pm);
+	dev_add(&f->pm, "vda", 4096, 1048576, 0, 1, 16, 0);
+	dev_add(&f->pm, "zram0", 8192, 0, 65536, 2, 0, 1);
+	pmem_add(&f->pm, pmem_device_get(&f->pm, "vda"), PMEM_LATENCY_NS, 52100 * 17);
+	pmem_add(&f->pm, pmem_device_get(&f->pm, "vda"), PMEM_LATENCY_IOS, 17);
+	pmem_flush(&f->pm);
+
+	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
+	crashfree_update(&f->cf, 3 * 3600 * NS_PER_S + 5);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "my daemon", 3 * 3600 * NS_PER_S + 10), 0);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "q\"u\\o,t:e=", 3 * 3600 * NS_PER_S + 11), 0);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "my daemon", 3 * 3600 * NS_PER_S + 12), 0);
+	cr_assert_eq(f->cf.operational_intervals, 3);
+	cr_assert_eq(f->cf.crashfree_intervals, 3);
+	cr_assert_eq(f->cf.crashes, 3);
+
+	f->frame.wall.tv_sec = WALL_SEC;
+	f->frame.wall.tv_nsec = 0;
+	f->frame.interval_s = 1;
+	f->frame.rows = f->ptrs;
+	f->frame.nrows = 0;
+	f->frame.names = &f->names;
+	f->frame.devices = &f->pm;
+	f->frame.crash = &f->cf;
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	pmem_free(&f->pm);
+	crashfree_free(&f->cf);
+	free(f->names_buf);
+	free(f);
+}
+
+/* A row: per-interval values as given, totals ten times as big. */
+static struct proc_io *add_row(struct fx *f, uint32_t tgid, const char *comm, size_t comm_len,
+			       const char *device, uint64_t rb, uint64_t wb, uint64_t db)
+{
+	struct proc_io *row;
+
+	cr_assert_lt(f->frame.nrows, MAXROWS);
+	row = &f->rows[f->frame.nrows];
+	memset(row, 0, sizeof(*row));
+	row->key.tgid = tgid;
+	row->key.dev = 254 << 20;
+	memcpy(row->key.comm, comm, comm_len < TASK_COMM_LEN - 1 ? comm_len : TASK_COMM_LEN - 1);
+	cr_assert_eq(res_intern(&f->names, comm, comm_len, &row->comm_name), RES_OK);
+	cr_assert_eq(res_intern_str(&f->names, device, &row->device_name), RES_OK);
+	row->delta[PMEM_READ_BYTES] = rb;
+	row->delta[PMEM_WRITE_BYTES] = wb;
+	row->delta[PMEM_DISCARD_BYTES] = db;
+	row->delta[PMEM_READ_IOS] = rb / 4096;
+	row->delta[PMEM_WRITE_IOS] = wb / 4096;
+	row->delta[PMEM_DISCARD_IOS] = db / 4096;
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		row->total[i] = row->delta[i] * 10;
+	f->ptrs[f->frame.nrows++] = row;
+	return row;
+}
+
+/* ---- capturing output ---- */
+
+struct cap {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *cap_open(struct cap *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	cr_assert_not_null(c->f);
+	return c->f;
+}
+
+static void cap_close(struct cap *c)
+{
+	cr_assert_eq(fclose(c->f), 0);
+	c->f = NULL;
+}
+
+static char *render_to_string(void (*render)(FILE *, const struct frame *),
+			      const struct frame *frame, size_t *len)
+{
+	struct cap c;
+
+	render(cap_open(&c), frame);
+	cap_close(&c);
+	*len = c.len;
+	return c.buf;
+}
+
+static char *top_to_string(const struct frame *frame, const struct screen *screen, size_t *len)
+{
+	struct cap c;
+
+	render_top(cap_open(&c), frame, screen);
+	cap_close(&c);
+	*len = c.len;
+	return c.buf;
+}
+
+/* Split buf (which must end in '\n') into lines, in place. */
+static size_t split_lines(char *buf, size_t len, char **lines, size_t max)
+{
+	size_t n = 0;
+	char *p = buf;
+
+	cr_assert_gt(len, 0);
+	cr_assert_eq(buf[len - 1], '\n', "output does not end with a newline");
+	while (p < buf + len) {
+		char *nl = memchr(p, '\n', buf + len - p);
+
+		cr_assert_lt(n, max);
+		*nl = '\0';
+		lines[n++] = p;
+		p = nl + 1;
+	}
+	return n;
+}
+
+#define MAXFIELDS 64
+#define FIELDLEN 512
+
+/* awk's default field splitting: runs of blanks (space, tab) separate. */
+static size_t split_fields(const char *line, char fields[MAXFIELDS][FIELDLEN])
+{
+	size_t n = 0;
+
+	for (;;) {
+		size_t len;
+
+		line += strspn(line, " \t");
+		if (!*line)
+			return n;
+		len = strcspn(line, " \t");
+		cr_assert_lt(n, MAXFIELDS);
+		cr_assert_lt(len, FIELDLEN);
+		memcpy(fields[n], line, len);
+		fields[n][len] = '\0';
+		n++;
+		line += len;
+	}
+}
+
+/* Undo the batch escaping (\xHH); "-" is the empty name. */
+static size_t unescape(const char *field, char *out)
+{
+	size_t n = 0;
+
+	if (!strcmp(field, "-"))
+		return 0;
+	while (*field) {
+		if (field[0] == '\\') {
+			unsigned int byte;
+
+			cr_assert_eq(field[1], 'x', "bad escape in %s", field);
+			cr_assert_eq(sscanf(field + 2, "%2x", &byte), 1, "bad escape in %s", field);
+			out[n++] = (char)byte;
+			field += 4;
+		} else {
+			out[n++] = *field++;
+		}
+	}
+	return n;
+}
+
+/* Comm names awk would trip over, with the expected batch field. */
+static const struct {
+	const char *comm;
+	size_t len;
+	const char *escaped;
+} hostile[] = {
+	{ "dd", 2, "dd" },
+	{ "my prog", 7, "my\\x20prog" },
+	{ "tab\there", 8, "tab\\x09here" },
+	{ "new\nline", 8, "new\\x0aline" },
+	{ "cr\rx", 4, "cr\\x0dx" },
+	{ "back\\slash", 10, "back\\x5cslash" },
+	{ "\xff\x80hi", 4, "\\xff\\x80hi" },
+	{ "caf\xc3\xa9", 5, "caf\\xc3\\xa9" },
+	{ "", 0, "-" },
+	{ "   ", 3, "\\x20\\x20\\x20" },
+	{ "\x1b[2J", 4, "\\x1b[2J" },
+	{ "del\x7f", 4, "del\\x7f" },
+	{ "#hash", 5, "#hash" },
+	{ "nul\0in", 6, "nul\\x00in" },
+	{ "\v\f", 2, "\\x0b\\x0c" },
+};
+#define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
+
+/* ---- batch ---- */
+
+Test(render_batch, data_lines_have_twelve_fields_whatever_the_names)
+{
+	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
+	struct fx *f = fx_new();
+	char *out, *lines[256];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n, data = 0;
+
+	for (size_t i = 0; i < NHOSTILE; i++)
+		add_row(f, 100 + i, hostile[i].comm, hostile[i].len,
+			devices[i % (sizeof(devices) / sizeof(devices[0]))], i * 4096, 4096, 0);
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 256);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), 12, "line %zu has not 12 fields: %s",
+			     i, lines[i]);
+		cr_assert_str_eq(fields[0], WALL_TEXT);
+		data++;
+	}
+	cr_assert_eq(data, NHOSTILE, "%zu data lines for %zu rows", data, NHOSTILE);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, names_are_escaped_as_hex_and_round_trip)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[256];
+	static char fields[MAXFIELDS][FIELDLEN];
+	char decoded[FIELDLEN];
+	size_t len, n, r = 0;
+
+	for (size_t i = 0; i < NHOSTILE; i++)
+		add_row(f, 100 + i, hostile[i].comm, hostile[i].len, "my disk", 1, 2, 3);
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 256);
+	for (size_t i = 0; i < n; i++) {
+		size_t dlen;
+
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_lt(r, NHOSTILE);
+		cr_assert_eq(split_fields(lines[i], fields), 12, "%s", lines[i]);
+		cr_assert_eq(strtoul(fields[1], NULL, 10), 100 + r);
+		cr_assert_str_eq(fields[2], hostile[r].escaped, "comm #%zu", r);
+		dlen = unescape(fields[2], decoded);
+		cr_assert_eq(dlen, hostile[r].len, "comm #%zu", r);
+		cr_assert_eq(memcmp(decoded, hostile[r].comm, dlen), 0, "comm #%zu", r);
+		cr_assert_str_eq(fields[3], "my\\x20disk");
+		r++;
+	}
+	cr_assert_eq(r, NHOSTILE);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, output_is_printable_ascii_lines)
+{
+	struct fx *f = fx_new();
+	char *out;
+	size_t len;
+
+	for (size_t i = 0; i < NHOSTILE; i++)
+		add_row(f, 100 + i, hostile[i].comm, hostile[i].len, "d\xe9v ice", 1, 2, 3);
+	/* a device named with a space and a byte >= 0x80 in the metrics too */
+	dev_add(&f->pm, "we ird\xff", 1, 1, 1, 1, 1, 1);
+	pmem_flush(&f->pm);
+	out = render_to_string(render_batch, &f->frame, &len);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = out[i];
+
+		cr_assert(c == '\n' || (c >= 0x20 && c < 0x7f), "byte %#x at %zu in batch output",
+			  c, i);
+		if (c == ' ')
+			cr_assert(i + 1 < len && out[i + 1] != ' ' && out[i + 1] != '\n',
+				  "empty field at byte %zu", i);
+	}
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, counters_are_raw_integers_in_column_order)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	char *out, *lines[64];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n, data = 0;
+
+	row = add_row(f, 4242, "dd", 2, "vda", 0, 5000000000ULL, 0);
+	row->delta[PMEM_READ_BYTES] = UINT64_MAX;
+	row->delta[PMEM_DISCARD_BYTES] = 123456789012345ULL;
+	row->delta[PMEM_READ_IOS] = 7;
+	row->delta[PMEM_WRITE_IOS] = 8;
+	row->delta[PMEM_DISCARD_IOS] = 9;
+	row->delta[PMEM_FLUSHES] = 10;
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), 12);
+		cr_assert_str_eq(fields[1], "4242");
+		cr_assert_str_eq(fields[2], "dd");
+		cr_assert_str_eq(fields[3], "vda");
+		cr_assert_str_eq(fields[4], "18446744073709551615");
+		cr_assert_str_eq(fields[5], "5000000000");
+		cr_assert_str_eq(fields[6], "123456789012345");
+		cr_assert_str_eq(fields[7], "7");
+		cr_assert_str_eq(fields[8], "8");
+		cr_assert_str_eq(fields[9], "9");
+		cr_assert_str_eq(fields[10], "10");
+		cr_assert_str_eq(fields[11], "-");
+		data++;
+	}
+	cr_assert_eq(data, 1);
+	free(out);
+	fx_free(f);
+}
+
+/* The 12th field of the only data line. */
+static void latency_field(struct fx *f, char *field)
+{
+	char *out, *lines[64];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n;
+	bool found = false;
+
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_not(found);
+		cr_assert_eq(split_fields(lines[i], fields), 12);
+		strcpy(field, fields[11]);
+		found = true;
+	}
+	cr_assert(found);
+	free(out);
+}
+
+Test(render_batch, latency_is_dash_without_L_and_a_number_with_it)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row = add_row(f, 1, "dd", 2, "vda", 0, 4096, 0);
+	char field[FIELDLEN];
+
+	row->delta[PMEM_LATENCY_NS] = 521000;	/* 10 I/Os of 52.1 us */
+	row->delta[PMEM_LATENCY_IOS] = 10;
+	f->frame.per_process_latency = false;
+	latency_field(f, field);
+	cr_assert_str_eq(field, "-");
+	f->frame.per_process_latency = true;
+	latency_field(f, field);
+	cr_assert_str_eq(field, "52.1");
+	row->delta[PMEM_LATENCY_NS] = 0;
+	row->delta[PMEM_LATENCY_IOS] = 0;
+	latency_field(f, field);
+	cr_assert_str_eq(field, "-");
+	fx_free(f);
+}
+
+Test(render_batch, cumulative_shows_totals)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[64];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n;
+
+	add_row(f, 1, "dd", 2, "vda", 4096, 8192, 0);
+	f->frame.cumulative = true;
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), 12);
+		cr_assert_str_eq(fields[4], "40960");
+		cr_assert_str_eq(fields[5], "81920");
+	}
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, other_lines_start_with_hash)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[64];
+	size_t len, n, hash = 0, data = 0;
+	bool header = false, vda = false, zram = false, crash = false;
+
+	add_row(f, 1, "dd", 2, "vda", 4096, 8192, 0);
+	add_row(f, 2, "cp", 2, "zram0", 4096, 8192, 0);
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		f->frame.lost[i] = i + 1;
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i];
+
+		if (l[0] != '#') {
+			data++;
+			continue;
+		}
+		hash++;
+		if (!strncmp(l, "# time=" WALL_TEXT " interval_s=1 ", 31)) {
+			header = true;
+			cr_assert(strstr(l, " write_bytes=1048576"), "%s", l);
+			cr_assert(strstr(l, " read_bytes=12288"), "%s", l);
+			cr_assert(strstr(l, " discard_bytes=65536"), "%s", l);
+			cr_assert(strstr(l, " lost=21"), "%s", l);
+			cr_assert(strstr(l, " lost_stats_map_full=1"), "%s", l);
+			cr_assert(strstr(l, " lost_names_table_full=6"), "%s", l);
+		} else if (!strncmp(l, "# device vda ", 13)) {
+			vda = true;
+			cr_assert(strstr(l, " write_ios=16"), "%s", l);
+			cr_assert(strstr(l, " avg_latency_us=52.1"), "%s", l);
+		} else if (!strncmp(l, "# device zram0 ", 15)) {
+			zram = true;
+			cr_assert(strstr(l, " discard_bytes=65536"), "%s", l);
+			cr_assert(strstr(l, " avg_latency_us=-"), "%s", l);
+		} else if (!strncmp(l, "# crash ", 8)) {
+			crash = true;
+			cr_assert(strstr(l, " interval_s=3600"), "%s", l);
+			cr_assert(strstr(l, " operational_intervals=3"), "%s", l);
+			cr_assert(strstr(l, " crashfree_intervals=3"), "%s", l);
+			cr_assert(strstr(l, " crashes=3"), "%s", l);
+			cr_assert(strstr(l, "my\\x20daemon:2"), "%s", l);
+		}
+	}
+	cr_assert(header, "no '# time=...' line");
+	cr_assert(vda && zram, "no '# device' lines");
+	cr_assert(crash, "no '# crash' line");
+	cr_assert_eq(data, 2);
+	cr_assert_geq(hash, 4);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, crash_by_process_list_parses_back)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[64];
+	size_t len, n;
+	bool found = false;
+
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		static char fields[MAXFIELDS][FIELDLEN];
+		size_t nf;
+		const char *list = NULL;
+		char copy[FIELDLEN], *save, *item;
+		uint64_t sum = 0;
+		size_t items = 0;
+
+		if (strncmp(lines[i], "# crash ", 8))
+			continue;
+		found = true;
+		nf = split_fields(lines[i], fields);
+		for (size_t k = 0; k < nf; k++)
+			if (!strncmp(fields[k], "by_process=", 11))
+				list = fields[k] + 11;
+		cr_assert_not_null(list, "%s", lines[i]);
+		strcpy(copy, list);
+		for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+			char *colon = strchr(item, ':');
+			char name[FIELDLEN];
+			size_t nlen;
+
+			cr_assert_not_null(colon, "item %s", item);
+			cr_assert_null(strchr(colon + 1, ':'), "item %s", item);
+			*colon = '\0';
+			nlen = unescape(item, name);
+			name[nlen] = '\0';
+			if (!strcmp(name, "my daemon"))
+				cr_assert_str_eq(colon + 1, "2");
+			else
+				cr_assert_str_eq(name, "q\"u\\o,t:e=");
+			sum += strtoull(colon + 1, NULL, 10);
+			items++;
+		}
+		cr_assert_eq(items, 2);
+		cr_assert_eq(sum, 3);
+	}
+	cr_assert(found);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, crash_line_without_crashes_has_a_dash)
+{
+	struct fx *f = fx_new();
+	struct crashfree cf;
+	char *out;
+	size_t len;
+
+	crashfree_init(&cf, 60 * NS_PER_S, 0);
+	f->frame.crash = &cf;
+	out = render_to_string(render_batch, &f->frame, &len);
+	cr_assert(strstr(out, "# crash interval_s=60 operational_intervals=0 crashfree_intervals=0"
+			 " crashes=0 by_process=-\n"), "%s", out);
+	free(out);
+	crashfree_free(&cf);
+	fx_free(f);
+}
+
+Test(render_batch, crash_events_are_hash_lines)
+{
+	struct fx *f = fx_new();
+	struct crash_event ev[2];
+	char *out, *lines[64];
+	size_t len, n, events = 0;
+
+	memset(ev, 0, sizeof(ev));
+	ev[0].type = EVENT_CRASH;
+	ev[0].tgid = 77;
+	ev[0].signal = 11;
+	ev[0].core_dumped = 1;
+	strcpy(ev[0].comm, "seg fault");
+	ev[1].type = EVENT_CRASH;
+	ev[1].tgid = 78;
+	ev[1].signal = 40;
+	memcpy(ev[1].comm, "0123456789abcdef", 16);	/* no NUL */
+	f->frame.crash_events = ev;
+	f->frame.ncrash_events = 2;
+	add_row(f, 1, "dd", 2, "vda", 1, 1, 1);
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 64);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(lines[i], "# crash-event ", 14))
+			continue;
+		events++;
+		if (strstr(lines[i], "pid=77 "))
+			cr_assert(strstr(lines[i], "comm=seg\\x20fault signal=SIGSEGV core_dumped=1"),
+				  "%s", lines[i]);
+		else
+			cr_assert(strstr(lines[i], "pid=78 comm=0123456789abcdef signal=SIG40 "
+					 "core_dumped=0"), "%s", lines[i]);
+	}
+	cr_assert_eq(events, 2);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_batch, columns_line_names_twelve_fields)
+{
+	struct cap c;
+	static char fields[MAXFIELDS][FIELDLEN];
+
+	render_batch_columns(cap_open(&c));
+	cap_close(&c);
+	cr_assert_eq(c.buf[0], '#');
+	cr_assert_eq(c.buf[c.len - 1], '\n');
+	c.buf[c.len - 1] = '\0';
+	cr_assert_eq(split_fields(c.buf + 1, fields), 12, "%s", c.buf);
+	cr_assert_str_eq(fields[0], "time");
+	cr_assert_str_eq(fields[2], "comm");
+	cr_assert_str_eq(fields[5], "write_bytes");
+	cr_assert_str_eq(fields[11], "avg_latency_us");
+	free(c.buf);
+}
+
+Test(render_batch, write_name_escapes_exactly_the_awk_unsafe_bytes)
+{
+	for (int b = 0; b < 256; b++) {
+		char in = (char)b, expected[8];
+		struct cap c;
+
+		batch_write_name(cap_open(&c), &in, 1);
+		cap_close(&c);
+		if (b <= 0x20 || b >= 0x7f || b == '\\')
+			snprintf(expected, sizeof(expected), "\\x%02x", b);
+		else
+			snprintf(expected, sizeof(expected), "%c", b);
+		cr_assert_eq(c.len, strlen(expected), "byte %#x", b);
+		cr_assert_eq(memcmp(c.buf, expected, c.len), 0, "byte %#x: %.*s", b, (int)c.len,
+			     c.buf);
+		free(c.buf);
+	}
+}
+
+Test(render_batch, write_name_empty_is_dash)
+{
+	struct cap c;
+
+	batch_write_name(cap_open(&c), "", 0);
+	cap_close(&c);
+	cr_assert_eq(c.len, 1);
+	cr_assert_eq(c.buf[0], '-');
+	free(c.buf);
+}
+
+/* ---- JSON ---- */
+
+Test(render_json, checker_rejects_invalid_json)
+{
+	json_self_test();
+}
+
+static void check_counters(const struct jnode *obj, const uint64_t *v)
+{
+	cr_assert_eq(jkey_u64(obj, "read_bytes"), v[PMEM_READ_BYTES]);
+	cr_assert_eq(jkey_u64(obj, "write_bytes"), v[PMEM_WRITE_BYTES]);
+	cr_assert_eq(jkey_u64(obj, "discard_bytes"), v[PMEM_DISCARD_BYTES]);
+	cr_assert_eq(jkey_u64(obj, "read_ios"), v[PMEM_READ_IOS]);
+	cr_assert_eq(jkey_u64(obj, "write_ios"), v[PMEM_WRITE_IOS]);
+	cr_assert_eq(jkey_u64(obj, "discard_ios"), v[PMEM_DISCARD_IOS]);
+}
+
+static void check_device(const struct jnode *obj, const struct pmem_device *dev, bool cumulative)
+{
+	uint64_t v[PMEM_NR_COUNTERS];
+
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		v[i] = pmem_value(&dev->counter[i], cumulative);
+	cr_assert_eq(obj->type, J_OBJ);
+	check_counters(obj, v);
+}
+
+/* Checks every key of the output contract; returns the processes array. */
+static const struct jnode *check_frame(const struct jnode *root, const struct fx *f)
+{
+	const struct jnode *procs, *devices, *total, *lost, *by_cause, *crash, *by_process;
+	uint64_t sum = 0;
+
+	cr_assert_eq(root->type, J_OBJ);
+	cr_assert(jstr_is(jmust(root, "time", J_STR), WALL_TEXT, strlen(WALL_TEXT)));
+	cr_assert_float_eq(jkey_double(root, "interval_s"), f->frame.interval_s, 1e-9);
+
+	procs = jmust(root, "processes", J_ARR);
+	cr_assert_eq(procs->nkids, f->frame.nrows);
+	for (size_t r = 0; r < procs->nkids; r++) {
+		const struct jnode *p = &procs->kids[r];
+		const struct proc_io *row = f->frame.rows[r];
+		const struct jnode *lat;
+
+		cr_assert_eq(p->type, J_OBJ);
+		cr_assert_eq(jkey_u64(p, "pid"), row->key.tgid);
+		jmust(p, "comm", J_STR);
+		jmust(p, "device", J_STR);
+		check_counters(p, iostats_values(row, f->frame.cumulative));
+		lat = jget(p, "avg_latency_us");
+		cr_assert_not_null(lat, "avg_latency_us missing");
+		cr_assert(lat->type == J_NULL || lat->type == J_NUM);
+	}
+
+	devices = jmust(root, "devices", J_OBJ);
+	cr_assert_eq(devices->nkids, f->pm.count);
+	for (size_t d = 0; d < f->pm.count; d++) {
+		const char *name = f->pm.devices[d].name;
+		bool plain = true;
+
+		for (const char *c = name; *c; c++)
+			plain &= *c > 0x20 && *c < 0x7f && *c != '"' && *c != '\\';
+		/* devices come in name order; plain names are keys as they are */
+		if (plain)
+			cr_assert(jstr_is(&(const struct jnode){ .type = J_STR,
+				  .str = devices->kids[d].key, .len = devices->kids[d].keylen },
+				  name, strlen(name)), "device #%zu is not %s", d, name);
+		check_device(&devices->kids[d], &f->pm.devices[d], f->frame.cumulative);
+	}
+	total = jmust(root, "total", J_OBJ);
+	check_device(total, &f->pm.aggregate, f->frame.cumulative);
+
+	lost = jmust(root, "lost", J_OBJ);
+	by_cause = jmust(lost, "by_cause", J_OBJ);
+	cr_assert_eq(by_cause->nkids, LOST_NR_REASONS);
+	for (size_t i = 0; i < by_cause->nkids; i++)
+		sum += ju64(&by_cause->kids[i]);
+	cr_assert_eq(jkey_u64(lost, "events"), sum, "lost.events is not the sum of by_cause");
+	cr_assert_eq(jkey_u64(lost, "events"), lost_total(f->frame.lost));
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		cr_assert_eq(jkey_u64(by_cause, lost_reason_names[i]), f->frame.lost[i]);
+
+	crash = jmust(root, "crash", J_OBJ);
+	cr_assert_eq(jkey_u64(crash, "interval_s"), f->cf.interval_ns / NS_PER_S);
+	cr_assert_eq(jkey_u64(crash, "operational_intervals"), f->cf.operational_intervals);
+	cr_assert_eq(jkey_u64(crash, "crashfree_intervals"), f->cf.crashfree_intervals);
+	cr_assert_eq(jkey_u64(crash, "crashes"), f->cf.crashes);
+	by_process = jmust(crash, "by_process", J_OBJ);
+	cr_assert_eq(by_process->nkids, f->cf.nprocesses);
+	sum = 0;
+	for (size_t i = 0; i < by_process->nkids; i++)
+		sum += ju64(&by_process->kids[i]);
+	cr_assert_eq(sum, f->cf.crashes);
+	return procs;
+}
+
+Test(render_json, zero_rows)
+{
+	struct fx *f = fx_new();
+	const struct jnode *by_process;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	check_frame(&root, f);
+	cr_assert_eq(jmust(&root, "processes", J_ARR)->nkids, 0);
+	/* the fixture's values, spelled out once */
+	cr_assert_eq(jkey_u64(jmust(jmust(&root, "devices", J_OBJ), "vda", J_OBJ), "write_bytes"),
+		     1048576);
+	cr_assert_eq(jkey_u64(jmust(&root, "total", J_OBJ), "read_bytes"), 12288);
+	by_process = jmust(jmust(&root, "crash", J_OBJ), "by_process", J_OBJ);
+	cr_assert_eq(jkey_u64(by_process, "my daemon"), 2);
+	cr_assert_eq(jkey_u64(by_process, "q\"u\\o,t:e="), 1);
+	cr_assert_eq(jkey_u64(jmust(&root, "crash", J_OBJ), "interval_s"), 3600);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, one_row)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs, *p;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	add_row(f, 123, "dd", 2, "vda", 0, 1048576, 0);
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_eq(procs->nkids, 1);
+	p = &procs->kids[0];
+	cr_assert_eq(jkey_u64(p, "pid"), 123);
+	cr_assert(jstr_is(jmust(p, "comm", J_STR), "dd", 2));
+	cr_assert(jstr_is(jmust(p, "device", J_STR), "vda", 3));
+	cr_assert_eq(jkey_u64(p, "write_bytes"), 1048576);
+	cr_assert_eq(jkey_u64(p, "write_ios"), 256);
+	cr_assert_eq(jkey_u64(p, "read_bytes"), 0);
+	cr_assert_eq(jmust(p, "avg_latency_us", J_NULL)->type, J_NULL);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, many_rows)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	for (uint32_t i = 0; i < 400; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "p%u", i);
+		add_row(f, 1000 + i, comm, strlen(comm), i % 2 ? "vda" : "zram0", i, 2 * i, 3 * i);
+	}
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_eq(procs->nkids, 400);
+	for (uint32_t i = 0; i < 400; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "p%u", i);
+		cr_assert(jstr_is(jmust(&procs->kids[i], "comm", J_STR), comm, strlen(comm)));
+		cr_assert_eq(jkey_u64(&procs->kids[i], "discard_bytes"), 3 * i);
+	}
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, hostile_names_stay_valid_json)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *decoded;	/* what a JSON reader gets back */
+		size_t dlen;
+	} names[] = {
+		{ "a\"b", 3, "a\"b", 3 },
+		{ "back\\slash", 10, "back\\slash", 10 },
+		{ "\x01\x1f\n\t\x7f", 5, "\x01\x1f\n\t\x7f", 5 },
+		{ "\x1b[2J", 4, "\x1b[2J", 4 },
+		{ "\xff", 1, "\xc3\xbf", 2 },		/* Latin-1 reading of a stray byte */
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9", 5 },	/* valid UTF-8 passes */
+		{ "\xc3", 1, "\xc3\x83", 2 },		/* truncated sequence */
+		{ "", 0, "", 0 },
+		{ "nul\0x", 5, "nul\0x", 5 },
+		{ "</script>", 9, "</script>", 9 },
+	};
+	struct fx *f = fx_new();
+	const struct jnode *procs;
+	struct jnode root;
+	char *out;
+	size_t len, n = sizeof(names) / sizeof(names[0]);
+
+	for (size_t i = 0; i < n; i++)
+		add_row(f, 10 + i, names[i].in, names[i].len, names[i].in[0] ? names[i].in : "x",
+			1, 2, 3);
+	dev_add(&f->pm, "d\"ev\\\x01\xff", 1, 2, 3, 4, 5, 6);
+	pmem_flush(&f->pm);
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(jstr_is(jmust(&procs->kids[i], "comm", J_STR), names[i].decoded,
+				  names[i].dlen), "name #%zu", i);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, lost_events_is_the_sum_of_causes)
+{
+	struct fx *f = fx_new();
+	const struct jnode *lost;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		f->frame.lost[i] = (uint64_t)(i + 1) * 1000000007ULL;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	check_frame(&root, f);
+	lost = jmust(&root, "lost", J_OBJ);
+	cr_assert_eq(jkey_u64(lost, "events"), 21 * 1000000007ULL);
+	cr_assert_eq(jkey_u64(jmust(lost, "by_cause", J_OBJ), "ringbuf_full"), 3 * 1000000007ULL);
+	cr_assert_eq(jkey_u64(jmust(lost, "by_cause", J_OBJ), "perf_buffer"), 5 * 1000000007ULL);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, big_counters_are_exact)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	const struct jnode *p;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	row = add_row(f, 1, "dd", 2, "vda", 0, 5000000000ULL, 0);
+	row->delta[PMEM_READ_BYTES] = UINT64_MAX;
+	row->delta[PMEM_DISCARD_IOS] = (UINT64_C(1) << 53) + 1;
+	out = render_to_string(render_json, &f->frame, &len);
+	cr_assert(strstr(out, "\"write_bytes\":5000000000,"), "%s", out);
+	cr_assert(strstr(out, "\"read_bytes\":18446744073709551615,"), "%s", out);
+	json_parse_line(out, len, &root);
+	p = &check_frame(&root, f)->kids[0];
+	cr_assert_eq(jkey_u64(p, "discard_ios"), (UINT64_C(1) << 53) + 1);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, latency_with_L)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	const struct jnode *procs;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	row = add_row(f, 1, "dd", 2, "vda", 0, 4096, 0);
+	row->delta[PMEM_LATENCY_NS] = 521000;
+	row->delta[PMEM_LATENCY_IOS] = 10;
+	add_row(f, 2, "cp", 2, "vda", 0, 4096, 0);
+	f->frame.per_process_latency = true;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_float_eq(jkey_double(&procs->kids[0], "avg_latency_us"), 52.1, 1e-9);
+	jmust(&procs->kids[1], "avg_latency_us", J_NULL);
+	/* devices always carry their latency */
+	cr_assert_float_eq(jkey_double(jmust(jmust(&root, "devices", J_OBJ), "vda", J_OBJ),
+				       "avg_latency_us"), 52.1, 1e-9);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, cumulative_and_fractional_interval)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	add_row(f, 1, "dd", 2, "vda", 4096, 8192, 0);
+	f->frame.cumulative = true;
+	f->frame.interval_s = 0.2;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_eq(jkey_u64(&procs->kids[0], "read_bytes"), 40960);
+	cr_assert_float_eq(jkey_double(&root, "interval_s"), 0.2, 1e-12);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, crash_events_stay_valid)
+{
+	struct fx *f = fx_new();
+	struct crash_event ev[2];
+	const struct jnode *events;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	memset(ev, 0, sizeof(ev));
+	ev[0].tgid = 77;
+	ev[0].signal = 6;
+	ev[0].core_dumped = 1;
+	strcpy(ev[0].comm, "a\"b\\\x01");
+	ev[1].tgid = 78;
+	ev[1].signal = 11;
+	memcpy(ev[1].comm, "0123456789abcdef", 16);	/* no NUL */
+	f->frame.crash_events = ev;
+	f->frame.ncrash_events = 2;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	check_frame(&root, f);
+	events = jmust(&root, "crash_events", J_ARR);
+	cr_assert_eq(events->nkids, 2);
+	cr_assert_eq(jkey_u64(&events->kids[0], "pid"), 77);
+	cr_assert(jstr_is(jmust(&events->kids[0], "comm", J_STR), "a\"b\\\x01", 5));
+	cr_assert(jstr_is(jmust(&events->kids[0], "signal", J_STR), "SIGABRT", 7));
+	jmust(&events->kids[0], "core_dumped", J_TRUE);
+	cr_assert(jstr_is(jmust(&events->kids[1], "comm", J_STR), "0123456789abcdef", 16));
+	jmust(&events->kids[1], "core_dumped", J_FALSE);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, lost_alone_is_valid)
+{
+	uint64_t lost[LOST_NR_REASONS] = { 0, 0, 0, 0, 9, 1 };
+	struct jnode root;
+	struct cap c;
+	FILE *out = cap_open(&c);
+
+	fputc('{', out);
+	json_write_lost(out, lost);
+	fputs("}\n", out);
+	cap_close(&c);
+	json_parse_line(c.buf, c.len, &root);
+	cr_assert_eq(jkey_u64(jmust(&root, "lost", J_OBJ), "events"), 10);
+	cr_assert_eq(lost_total(lost), 10);
+	j_free(&root);
+	free(c.buf);
+}
+
+/* ---- top ---- */
+
+static struct fx *top_fixture(size_t nrows)
+{
+	struct fx *f = fx_new();
+
+	for (size_t i = 0; i < nrows; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "proc%zu", i);
+		add_row(f, 100 + i, comm, strlen(comm), "vda", 4096 * i, 1048576, 0);
+	}
+	return f;
+}
+
+/* Lines of a top frame without the trailing "\033[K" and the frame's
+ * closing sequence; returns how many lines the terminal sees. */
+static size_t top_lines(char *out, size_t len, bool clear, char **lines, size_t max)
+{
+	size_t n;
+
+	if (clear) {
+		cr_assert_eq(strncmp(out, "\033[H", 3), 0, "clear mode must start at home");
+		cr_assert_geq(len, 3);
+		cr_assert_eq(strcmp(out + len - 3, "\033[J"), 0, "clear mode must end with \\e[J");
+		out[len - 3] = '\0';
+		len -= 3;
+		memmove(out, out + 3, len - 3 + 1);
+		len -= 3;
+	}
+	n = split_lines(out, len, lines, max);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(lines[i]);
+
+		if (clear) {
+			cr_assert(l >= 3 && !strcmp(lines[i] + l - 3, "\033[K"), "line %zu: %s", i,
+				  lines[i]);
+			lines[i][l - 3] = '\0';
+		}
+	}
+	if (!clear) {
+		/* an empty line closes an appended frame */
+		cr_assert_gt(n, 0);
+		cr_assert_str_empty(lines[n - 1]);
+		n--;
+	}
+	return n;
+}
+
+/* Index of the process header line, or n. */
+static size_t pid_header(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(lines[i], "PID") && strstr(lines[i], "COMM"))
+			return i;
+	return n;
+}
+
+Test(render_top, no_escape_codes_without_clear)
+{
+	struct fx *f = top_fixture(5);
+	struct screen screen = { .rows = 0, .cols = 0, .clear = false };
+	char *out;
+	size_t len;
+
+	add_row(f, 9, "\x1b[2J\x1b]0;x\x07", 10, "\x1b[31mred", 1, 1, 1);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "\x1b[2Jevil", 4 * 3600 * NS_PER_S), 0);
+	out = top_to_string(&f->frame, &screen, &len);
+	cr_assert_null(memchr(out, 0x1b, len), "escape byte in top output: %s", out);
+	cr_assert_null(memchr(out, 0x07, len), "BEL in top output");
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, c1_control_characters_in_names_are_not_passed_to_the_terminal)
+{
+	/* U+009B is CSI, like ESC [: a process can name itself so (prctl
+	 * PR_SET_NAME) and terminals that honour C1 controls, raw (8-bit mode)
+	 * or UTF-8 encoded (xterm), would run what follows.  Names must not
+	 * carry control characters to the terminal, C0 or C1. */
+	struct fx *f = fx_new();
+	struct screen screen = { .clear = false };
+	char *out;
+	size_t len;
+
+	add_row(f, 9, "a\x9b" "2Jraw", 7, "vda", 1, 1, 1);
+	add_row(f, 10, "b\xc2\x9b" "2Jutf", 8, "vda", 1, 1, 1);
+	add_row(f, 11, "c\xc2\x85nel", 6, "vda", 1, 1, 1);
+	out = top_to_string(&f->frame, &screen, &len);
+	cr_assert_null(memmem(out, len, "\x9b" "2Jraw", 6), "raw CSI (0x9b) reaches the terminal");
+	cr_assert_null(memmem(out, len, "\xc2\x9b" "2Jutf", 7),
+		       "UTF-8 encoded CSI (U+009B) reaches the terminal");
+	cr_assert_null(memmem(out, len, "\xc2\x85nel", 5),
+		       "UTF-8 encoded NEL (U+0085) reaches the terminal");
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, control_bytes_in_names_become_question_marks)
+{
+	struct fx *f = fx_new();
+	struct screen screen = { .clear = false };
+	char *out;
+	size_t len;
+
+	add_row(f, 9, "a\tb\nc\x1b", 6, "vda", 1, 1, 1);
+	out = top_to_string(&f->frame, &screen, &len);
+	cr_assert(strstr(out, "a?b?c?"), "%s", out);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, clear_mode_redraws_in_place)
+{
+	struct fx *f = top_fixture(3);
+	struct screen screen = { .rows = 50, .cols = 200, .clear = true };
+	char *out, *lines[128];
+	size_t len, n;
+
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, true, lines, 128);
+	cr_assert_eq(n - pid_header(lines, n) - 1, 3);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, header_shows_totals_lost_and_crash_free)
+{
+	struct fx *f = top_fixture(1);
+	struct screen screen = { .clear = false };
+	char *out, *lines[128];
+	size_t len, n;
+
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		f->frame.lost[i] = i + 1;
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 128);
+	cr_assert_gt(n, 2);
+	cr_assert(strstr(lines[0], "lost 21"), "%s", lines[0]);
+	cr_assert(strstr(lines[0], "write 1.0 MiB/s"), "%s", lines[0]);
+	cr_assert(strstr(lines[1], "crash-free 3/3 intervals of 1h"), "%s", lines[1]);
+	cr_assert(strstr(lines[1], "crashes 3"), "%s", lines[1]);
+	cr_assert(strstr(lines[1], "my daemon 2"), "%s", lines[1]);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, clipped_to_screen_rows)
+{
+	for (int clear = 0; clear <= 1; clear++) {
+		for (unsigned int rows = 1; rows <= 40; rows++) {
+			struct fx *f = top_fixture(30);
+			struct screen screen = { .rows = rows, .cols = 200, .clear = clear };
+			char *out, *lines[256];
+			size_t len, n, nl = 0;
+
+			out = top_to_string(&f->frame, &screen, &len);
+			for (size_t i = 0; i < len; i++)
+				nl += out[i] == '\n';
+			n = top_lines(out, len, clear, lines, 256);
+			cr_assert_leq(n, rows, "clear=%d rows=%u: %zu lines", clear, rows, n);
+			/* the terminal: rows lines, plus the blank separator when appending */
+			cr_assert_leq(nl, rows + (clear ? 0 : 1), "clear=%d rows=%u", clear, rows);
+			/* the header is never the part that is cut */
+			cr_assert_eq(strncmp(lines[0], "diskio ", 7), 0);
+			free(out);
+			fx_free(f);
+		}
+	}
+}
+
+Test(render_top, fills_the_screen_when_rows_allow)
+{
+	struct fx *f = top_fixture(30);
+	struct screen screen = { .rows = 20, .cols = 200, .clear = false };
+	char *out, *lines[256];
+	size_t len, n, header;
+
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 256);
+	cr_assert_eq(n, 20, "the view should use all 20 rows, got %zu", n);
+	header = pid_header(lines, n);
+	cr_assert_lt(header, n);
+	cr_assert(strstr(lines[header + 1], "proc0"));
+	free(out);
+	fx_free(f);
+}
+
+/* Terminal columns of a line: one per character, not per byte. */
+static size_t utf8_columns(const char *line)
+{
+	size_t columns = 0;
+
+	for (; *line; line++)
+		if (((unsigned char)*line & 0xc0) != 0x80)
+			columns++;
+	return columns;
+}
+
+Test(render_top, clipped_to_screen_columns)
+{
+	for (int clear = 0; clear <= 1; clear++) {
+		for (unsigned int cols = 1; cols <= 160; cols++) {
+			struct fx *f = top_fixture(4);
+			struct screen screen = { .rows = 0, .cols = cols, .clear = clear };
+			char *out, *lines[256];
+			size_t len, n;
+
+			/* 4 process rows below the header; columns never drop lines */
+			out = top_to_string(&f->frame, &screen, &len);
+			n = top_lines(out, len, clear, lines, 256);
+			cr_assert_eq(n, 9 + f->pm.count, "clear=%d cols=%u: %zu lines", clear, cols, n);
+			for (size_t i = 0; i < n; i++)
+				cr_assert_leq(utf8_columns(lines[i]), cols,
+					      "clear=%d cols=%u line %zu: %s", clear, cols, i, lines[i]);
+			free(out);
+			fx_free(f);
+		}
+	}
+}
+
+/* Well-formed UTF-8 throughout (j_utf8_len comes with the JSON checker). */
+static bool valid_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		size_t n;
+
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		n = j_utf8_len(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+Test(render_top, column_clipping_does_not_split_a_character)
+{
+	/* The crash-free line holds a U+00B7 (2 bytes): clipping must not cut
+	 * it in half, the terminal would show a replacement character. */
+	for (unsigned int cols = 1; cols <= 120; cols++) {
+		struct fx *f = top_fixture(1);
+		struct screen screen = { .rows = 0, .cols = cols, .clear = false };
+		char *out;
+		size_t len;
+
+		out = top_to_string(&f->frame, &screen, &len);
+		cr_assert(valid_utf8(out, len), "cols=%u: a line ends in a partial UTF-8 character",
+			  cols);
+		free(out);
+		fx_free(f);
+	}
+}
+
+Test(render_top, max_rows_limits_processes)
+{
+	struct fx *f = top_fixture(30);
+	struct screen screen = { .rows = 0, .cols = 0, .max_rows = 3, .clear = false };
+	char *out, *lines[256];
+	size_t len, n;
+
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 256);
+	cr_assert_eq(n - pid_header(lines, n) - 1, 3);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, no_limits_shows_every_row)
+{
+	struct fx *f = top_fixture(100);
+	struct screen screen = { .rows = 0, .cols = 0, .clear = false };
+	char *out, *lines[256];
+	size_t len, n;
+
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 256);
+	cr_assert_eq(n - pid_header(lines, n) - 1, 100);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_top, latency_column_only_with_L)
+{
+	struct fx *f = fx_new();
+	struct screen screen = { .clear = false };
+	struct proc_io *row = add_row(f, 1, "dd", 2, "vda", 0, 4096, 0);
+	char *out, *lines[64];
+	size_t len, n;
+
+	row->delta[PMEM_LATENCY_NS] = 521000;
+	row->delta[PMEM_LATENCY_IOS] = 10;
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 64);
+	cr_assert_null(strstr(lines[n - 1], "52.1"), "%s", lines[n - 1]);
+	free(out);
+	f->frame.per_process_latency = true;
+	out = top_to_string(&f->frame, &screen, &len);
+	n = top_lines(out, len, false, lines, 64);
+	cr_assert(strstr(lines[n - 1], "52.1"), "%s", lines[n - 1]);
+	free(out);
+	fx_free(f);
+}
+
+/* ---- summary ---- */
+
+Test(render_summary, json)
+{
+	struct fx *f = fx_new();
+	struct timespec wall = { WALL_SEC, 0 };
+	uint64_t lost[LOST_NR_REASONS] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
+	const struct jnode *s, *l;
+	struct jnode root;
+	struct cap c;
+
+	render_summary(cap_open(&c), true, &wall, 12.5, lost, &received, &f->cf);
+	cap_close(&c);
+	json_parse_line(c.buf, c.len, &root);
+	s = jmust(&root, "summary", J_OBJ);
+	cr_assert(jstr_is(jmust(s, "time", J_STR), WALL_TEXT, strlen(WALL_TEXT)));
+	cr_assert_float_eq(jkey_double(s, "duration_s"), 12.5, 1e-9);
+	cr_assert_eq(jkey_u64(s, "events"), 12345);
+	l = jmust(s, "lost", J_OBJ);
+	cr_assert_eq(jkey_u64(l, "events"), 21);
+	cr_assert_eq(jmust(l, "by_cause", J_OBJ)->nkids, LOST_NR_REASONS);
+	cr_assert_eq(jkey_u64(jmust(s, "crash", J_OBJ), "crashes"), 3);
+	cr_assert_eq(jkey_u64(jmust(s, "crash", J_OBJ), "crashfree_intervals"), 3);
+	j_free(&root);
+	free(c.buf);
+
+	/* without trace: no events key */
+	render_summary(cap_open(&c), true, &wall, 1, lost, NULL, &f->cf);
+	cap_close(&c);
+	json_parse_line(c.buf, c.len, &root);
+	cr_assert_null(jget(jmust(&root, "summary", J_OBJ), "events"));
+	j_free(&root);
+	free(c.buf);
+	fx_free(f);
+}
+
+Test(render_summary, batch)
+{
+	struct fx *f = fx_new();
+	struct timespec wall = { WALL_SEC, 0 };
+	uint64_t lost[LOST_NR_REASONS] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
+	char *lines[16];
+	size_t n;
+	struct cap c;
+
+	render_summary(cap_open(&c), false, &wall, 12.5, lost, &received, &f->cf);
+	cap_close(&c);
+	n = split_lines(c.buf, c.len, lines, 16);
+	cr_assert_eq(n, 2);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(lines[i][0], '#', "%s", lines[i]);
+	cr_assert(strstr(lines[0], "time=" WALL_TEXT), "%s", lines[0]);
+	cr_assert(strstr(lines[0], " duration_s=12.500"), "%s", lines[0]);
+	cr_assert(strstr(lines[0], " events=12345"), "%s", lines[0]);
+	cr_assert(strstr(lines[0], " lost=21"), "%s", lines[0]);
+	cr_assert(strstr(lines[1], "crashes=3"), "%s", lines[1]);
+	free(c.buf);
+
+	render_summary(cap_open(&c), false, &wall, 1, lost, NULL, &f->cf);
+	cap_close(&c);
+	cr_assert_null(strstr(c.buf, "events="), "%s", c.buf);
+	free(c.buf);
+	fx_free(f);
+}
+
+/* ---- formatters ---- */
+
+static void expect_duration(uint64_t seconds, const char *expected)
+{
+	char buf[32];
+
+	format_duration(buf, sizeof(buf), seconds);
+	cr_assert_str_eq(buf, expected, "format_duration(%" PRIu64 ")", seconds);
+}
+
+Test(format, duration)
+{
+	expect_duration(3600, "1h");
+	expect_duration(60, "1m");
+	expect_duration(90, "90s");
+	expect_duration(86400, "1d");
+	expect_duration(1, "1s");
+	expect_duration(0, "0s");
+	expect_duration(7200, "2h");
+	expect_duration(90000, "25h");
+	expect_duration(1800, "30m");
+	expect_duration(3 * 86400, "3d");
+	expect_duration(3661, "3661s");
+}
+
+static void expect_bytes(double bytes, const char *expected)
+{
+	char buf[32];
+
+	format_bytes(buf, sizeof(buf), bytes);
+	cr_assert_str_eq(buf, expected, "format_bytes(%g)", bytes);
+}
+
+Test(format, bytes)
+{
+	expect_bytes(0, "0 B");
+	expect_bytes(1, "1 B");
+	expect_bytes(1023, "1023 B");
+	expect_bytes(1024, "1.0 KiB");
+	expect_bytes(1536, "1.5 KiB");
+	expect_bytes(1048576, "1.0 MiB");
+	expect_bytes(5000000000.0, "4.7 GiB");
+	expect_bytes(1099511627776.0, "1.0 TiB");
+	expect_bytes(1125899906842624.0, "1.0 PiB");
+	expect_bytes(1125899906842624.0 * 2048, "2048.0 PiB");
+}
+
+Test(format, bytes_truncates_to_buffer)
+{
+	char buf[4];
+
+	format_bytes(buf, sizeof(buf), 1536);
+	cr_assert_str_eq(buf, "1.5");
+}
+
+Test(format, utc)
+{
+	struct timespec t = { WALL_SEC, 999999999 };
+	char buf[32];
+
+	format_utc(buf, sizeof(buf), &t);
+	cr_assert_str_eq(buf, WALL_TEXT);
+	t.tv_sec = 0;
+	format_utc(buf, sizeof(buf), &t);
+	cr_assert_str_eq(buf, "1970-01-01T00:00:00Z");
+	t.tv_sec = 951782400;	/* leap day */
+	format_utc(buf, sizeof(buf), &t);
+	cr_assert_str_eq(buf, "2000-02-29T00:00:00Z");
+}
+
+Test(format, signal_names)
+{
+	static const struct {
+		uint32_t sig;
+		const char *name;
+	} crashes[] = {
+		{ 11, "SIGSEGV" }, { 7, "SIGBUS" }, { 4, "SIGILL" }, { 8, "SIGFPE" },
+		{ 6, "SIGABRT" }, { 31, "SIGSYS" }, { 5, "SIGTRAP" }, { 3, "SIGQUIT" },
+		{ 24, "SIGXCPU" }, { 25, "SIGXFSZ" },
+	};
+	char buf[16];
+
+	for (size_t i = 0; i < sizeof(crashes) / sizeof(crashes[0]); i++)
+		cr_assert_str_eq(signal_name(crashes[i].sig, buf, sizeof(buf)), crashes[i].name);
+	cr_assert_str_eq(signal_name(9, buf, sizeof(buf)), "SIG9");
+	cr_assert_str_eq(signal_name(0, buf, sizeof(buf)), "SIG0");
+	cr_assert_str_eq(signal_name(64, buf, sizeof(buf)), "SIG64");
+	cr_assert_str_eq(signal_name(UINT32_MAX, buf, sizeof(buf)), "SIG4294967295");
+}
+
+Test(format, lost_total_sums_every_reason)
+{
+	uint64_t lost[LOST_NR_REASONS] = { 0 };
+
+	cr_assert_eq(lost_total(lost), 0);
+	lost[LOST_NR_REASONS - 1] = 5;
+	lost[0] = 1;
+	cr_assert_eq(lost_total(lost), 6);
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		cr_assert_not_null(lost_reason_names[i]);
+}

@@ -33,6 +33,8 @@ const volatile bool filter_by_comm = false;
 const volatile bool track_inflight = false;
 const volatile bool per_process_latency = false;	/* -L */
 const volatile bool trace_events = false;		/* -T */
+/* Per-process totals; trace mode (-T) shows events only and skips them. */
+const volatile bool aggregate = true;
 const volatile bool use_ringbuf = true;
 /* Wake the reader once this many bytes wait in the ring buffer, not per event. */
 const volatile __u64 ringbuf_wakeup_bytes = 0;
@@ -301,7 +303,8 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	if (!start_ns)
 		start_ns = io->start_ns;
 	latency_ns = elapsed_since(now, start_ns, ~0ULL);
-	add_device_latency(dev, latency_ns);
+	if (aggregate)
+		add_device_latency(dev, latency_ns);
 	if (per_process_latency) {
 		entry = stats_of(&io->who);
 		if (entry) {
@@ -346,16 +349,16 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		return 0;
 	if (!current_submitter(&key, disk_dev(disk)))
 		return 0;
-	entry = stats_of(&key);
-	if (!entry)
-		return 0;
 	bio_based = disk_is_bio_based(disk);
-	if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
-		__sync_fetch_and_add(&entry->flushes, 1);
-	if (class < IO_NR_CLASSES) {
-		__sync_fetch_and_add(&entry->bytes[class], bytes);
-		if (bio_based)
-			__sync_fetch_and_add(&entry->ios[class], 1);
+	entry = aggregate ? stats_of(&key) : NULL;
+	if (entry) {
+		if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
+			__sync_fetch_and_add(&entry->flushes, 1);
+		if (class < IO_NR_CLASSES) {
+			__sync_fetch_and_add(&entry->bytes[class], bytes);
+			if (bio_based)
+				__sync_fetch_and_add(&entry->ios[class], 1);
+		}
 	}
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
 		remember_inflight((__u64)bio, &key, bpf_ktime_get_ns(),
@@ -405,7 +408,7 @@ static __always_inline void request_started(struct request *rq)
 		return;
 	if (!current_submitter(&key, request_dev(rq)))
 		return;
-	entry = stats_of(&key);
+	entry = aggregate ? stats_of(&key) : NULL;
 	if (entry)
 		__sync_fetch_and_add(&entry->ios[class], 1);
 	if (track_inflight)

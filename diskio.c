@@ -752,6 +752,7 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 	skel->rodata->track_inflight = track;
 	skel->rodata->per_process_latency = opts->per_process_latency;
 	skel->rodata->trace_events = opts->trace;
+	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->use_ringbuf = use_ringbuf;
 	skel->rodata->rq_fallback_hooks = fallback;
 
@@ -768,6 +769,8 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 
 	if (!track)
 		bpf_map__set_max_entries(skel->maps.inflight, 1);
+	if (opts->trace)
+		bpf_map__set_max_entries(skel->maps.stats, 1);
 	if (hooks->exit_group_dead)	/* only the legacy exit hook needs it */
 		bpf_map__set_max_entries(skel->maps.crashed_groups, 1);
 	if (use_ringbuf) {

@@ -18,7 +18,7 @@ LIBS := -lbpf -lelf -lz
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
-INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/%,\
+INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
 	$(wildcard tests/integration/test_*.c))
 
 ifeq ($(V),1)
@@ -48,7 +48,7 @@ diskio: $(OUTPUT)/diskio.o $(PURE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
 
-$(OUTPUT) $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: %.bpf.c diskio.h core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
@@ -71,7 +71,7 @@ $(OUTPUT)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(wildcard tests/*.h) | $(OU
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $< $(PURE_OBJS) -lcriterion -lpthread -lm -o $@
 
-$(OUTPUT)/tests/%: tests/integration/%.c tests/integration/harness.h | $(OUTPUT)/tests
+$(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.h | $(OUTPUT)/itests
 	$(call msg,ITEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration $< -lcriterion -lpthread -lm -o $@
 

@@ -676,12 +676,29 @@ done:
 	check_output(run);
 }
 
+/* I/Os remembered at submission whose completion was never seen: after the
+ * load is over, these are completions the kernel ran no hook for. */
+static uint64_t count_unfinished(struct run *run)
+{
+	int fd = bpf_map__fd(run->skel->maps.inflight);
+	uint64_t key, next, *prev = NULL, count = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		count++;
+	}
+	return count;
+}
+
 static void print_summary(struct run *run)
 {
 	struct timespec wall;
 
 	/* What was lost in the unfinished interval belongs to the run too. */
 	drain_lost(run);
+	if (run->opts->trace)
+		run->lost[LOST_REASON_COMPLETION_UNSEEN] += count_unfinished(run);
 	for (int i = 0; i < LOST_NR_REASONS; i++)
 		run->lost_run[i] += run->lost[i];
 	memset(run->lost, 0, sizeof(run->lost));

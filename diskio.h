@@ -92,7 +92,8 @@ enum lost_cause {
 	LOST_RINGBUF_RESERVE = 2,	/* ring buffer reservation failed */
 	LOST_CRASH_MAP_FULL = 3,	/* crash count map full */
 	LOST_PERF_OUTPUT = 4,		/* perf buffer full: the sample was dropped */
-	LOST_NR_KERNEL_CAUSES = 5,
+	LOST_COMPLETION_UNSEEN = 5,	/* an I/O completed without diskio's hook running */
+	LOST_NR_KERNEL_CAUSES = 6,
 };
 
 enum event_type {

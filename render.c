@@ -9,6 +9,7 @@ const char *const lost_reason_names[LOST_NR_REASONS] = {
 	[LOST_REASON_RINGBUF] = "ringbuf_full",
 	[LOST_REASON_CRASH_MAP] = "crash_map_full",
 	[LOST_REASON_PERF_BUFFER] = "perf_buffer",
+	[LOST_REASON_COMPLETION_UNSEEN] = "completion_unseen",
 	[LOST_REASON_NAMES_TABLE] = "names_table_full",
 };
 

@@ -561,12 +561,13 @@ struct trace_out {
 	bool summary;
 	int64_t s_events, s_lost;
 	int64_t s_ringbuf, s_perf, s_inflight;
+	int64_t s_unseen;	/* completions the kernel ran no hook for */
 };
 
 /* The "lost" object {"events":N,"by_cause":{...}}: N into *events, and
  * whether N is the sum of the causes (all integers); cause values out. */
 static bool json_lost(struct h_jv obj, int64_t *events, int64_t *ringbuf, int64_t *perf,
-		      int64_t *inflight)
+		      int64_t *inflight, int64_t *unseen)
 {
 	struct h_jv lost, causes, key, val;
 	size_t pos = 0;
@@ -588,6 +589,8 @@ static bool json_lost(struct h_jv obj, int64_t *events, int64_t *ringbuf, int64_
 		*perf = h_json_get_int(causes, "perf_buffer", &v) ? v : -1;
 	if (inflight)
 		*inflight = h_json_get_int(causes, "inflight_full", &v) ? v : -1;
+	if (unseen)
+		*unseen = h_json_get_int(causes, "completion_unseen", &v) ? v : 0;
 	/* The four causes are always present. */
 	return n >= 4 && h_json_get_int(causes, "ringbuf_full", &v) &&
 	       h_json_get_int(causes, "perf_buffer", &v) &&
@@ -629,6 +632,7 @@ static void analyze(char *text, bool json, const char *device, struct trace_out 
 					cr_expect_fail("bad summary line: %.400s", line);
 				batch_kv(line, "lost_ringbuf_full", &o->s_ringbuf);
 				batch_kv(line, "lost_perf_buffer", &o->s_perf);
+				batch_kv(line, "lost_completion_unseen", &o->s_unseen);
 				batch_kv(line, "lost_inflight_full", &o->s_inflight);
 			} else if (line[0] != '#') {
 				o->data++;
@@ -655,14 +659,15 @@ static void analyze(char *text, bool json, const char *device, struct trace_out 
 		if (h_json_get(root, "summary", &v)) {
 			o->summary = true;
 			if (!h_json_get_int(v, "events", &o->s_events) ||
-			    !json_lost(v, &o->s_lost, &o->s_ringbuf, &o->s_perf, &o->s_inflight))
+			    !json_lost(v, &o->s_lost, &o->s_ringbuf, &o->s_perf, &o->s_inflight,
+					      &o->s_unseen))
 				cr_expect_fail("bad summary object: %.600s", line);
 		} else if (h_json_get(root, "interval_s", &v)) {
 			int64_t ev = -1, lost = -1;
 
 			o->intervals++;
 			if (!trace_is_interval(line) || !h_json_get_int(root, "events", &ev) ||
-			    !json_lost(root, &lost, NULL, NULL, NULL)) {
+			    !json_lost(root, &lost, NULL, NULL, NULL, NULL)) {
 				o->iv_bad_lost++;
 				if (logged++ < 5)
 					cr_log_error("bad interval object: %.600s", line);
@@ -811,8 +816,9 @@ Test(trace, zram_tiny_ringbuf_received_plus_lost_is_completed)
 	expect_exact("zram, 4 KiB ring buffer", &res);
 	cr_expect_gt(res.o.s_lost, 0, "a 4 KiB ring buffer lost nothing under %" PRId64
 		     " I/Os: the load is too light to test the loss accounting", res.completed);
-	cr_expect_eq(res.o.s_ringbuf, res.o.s_lost, "lost %" PRId64 " but ringbuf_full=%" PRId64,
-		     res.o.s_lost, res.o.s_ringbuf);
+	cr_expect_eq(res.o.s_ringbuf + res.o.s_unseen, res.o.s_lost,
+		     "lost %" PRId64 " but ringbuf_full=%" PRId64 " completion_unseen=%" PRId64,
+		     res.o.s_lost, res.o.s_ringbuf, res.o.s_unseen);
 	cr_expect_eq(res.o.s_inflight, 0, "inflight_full=%" PRId64, res.o.s_inflight);
 }
 
@@ -841,8 +847,9 @@ Test(trace, zram_tiny_perf_buffer_received_plus_lost_is_completed)
 	expect_exact("zram, 4 KiB perf buffer (DISKIO_FORCE_PERF_BUFFER=1)", &res);
 	cr_expect_gt(res.o.s_lost, 0, "a 4 KiB perf buffer lost nothing under %" PRId64 " I/Os",
 		     res.completed);
-	cr_expect_eq(res.o.s_perf, res.o.s_lost, "lost %" PRId64 " but perf_buffer=%" PRId64,
-		     res.o.s_lost, res.o.s_perf);
+	cr_expect_eq(res.o.s_perf + res.o.s_unseen, res.o.s_lost,
+		     "lost %" PRId64 " but perf_buffer=%" PRId64 " completion_unseen=%" PRId64,
+		     res.o.s_lost, res.o.s_perf, res.o.s_unseen);
 	cr_expect_eq(res.o.s_ringbuf, 0, "ringbuf_full=%" PRId64 " with the perf buffer",
 		     res.o.s_ringbuf);
 }
@@ -874,8 +881,9 @@ Test(trace, loop_tiny_ringbuf_received_plus_lost_is_completed)
 	if (!res.o.s_lost)
 		cr_log_warn("loop: a 4 KiB ring buffer lost nothing under %" PRId64 " I/Os",
 			    res.completed);
-	cr_expect_eq(res.o.s_ringbuf, res.o.s_lost, "lost %" PRId64 " but ringbuf_full=%" PRId64,
-		     res.o.s_lost, res.o.s_ringbuf);
+	cr_expect_eq(res.o.s_ringbuf + res.o.s_unseen, res.o.s_lost,
+		     "lost %" PRId64 " but ringbuf_full=%" PRId64 " completion_unseen=%" PRId64,
+		     res.o.s_lost, res.o.s_ringbuf, res.o.s_unseen);
 }
 
 /* 6. JSON under loss: every line valid JSON, each "lost" object's events is
@@ -888,8 +896,9 @@ Test(trace, json_lines_valid_and_lost_object_consistent)
 	exact_run(z, RING, TINY_KB, true, &res);
 	expect_exact("zram, 4 KiB ring buffer, --json", &res);
 	cr_expect_gt(res.o.s_lost, 0, "nothing lost: the lost objects were not exercised");
-	cr_expect_eq(res.o.s_ringbuf, res.o.s_lost, "summary lost %" PRId64
-		     " but by_cause.ringbuf_full=%" PRId64, res.o.s_lost, res.o.s_ringbuf);
+	cr_expect_eq(res.o.s_ringbuf + res.o.s_unseen, res.o.s_lost, "summary lost %" PRId64
+		     " but by_cause.ringbuf_full=%" PRId64 " completion_unseen=%" PRId64,
+		     res.o.s_lost, res.o.s_ringbuf, res.o.s_unseen);
 }
 
 /* ======================================================= known I/O == */

@@ -193,7 +193,6 @@ struct device_latency_seen {
 
 struct crash_seen {
 	char comm[TASK_COMM_LEN];
-	uint64_t kernel;	/* the kernel map's count at the last drain */
 	uint64_t received;	/* events received, plus those recovered from the map */
 	uint64_t short_before;	/* shortfall at the previous drain */
 };
@@ -210,7 +209,6 @@ struct run {
 	struct iostats procs;
 	struct pmem_metrics devices;
 	struct crashfree crash;
-	bool crash_loaded;
 	struct device_latency_seen *latency_seen;
 	size_t nlatency_seen;
 	struct crash_seen *crashes;
@@ -226,7 +224,6 @@ struct run {
 	int nr_cpus;
 	bool output_broken;
 	enum output_mode output;
-	bool tty;
 	/* trace mode */
 	uint64_t trace_received;
 	uint64_t trace_received_run;
@@ -281,6 +278,12 @@ static void record_crash(struct run *run, const char *comm, uint64_t at_ns)
 	save_crash_state(run, now);
 }
 
+/* An event's CLOCK_MONOTONIC time as seconds since diskio started. */
+static double seconds_since_start(const struct run *run, uint64_t time_ns)
+{
+	return time_ns > run->start_ns ? (double)(time_ns - run->start_ns) / 1e9 : 0.0;
+}
+
 static void handle_crash_event(struct run *run, const struct crash_event *event)
 {
 	struct crash_event copy = *event;
@@ -295,7 +298,7 @@ static void handle_crash_event(struct run *run, const struct crash_event *event)
 	record_crash(run, copy.comm, copy.time_ns);
 	if (run->opts->trace)
 		trace_print_crash(stdout, run->output == OUTPUT_JSON, &copy,
-				  (double)(copy.time_ns - run->start_ns) / 1e9);
+				  seconds_since_start(run, copy.time_ns));
 }
 
 static void handle_io_event(struct run *run, const struct block_io_event *event)
@@ -304,8 +307,7 @@ static void handle_io_event(struct run *run, const struct block_io_event *event)
 
 	run->trace_received++;
 	trace_print_io(stdout, run->output == OUTPUT_JSON, event, device,
-		       event->time_ns > run->start_ns ?
-		       (double)(event->time_ns - run->start_ns) / 1e9 : 0.0);
+		       seconds_since_start(run, event->time_ns));
 }
 
 static void handle_event(struct run *run, const void *data, size_t size)
@@ -355,6 +357,14 @@ static enum bpf_perf_event_ret on_perf_record(void *ctx, int cpu, struct perf_ev
 	return LIBBPF_PERF_EVENT_CONT;
 }
 
+/* Read what the events channel holds, whether or not it woke us up: trace
+ * events are submitted without a wakeup until a batch has gathered. */
+static int drain_events(struct run *run)
+{
+	return run->ringbuf ? ring_buffer__consume(run->ringbuf) :
+			      perf_buffer__consume(run->perfbuf);
+}
+
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
@@ -367,16 +377,10 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 		timeout_ms = (deadline_ns - now + 999999) / 1000000;
 		if (run->opts->trace && timeout_ms > TRACE_POLL_MS)
 			timeout_ms = TRACE_POLL_MS;
-		if (run->ringbuf) {
-			err = ring_buffer__poll(run->ringbuf, timeout_ms);
-			/* Events submitted without a wakeup are read here. */
-			if (err >= 0)
-				err = ring_buffer__consume(run->ringbuf);
-		} else {
-			err = perf_buffer__poll(run->perfbuf, timeout_ms);
-			if (err >= 0)
-				err = perf_buffer__consume(run->perfbuf);
-		}
+		err = run->ringbuf ? ring_buffer__poll(run->ringbuf, timeout_ms) :
+				     perf_buffer__poll(run->perfbuf, timeout_ms);
+		if (err >= 0)
+			err = drain_events(run);
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
 			exiting = 1;
@@ -384,20 +388,10 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 	}
 }
 
-static void drain_events(struct run *run)
-{
-	if (run->ringbuf)
-		ring_buffer__consume(run->ringbuf);
-	else if (run->perfbuf)
-		perf_buffer__consume(run->perfbuf);
-}
-
 static void drain_lost(struct run *run)
 {
 	int fd = bpf_map__fd(run->skel->maps.lost);
-	uint64_t values[run->nr_cpus];
-
-	uint64_t perf_lost;
+	uint64_t values[run->nr_cpus], perf_lost;
 
 	for (uint32_t cause = 0; cause < LOST_NR_KERNEL_CAUSES; cause++) {
 		uint64_t sum = 0;
@@ -440,7 +434,6 @@ static void drain_crash_counts(struct run *run, bool final)
 
 		if (!seen)
 			continue;
-		seen->kernel = count;
 		shortfall = count > seen->received ? count - seen->received : 0;
 		missing = final ? shortfall :
 			  (shortfall < seen->short_before ? shortfall : seen->short_before);
@@ -872,9 +865,8 @@ int main(int argc, char **argv)
 		return EXIT_START;
 	libbpf_set_print(print_libbpf);
 
-	run.tty = isatty(STDOUT_FILENO);
 	run.output = opts.output;
-	if (run.output == OUTPUT_AUTO && !run.tty)
+	if (run.output == OUTPUT_AUTO && !isatty(STDOUT_FILENO))
 		run.output = OUTPUT_BATCH;
 	run.nr_cpus = libbpf_num_possible_cpus();
 	if (run.nr_cpus <= 0) {

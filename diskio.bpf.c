@@ -29,9 +29,9 @@ const volatile __u32 nr_filter_devs = 0;
 const volatile char filter_comm[TASK_COMM_LEN] = {};
 const volatile bool filter_by_comm = false;
 /* Remember each I/O's submitter until completion (-L, -T, or a pid/comm
- * filter, which must also filter the per-device latency). */
+ * filter, which must also filter the per-device latency: it is then summed
+ * from the selected processes' rows). */
 const volatile bool track_inflight = false;
-const volatile bool per_process_latency = false;	/* -L */
 const volatile bool trace_events = false;		/* -T */
 /* Per-process totals; trace mode (-T) shows events only and skips them. */
 const volatile bool aggregate = true;
@@ -290,7 +290,7 @@ static __always_inline void emit_io_event(void *ctx, const struct inflight *io, 
 	emit_event(ctx, &event, sizeof(event));
 }
 
-/* An I/O finished: per-process latency (-L) and the trace event (-T). */
+/* A tracked I/O finished: latency of its row, and the trace event (-T). */
 static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u64 now,
 					     __u64 start_ns)
 {
@@ -303,9 +303,9 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	if (!start_ns)
 		start_ns = io->start_ns;
 	latency_ns = elapsed_since(now, start_ns, ~0ULL);
-	if (aggregate)
-		add_device_latency(dev, latency_ns);
-	if (per_process_latency) {
+	/* Every tracked I/O belongs to a row: user space sums the rows of a
+	 * device for its latency, one map update fewer per I/O. */
+	if (aggregate) {
 		entry = stats_of(&io->who);
 		if (entry) {
 			__sync_fetch_and_add(&entry->latency_ns, latency_ns);

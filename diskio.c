@@ -224,6 +224,9 @@ struct run {
 	int nr_cpus;
 	bool output_broken;
 	enum output_mode output;
+	/* I/Os are tracked to completion (-L, -p, -c): device latency is the
+	 * sum of the rows', the kernel keeps no per-device latency then. */
+	bool latency_from_rows;
 	/* trace mode */
 	uint64_t trace_received;
 	uint64_t trace_received_run;
@@ -507,6 +510,7 @@ static void drain_stats(struct run *run)
 	struct proc_dev_key key, next, *prev = NULL;
 	struct proc_dev_stats value;
 	uint64_t counters[PMEM_NR_COUNTERS];
+	int last_counter;
 
 	iostats_begin_interval(&run->procs);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -531,6 +535,7 @@ static void drain_stats(struct run *run)
 		}
 	}
 	/* Device sums come from the rows' changes of this interval. */
+	last_counter = run->latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
 	for (size_t i = 0; i < run->procs.count; i++) {
 		struct proc_io *row = &run->procs.rows[i];
 		struct pmem_device *metrics;
@@ -540,7 +545,7 @@ static void drain_stats(struct run *run)
 		metrics = device_metrics(run, row->key.dev);
 		if (!metrics)
 			continue;
-		for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
+		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
 			if (row->delta[c])
 				pmem_add(&run->devices, metrics, c, row->delta[c]);
 	}
@@ -760,7 +765,7 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 	memcpy((void *)skel->rodata->filter_comm, opts->comm, sizeof(opts->comm));
 	skel->rodata->filter_by_comm = opts->filter_comm;
 	skel->rodata->track_inflight = track;
-	skel->rodata->per_process_latency = opts->per_process_latency;
+	run->latency_from_rows = track;
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->use_ringbuf = use_ringbuf;
@@ -779,6 +784,8 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 
 	if (!track)
 		bpf_map__set_max_entries(skel->maps.inflight, 1);
+	else
+		bpf_map__set_max_entries(skel->maps.device_latency, 1);
 	if (opts->trace)
 		bpf_map__set_max_entries(skel->maps.stats, 1);
 	if (hooks->exit_group_dead)	/* only the legacy exit hook needs it */

@@ -533,7 +533,7 @@ static void h__lock(void)
 		return;
 	while (flock(h__lock_fd, LOCK_EX | LOCK_NB)) {
 		if (h_now_ms() >= deadline) {
-			cr_log_warn("harness: lock " H_STATE_DIR "/lock still held after %d ms; "
+			cr_log_info("harness: lock " H_STATE_DIR "/lock still held after %d ms; "
 				    "going on", H_LOCK_WAIT_MS);
 			return;
 		}

@@ -461,7 +461,7 @@ Test(core, sigint_exits_0_and_unloads_programs)
 	cr_assert_geq(nbefore, 0, "bpftool prog show failed");
 	for (int i = 0; i < nbefore && i < 512; i++)
 		if (h_is_diskio_prog_name(before[i].name))
-			cr_log_warn("before the test a program named %s (id %u) is loaded: "
+			cr_log_info("before the test a program named %s (id %u) is loaded: "
 				    "another diskio runs?", before[i].name, before[i].id);
 
 	h_diskio_start(&d, H_ARGS("-b", INTERVAL), NULL);

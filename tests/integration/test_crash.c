@@ -269,7 +269,7 @@ static int64_t by_unrelated(struct h_jv by, const char *const *mine)
 			continue;
 		if (h_json_int(val, &n))
 			sum += n;
-		cr_log_warn("an unrelated process crashed meanwhile: \"%s\":%.*s", name,
+		cr_log_info("an unrelated process crashed meanwhile: \"%s\":%.*s", name,
 			    (int)val.len, val.p);
 	}
 	return sum;
@@ -817,7 +817,7 @@ Test(crash, intervals_follow_the_clock_without_crash)
 	for (int k = 0; k < n; k++)
 		quiet &= objs[k].crashes == 0 && objs[k].by.len == 2;
 	if (!quiet) {
-		cr_log_warn("some process on the machine crashed during the run: crash-free == "
+		cr_log_info("some process on the machine crashed during the run: crash-free == "
 			    "operational not checked");
 	} else {
 		for (int k = 0; k < n; k++)
@@ -954,7 +954,7 @@ Test(crash, state_two_runs_add_up)
 			     state_cf_ns(&st2) - state_cf_ns(&st1),
 			     state_op_ns(&st2) - state_op_ns(&st1));
 	else
-		cr_log_warn("another process crashed during run 2: crash-free time not compared");
+		cr_log_info("another process crashed during run 2: crash-free time not compared");
 }
 
 /*
@@ -1212,7 +1212,7 @@ Test(crash, core_dumped_or_not)
 	h_diskio_finish(&d, 2);
 
 	if (!WCOREDUMP(st_with))
-		cr_log_warn("no core was dumped with an unlimited RLIMIT_CORE (core_pattern %s): "
+		cr_log_info("no core was dumped with an unlimited RLIMIT_CORE (core_pattern %s): "
 			    "only checking that core_dumped matches", pattern);
 	if (pattern[0] != '|')
 		cr_expect(!WCOREDUMP(st_without), "a core was dumped with RLIMIT_CORE 0");

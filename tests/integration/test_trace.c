@@ -531,7 +531,7 @@ static int64_t run_load(const struct h_dev *dev)
 	int64_t ios;
 
 	if (!h_have_program("fio")) {
-		cr_log_warn("fio not found: using %d C readers instead", LOAD_JOBS);
+		cr_log_info("fio not found: using %d C readers instead", LOAD_JOBS);
 		c_load(dev, LOAD_JOBS, LOAD_MS);
 		return -1;
 	}
@@ -879,7 +879,7 @@ Test(trace, loop_tiny_ringbuf_received_plus_lost_is_completed)
 	/* loop runs at ~50k I/Os per second here: diskio sometimes keeps up
 	 * even with one page, so a loss is not required (zram's tests require it). */
 	if (!res.o.s_lost)
-		cr_log_warn("loop: a 4 KiB ring buffer lost nothing under %" PRId64 " I/Os",
+		cr_log_info("loop: a 4 KiB ring buffer lost nothing under %" PRId64 " I/Os",
 			    res.completed);
 	cr_expect_eq(res.o.s_ringbuf + res.o.s_unseen, res.o.s_lost,
 		     "lost %" PRId64 " but ringbuf_full=%" PRId64 " completion_unseen=%" PRId64,

@@ -42,6 +42,12 @@ const volatile __u64 ringbuf_wakeup_bytes = 0;
  * block_rq_complete stand in for them. */
 const volatile bool rq_fallback_hooks = false;
 
+/* Set once a bio of a bio-based disk carries the kernel's own submission
+ * stamp.  Without -L/-T nothing else needs block_bio_complete, so user space
+ * attaches it only then: most kernels stamp no bio of a bio-based disk, and
+ * an unattached hook costs nothing per I/O. */
+bool bio_stamps_seen = false;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
@@ -375,6 +381,8 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 				__sync_fetch_and_add(&entry->ios[class], 1);
 		}
 	}
+	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio))
+		bio_stamps_seen = true;
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
 		remember_inflight((__u64)bio, &key, bpf_ktime_get_ns(),
 				  bio->bi_iter.bi_sector, bytes, opf);

@@ -227,6 +227,8 @@ struct run {
 	/* I/Os are tracked to completion (-L, -p, -c): device latency is the
 	 * sum of the rows', the kernel keeps no per-device latency then. */
 	bool latency_from_rows;
+	bool bio_complete_needed;	/* attach handle_bio_complete */
+	bool bio_complete_failed;	/* ... and that was tried in vain */
 	/* trace mode */
 	uint64_t trace_received;
 	uint64_t trace_received_run;
@@ -599,6 +601,22 @@ static void check_output(struct run *run)
 	}
 }
 
+/* block_bio_complete is needed for -L and -T, and for the latency of
+ * bio-based disks once the kernel has been seen stamping their bios. */
+static int attach_bio_complete(struct run *run)
+{
+	struct diskio_bpf *skel = run->skel;
+
+	if (skel->links.handle_bio_complete || run->bio_complete_failed ||
+	    !(run->bio_complete_needed || skel->bss->bio_stamps_seen))
+		return 0;
+	skel->links.handle_bio_complete = bpf_program__attach(skel->progs.handle_bio_complete);
+	if (skel->links.handle_bio_complete)
+		return 0;
+	run->bio_complete_failed = true;
+	return -errno;
+}
+
 static void end_interval(struct run *run, bool final)
 {
 	const struct options *opts = run->opts;
@@ -615,6 +633,9 @@ static void end_interval(struct run *run, bool final)
 	uint64_t now;
 
 	drain_events(run);
+	if (attach_bio_complete(run))
+		fail("warning: cannot attach to block_bio_complete: bio-based disks' latency "
+		     "is not measured");
 	drain_crash_counts(run, final);
 	drain_lost(run);
 	devname_refresh(&run->devnames);
@@ -771,6 +792,9 @@ static int configure(struct run *run, const struct kernel_hooks *hooks, const ui
 	skel->rodata->use_ringbuf = use_ringbuf;
 	skel->rodata->rq_fallback_hooks = fallback;
 
+	/* Attached later, if at all: see bio_stamps_seen in diskio.bpf.c. */
+	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
+	run->bio_complete_needed = track;
 	bpf_program__set_autoload(skel->progs.handle_io_start, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || opts->trace);
@@ -906,6 +930,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	err = diskio_bpf__attach(run.skel);
+	if (!err)
+		err = attach_bio_complete(&run);
 	if (err) {
 		fail("cannot attach to the block tracepoints: %s", strerror(-err));
 		goto out;

@@ -506,11 +506,26 @@ static void drain_device_latency(struct run *run)
 	}
 }
 
+static void sum_cpu_stats(const struct proc_dev_stats *per_cpu, int nr_cpus,
+			  struct proc_dev_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		for (int c = 0; c < IO_NR_CLASSES; c++) {
+			sum->bytes[c] += per_cpu[cpu].bytes[c];
+			sum->ios[c] += per_cpu[cpu].ios[c];
+		}
+		sum->flushes += per_cpu[cpu].flushes;
+		sum->latency_ns += per_cpu[cpu].latency_ns;
+		sum->latency_ios += per_cpu[cpu].latency_ios;
+	}
+}
+
 static void drain_stats(struct run *run)
 {
 	int fd = bpf_map__fd(run->skel->maps.stats);
 	struct proc_dev_key key, next, *prev = NULL;
-	struct proc_dev_stats value;
+	struct proc_dev_stats values[run->nr_cpus], value;
 	uint64_t counters[PMEM_NR_COUNTERS];
 	int last_counter;
 
@@ -521,8 +536,9 @@ static void drain_stats(struct run *run)
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &value))
+		if (bpf_map_lookup_elem(fd, &key, values))
 			continue;
+		sum_cpu_stats(values, run->nr_cpus, &value);
 		iostats_counters_from_kernel(&value, counters);
 		row = iostats_record(&run->procs, &key, counters, &created);
 		if (!row) {

@@ -159,6 +159,30 @@ static __always_inline bool comm_selected(const char *comm)
 	return true;
 }
 
+/*
+ * The current task's name, NUL-padded so that it can be part of a map key.
+ * bpf_get_current_comm() costs a third of the submission hook; reading the
+ * task through BTF (Linux 5.11+) is two loads.  The padding is redone here
+ * because older kernels did not pad comm when a task renamed itself.
+ */
+static __always_inline void current_comm(char comm[TASK_COMM_LEN])
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		struct task_struct *task = bpf_get_current_task_btf();
+		bool ended = false;
+
+		__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+#pragma unroll
+		for (int i = 0; i < TASK_COMM_LEN; i++) {
+			ended |= comm[i] == '\0';
+			if (ended)
+				comm[i] = '\0';
+		}
+	} else {
+		bpf_get_current_comm(comm, TASK_COMM_LEN);
+	}
+}
+
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
@@ -168,7 +192,7 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 	if (!pid_selected(key->tgid))
 		return false;
 	key->dev = dev;
-	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	current_comm(key->comm);
 	return comm_selected(key->comm);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A strict JSON parser for unit tests, independent of the code under test:
- * static functions, included by each test file that checks JSON output. */
+/* Checks of output for unit tests, independent of the code under test: a
+ * strict JSON parser and awk-like field splitting.  Static functions,
+ * included by each test file that checks diskio's output. */
 #ifndef DISKIO_TESTS_JSON_CHECK_H
 #define DISKIO_TESTS_JSON_CHECK_H
 
@@ -535,6 +536,30 @@ static void json_self_test(void)
 		cr_assert(json_parse(good[i], strlen(good[i]), &root, &error, &where),
 			  "self-test: rejected %s (%s at %zu)", good[i], error, where);
 		j_free(&root);
+	}
+}
+
+#define MAXFIELDS 64
+#define FIELDLEN 512
+
+/* awk's default field splitting: runs of blanks (space, tab) separate. */
+static size_t split_fields(const char *line, char fields[MAXFIELDS][FIELDLEN])
+{
+	size_t n = 0;
+
+	for (;;) {
+		size_t len;
+
+		line += strspn(line, " \t");
+		if (!*line)
+			return n;
+		len = strcspn(line, " \t");
+		cr_assert_lt(n, MAXFIELDS);
+		cr_assert_lt(len, FIELDLEN);
+		memcpy(fields[n], line, len);
+		fields[n][len] = '\0';
+		n++;
+		line += len;
 	}
 }
 

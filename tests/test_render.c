@@ -183,29 +183,6 @@ static size_t split_lines(char *buf, size_t len, char **lines, size_t max)
 	return n;
 }
 
-#define MAXFIELDS 64
-#define FIELDLEN 512
-
-/* awk's default field splitting: runs of blanks (space, tab) separate. */
-static size_t split_fields(const char *line, char fields[MAXFIELDS][FIELDLEN])
-{
-	size_t n = 0;
-
-	for (;;) {
-		size_t len;
-
-		line += strspn(line, " \t");
-		if (!*line)
-			return n;
-		len = strcspn(line, " \t");
-		cr_assert_lt(n, MAXFIELDS);
-		cr_assert_lt(len, FIELDLEN);
-		memcpy(fields[n], line, len);
-		fields[n][len] = '\0';
-		n++;
-		line += len;
-	}
-}
 
 /* Undo the batch escaping (\xHH); "-" is the empty name. */
 static size_t unescape(const char *field, char *out)

@@ -162,28 +162,6 @@ static void cap_close(struct cap *c)
 	cr_assert_eq(fclose(c->f), 0);
 }
 
-#define MAXFIELDS 32
-#define FIELDLEN 256
-
-static size_t split_fields(const char *line, char fields[MAXFIELDS][FIELDLEN])
-{
-	size_t n = 0;
-
-	for (;;) {
-		size_t len;
-
-		line += strspn(line, " \t");
-		if (!*line)
-			return n;
-		len = strcspn(line, " \t");
-		cr_assert_lt(n, MAXFIELDS);
-		cr_assert_lt(len, FIELDLEN);
-		memcpy(fields[n], line, len);
-		fields[n][len] = '\0';
-		n++;
-		line += len;
-	}
-}
 
 static struct block_io_event make_io(uint32_t tgid, const char *comm, size_t comm_len)
 {

@@ -5,8 +5,8 @@
 set -euo pipefail
 
 build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
-test_packages=(libcriterion-dev fio util-linux)
-bench_packages=(fio bpftrace)
+test_packages=(libcriterion-dev fio util-linux mount kmod)
+bench_packages=(fio bpftrace python3)
 
 case "${1:-build}" in
 build) wanted=("${build_packages[@]}") ;;

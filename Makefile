@@ -10,7 +10,8 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
 CFLAGS ?= -g -O2
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I.
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+# -mcpu=v3: compare-and-exchange for the in-flight table (Linux 5.12+).
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-I$(dir $(VMLINUX)) -I.
 LIBS := -lbpf -lelf -lz
 

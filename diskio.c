@@ -716,12 +716,14 @@ done:
 static uint64_t count_unfinished(struct run *run)
 {
 	int fd = bpf_map__fd(run->skel->maps.inflight);
-	uint64_t key, next, *prev = NULL, count = 0;
+	uint32_t slots = bpf_map__max_entries(run->skel->maps.inflight);
+	uint64_t count = 0;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		count++;
+	for (uint32_t index = 0; index < slots; index++) {
+		struct { uint64_t id; struct inflight io; } slot;
+
+		if (!bpf_map_lookup_elem(fd, &index, &slot) && slot.id)
+			count++;
 	}
 	return count;
 }

@@ -43,9 +43,10 @@ const volatile __u64 ringbuf_wakeup_bytes = 0;
 const volatile bool rq_fallback_hooks = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
- * stamp.  Without -L/-T nothing else needs block_bio_complete, so user space
- * attaches it only then: most kernels stamp no bio of a bio-based disk, and
- * an unattached hook costs nothing per I/O. */
+ * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
+ * block_bio_complete, so user space attaches it only then: recent kernels
+ * (6.18) stamp no bio of a bio-based disk, and an unattached hook costs
+ * nothing per I/O. */
 bool bio_stamps_seen = false;
 
 /* Per-CPU: the hot path adds without locked instructions; user space sums.

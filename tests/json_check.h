@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Checks of output for unit tests, independent of the code under test: a
- * strict JSON parser and awk-like field splitting.  Static functions,
+ * strict JSON parser, awk-like field splitting and capture of a FILE.  Static functions,
  * included by each test file that checks diskio's output. */
 #ifndef DISKIO_TESTS_JSON_CHECK_H
 #define DISKIO_TESTS_JSON_CHECK_H
@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -561,6 +562,28 @@ static size_t split_fields(const char *line, char fields[MAXFIELDS][FIELDLEN])
 		n++;
 		line += len;
 	}
+}
+
+/* Output written to a FILE, captured in memory. */
+struct cap {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *cap_open(struct cap *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	cr_assert_not_null(c->f);
+	return c->f;
+}
+
+static void cap_close(struct cap *c)
+{
+	cr_assert_eq(fclose(c->f), 0);
+	c->f = NULL;
 }
 
 #endif /* DISKIO_TESTS_JSON_CHECK_H */

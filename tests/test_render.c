@@ -120,28 +120,6 @@ static struct proc_io *add_row(struct fx *f, uint32_t tgid, const char *comm, si
 	return row;
 }
 
-/* ---- capturing output ---- */
-
-struct cap {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	cr_assert_not_null(c->f);
-	return c->f;
-}
-
-static void cap_close(struct cap *c)
-{
-	cr_assert_eq(fclose(c->f), 0);
-	c->f = NULL;
-}
 
 static char *render_to_string(void (*render)(FILE *, const struct frame *),
 			      const struct frame *frame, size_t *len)

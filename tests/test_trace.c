@@ -142,26 +142,6 @@ Test(format_rwbs, longest_combination_fits)
 
 /* ---- output ---- */
 
-struct cap {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *cap_open(struct cap *c)
-{
-	c->buf = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->buf, &c->len);
-	cr_assert_not_null(c->f);
-	return c->f;
-}
-
-static void cap_close(struct cap *c)
-{
-	cr_assert_eq(fclose(c->f), 0);
-}
-
 
 static struct block_io_event make_io(uint32_t tgid, const char *comm, size_t comm_len)
 {

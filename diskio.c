@@ -633,6 +633,16 @@ static int attach_bio_complete(struct run *run)
 	return -errno;
 }
 
+/* The interval's lost records and received events join the run's totals. */
+static void close_interval_counts(struct run *run)
+{
+	for (int i = 0; i < LOST_NR_REASONS; i++)
+		run->lost_run[i] += run->lost[i];
+	memset(run->lost, 0, sizeof(run->lost));
+	run->trace_received_run += run->trace_received;
+	run->trace_received = 0;
+}
+
 static void end_interval(struct run *run, bool final)
 {
 	const struct options *opts = run->opts;
@@ -663,8 +673,6 @@ static void end_interval(struct run *run, bool final)
 	if (opts->trace) {
 		trace_print_interval(stdout, run->output == OUTPUT_JSON, &frame.wall,
 				     opts->interval_s, run->trace_received, run->lost);
-		run->trace_received_run += run->trace_received;
-		run->trace_received = 0;
 		goto done;
 	}
 
@@ -704,9 +712,7 @@ static void end_interval(struct run *run, bool final)
 	iostats_end_interval(&run->procs, IDLE_INTERVALS_BEFORE_FORGET, opts->cumulative,
 			     process_alive, forget_kernel_row, run);
 done:
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		run->lost_run[i] += run->lost[i];
-	memset(run->lost, 0, sizeof(run->lost));
+	close_interval_counts(run);
 	run->ncrash_events = 0;
 	check_output(run);
 }
@@ -736,13 +742,7 @@ static void print_summary(struct run *run)
 	drain_lost(run);
 	if (run->opts->trace)
 		run->lost[LOST_REASON_COMPLETION_UNSEEN] += count_unfinished(run);
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		run->lost_run[i] += run->lost[i];
-	memset(run->lost, 0, sizeof(run->lost));
-	if (run->opts->trace) {
-		run->trace_received_run += run->trace_received;
-		run->trace_received = 0;
-	}
+	close_interval_counts(run);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	render_summary(stdout, run->output == OUTPUT_JSON, &wall,
 		       (double)(monotonic_ns() - run->start_ns) / 1e9, run->lost_run,

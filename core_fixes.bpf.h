@@ -9,6 +9,7 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_core_read.h>
+#include "diskio.h"
 
 /*
  * Linux 5.12 (commit 309dca309fc3 "block: store a block_device pointer in
@@ -33,6 +34,49 @@ struct bio___with_bi_issue {
 } __attribute__((preserve_access_index));
 
 #define BIO_ISSUE_TIME_MASK	((1ULL << 51) - 1)
+
+/*
+ * Linux 5.17 (commit f3fa33acca9f "block: remove the ->rq_disk field in
+ * struct request") left the request's disk reachable only through
+ * rq->q->disk, which Linux 5.15 had added; before that only rq->rq_disk.
+ */
+struct request___with_rq_disk {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+/* The kernel's dev_t of a whole disk. */
+static __always_inline __u32 disk_dev(const struct gendisk *disk)
+{
+	return MKDEV(disk->major, disk->first_minor);
+}
+
+static __always_inline struct gendisk *bio_disk(struct bio *bio)
+{
+	if (bpf_core_field_exists(bio->bi_bdev))
+		return bio->bi_bdev->bd_disk;
+	return ((struct bio___before_5_12 *)bio)->bi_disk;
+}
+
+/* Submission time the block layer stored in the bio, 0 if it keeps none;
+ * *mask: the bits of a bpf_ktime_get_ns() reading it is comparable with. */
+static __always_inline __u64 bio_issue_ns(struct bio *bio, __u64 *mask)
+{
+	*mask = ~0ULL;
+	if (bpf_core_field_exists(bio->issue_time_ns))
+		return bio->issue_time_ns;
+	*mask = BIO_ISSUE_TIME_MASK;
+	if (bpf_core_field_exists(((struct bio___with_bi_issue *)bio)->bi_issue))
+		return ((struct bio___with_bi_issue *)bio)->bi_issue.value &
+		       BIO_ISSUE_TIME_MASK;
+	return 0;
+}
+
+static __always_inline __u32 request_dev(struct request *rq)
+{
+	if (bpf_core_field_exists(rq->q->disk))
+		return disk_dev(rq->q->disk);
+	return disk_dev(BPF_CORE_READ((struct request___with_rq_disk *)rq, rq_disk));
+}
 
 /*
  * The request flag bits moved around between releases (REQ_SYNC was bit 3 in

@@ -332,7 +332,7 @@ void devname_refresh(struct devname_cache *c)
 static int parse_major_minor(const char *text, size_t len, uint32_t *major, uint32_t *minor)
 {
 	uint32_t parts[2] = { 0, 0 };
-	const uint32_t limits[2] = { KDEV_MAJOR_MAX, KDEV_MINOR_MASK };
+	const uint32_t limits[2] = { KDEV_MAJOR_MAX, MINORMASK };
 	size_t digits = 0, i;
 	int part = 0;
 

@@ -11,29 +11,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "diskio.h"
 
-/*
- * The kernel's internal dev_t (include/linux/kdev_t.h, MINORBITS = 20) is
- * what BPF programs read from struct gendisk / struct block_device; it is
- * not the glibc dev_t that makedev() builds.
- */
-#define KDEV_MINORBITS 20
-#define KDEV_MINOR_MASK ((1U << KDEV_MINORBITS) - 1)
-#define KDEV_MAJOR_MAX ((1U << (32 - KDEV_MINORBITS)) - 1)
+/* Whole-disk kernel dev_t values (MKDEV of diskio.h), taken apart. */
+#define KDEV_MAJOR_MAX ((1U << (32 - MINORBITS)) - 1)
 
 static inline uint32_t kdev_make(uint32_t major, uint32_t minor)
 {
-	return (major << KDEV_MINORBITS) | (minor & KDEV_MINOR_MASK);
+	return MKDEV(major, minor);
 }
 
 static inline uint32_t kdev_major(uint32_t dev)
 {
-	return dev >> KDEV_MINORBITS;
+	return dev >> MINORBITS;
 }
 
 static inline uint32_t kdev_minor(uint32_t dev)
 {
-	return dev & KDEV_MINOR_MASK;
+	return dev & MINORMASK;
 }
 
 #define DEVNAME_MAX 64

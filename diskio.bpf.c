@@ -75,11 +75,6 @@ struct {
 #define INFLIGHT_SLOTS	16384		/* a power of two */
 #define INFLIGHT_PROBES	8
 
-struct inflight_slot {
-	__u64 id;			/* 0: free */
-	struct inflight io;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, INFLIGHT_SLOTS);
@@ -211,20 +206,30 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 	return comm_selected(key->comm);
 }
 
-static __always_inline struct proc_dev_stats *stats_of(const struct proc_dev_key *key)
+/*
+ * The entry of key in map, created from init if there is none.  NULL when the
+ * map is full: the caller counts the loss.  bpf_map_update_elem() returns a
+ * long; kept in a long so that -EEXIST (another CPU created the entry first)
+ * compares right whatever the helper's sign extension.
+ */
+static __always_inline void *lookup_or_try_init(void *map, const void *key, const void *init)
 {
-	struct proc_dev_stats *entry, zero = {};
+	void *entry = bpf_map_lookup_elem(map, key);
 	long err;
 
-	entry = bpf_map_lookup_elem(&stats, key);
 	if (entry)
 		return entry;
-	err = bpf_map_update_elem(&stats, key, &zero, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		count_lost(LOST_STATS_MAP_FULL);
+	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	if (err && err != -EEXIST)
 		return NULL;
-	}
-	entry = bpf_map_lookup_elem(&stats, key);
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline struct proc_dev_stats *stats_of(const struct proc_dev_key *key)
+{
+	static const struct proc_dev_stats zero;
+	struct proc_dev_stats *entry = lookup_or_try_init(&stats, key, &zero);
+
 	if (!entry)
 		count_lost(LOST_STATS_MAP_FULL);
 	return entry;
@@ -232,19 +237,12 @@ static __always_inline struct proc_dev_stats *stats_of(const struct proc_dev_key
 
 static __always_inline void add_device_latency(__u32 dev, __u64 latency_ns)
 {
-	struct dev_latency *entry, zero = {};
-	long err;
+	static const struct dev_latency zero;
+	struct dev_latency *entry = lookup_or_try_init(&device_latency, &dev, &zero);
 
-	entry = bpf_map_lookup_elem(&device_latency, &dev);
 	if (!entry) {
-		err = bpf_map_update_elem(&device_latency, &dev, &zero, BPF_NOEXIST);
-		if (err && err != -EEXIST) {
-			count_lost(LOST_STATS_MAP_FULL);
-			return;
-		}
-		entry = bpf_map_lookup_elem(&device_latency, &dev);
-		if (!entry)
-			return;
+		count_lost(LOST_STATS_MAP_FULL);
+		return;
 	}
 	__sync_fetch_and_add(&entry->latency_ns, latency_ns);
 	__sync_fetch_and_add(&entry->ios, 1);
@@ -267,32 +265,9 @@ static __always_inline __u32 io_flags(__u32 opf)
 	return flags;
 }
 
-static __always_inline __u32 disk_dev(const struct gendisk *disk)
-{
-	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-}
-
-static __always_inline struct gendisk *bio_disk(struct bio *bio)
-{
-	if (bpf_core_field_exists(bio->bi_bdev))
-		return bio->bi_bdev->bd_disk;
-	return ((struct bio___before_5_12 *)bio)->bi_disk;
-}
-
 static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 {
 	return disk->queue->mq_ops == NULL;
-}
-
-/* Submission time the block layer stored in the bio, 0 if it keeps none. */
-static __always_inline __u64 bio_issue_ns(struct bio *bio)
-{
-	if (bpf_core_field_exists(bio->issue_time_ns))
-		return bio->issue_time_ns;
-	if (bpf_core_field_exists(((struct bio___with_bi_issue *)bio)->bi_issue))
-		return ((struct bio___with_bi_issue *)bio)->bi_issue.value &
-		       BIO_ISSUE_TIME_MASK;
-	return 0;
 }
 
 static __always_inline __u64 elapsed_since(__u64 now, __u64 start, __u64 mask)
@@ -311,11 +286,11 @@ static __always_inline void emit_event(void *ctx, void *event, __u64 size)
 		if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ringbuf_wakeup_bytes)
 			wake = BPF_RB_FORCE_WAKEUP;
 		if (bpf_ringbuf_output(&events, event, size, wake))
-			count_lost(LOST_RINGBUF_RESERVE);
+			count_lost(LOST_RINGBUF_FULL);
 	} else if (bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, event, size)) {
 		/* The kernel reports the same drop as PERF_RECORD_LOST, but only
 		 * once the buffer has room again; user space takes the larger. */
-		count_lost(LOST_PERF_OUTPUT);
+		count_lost(LOST_PERF_BUFFER);
 	}
 }
 
@@ -461,6 +436,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
 	struct proc_dev_stats *entry;
+	__u64 stamp_mask;
 	bool bio_based;
 
 	if (class == IO_IGNORED)
@@ -478,7 +454,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 				entry->ios[class] += 1;
 		}
 	}
-	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio))
+	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
 		remember_inflight(arg_address(ctx, 0), &key, bpf_ktime_get_ns(),
@@ -490,7 +466,7 @@ SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u64 start_ns;
+	__u64 start_ns, stamp_mask;
 	__u32 dev;
 
 	if (!disk_is_bio_based(disk))
@@ -502,18 +478,11 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	}
 	/* Without -L the latency of a bio-based disk needs the kernel's own
 	 * stamp, which most queues do not keep: check it first, it is cheap. */
-	start_ns = bio_issue_ns(bio);
+	start_ns = bio_issue_ns(bio, &stamp_mask);
 	if (!start_ns || !dev_selected(dev) || io_classify(bio->bi_opf) >= IO_NR_CLASSES)
 		return 0;
-	add_device_latency(dev, elapsed_since(bpf_ktime_get_ns(), start_ns,
-					      bpf_core_field_exists(bio->issue_time_ns) ?
-					      ~0ULL : BIO_ISSUE_TIME_MASK));
+	add_device_latency(dev, elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
 	return 0;
-}
-
-static __always_inline __u32 request_dev(struct request *rq)
-{
-	return disk_dev(rq->q->disk);
 }
 
 /* A request of a blk-mq disk starts being accounted: one I/O. */
@@ -599,25 +568,6 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
 	return 0;
 }
 
-/* exit_code layout of wait(2): low 7 bits the signal, 0x80 a core dump. */
-static __always_inline bool is_crash_signal(__u32 sig)
-{
-	switch (sig) {
-	case 3:		/* SIGQUIT */
-	case 4:		/* SIGILL */
-	case 5:		/* SIGTRAP */
-	case 6:		/* SIGABRT */
-	case 7:		/* SIGBUS */
-	case 8:		/* SIGFPE */
-	case 11:	/* SIGSEGV */
-	case 24:	/* SIGXCPU */
-	case 25:	/* SIGXFSZ */
-	case 31:	/* SIGSYS */
-		return true;
-	}
-	return false;
-}
-
 /* The wait(2) status of a dying thread group: low 7 bits the signal, 0x80
  * a core dump.  All threads of a dying group carry the group's exit code; the
  * one that dumped core adds 0x80 to it once the dump is written. */
@@ -630,8 +580,9 @@ static __always_inline __u32 group_exit_status(struct task_struct *task)
 
 static __always_inline void report_crash(void *ctx, struct task_struct *task, __u32 code)
 {
+	static const __u64 zero;
 	struct crash_event event = { .type = EVENT_CRASH };
-	__u64 *count, one = 1;
+	__u64 *count;
 
 	event.tgid = task->tgid;
 	event.time_ns = bpf_ktime_get_ns();
@@ -640,16 +591,11 @@ static __always_inline void report_crash(void *ctx, struct task_struct *task, __
 	/* The process's name, not the name of whichever thread went last. */
 	BPF_CORE_READ_STR_INTO(&event.comm, task, group_leader, comm);
 
-	count = bpf_map_lookup_elem(&crash_counts, &event.comm);
-	if (!count && bpf_map_update_elem(&crash_counts, &event.comm, &one, BPF_NOEXIST) == 0)
-		goto counted;
-	if (!count)
-		count = bpf_map_lookup_elem(&crash_counts, &event.comm);
+	count = lookup_or_try_init(&crash_counts, &event.comm, &zero);
 	if (count)
 		__sync_fetch_and_add(count, 1);
 	else
 		count_lost(LOST_CRASH_MAP_FULL);
-counted:
 	emit_event(ctx, &event, sizeof(event));
 }
 

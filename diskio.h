@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Structs shared by diskio.bpf.c and the user-space side: __u32/__u64 only. */
+/*
+ * The contract between diskio.bpf.c and user space: map keys and values,
+ * event records, the dev_t encoding, the crash signal set and every cause of
+ * a lost record.  __u32/__u64 only; self-contained on both sides.
+ */
 #ifndef DISKIO_H
 #define DISKIO_H
+
+#ifndef __VMLINUX_H__		/* user space; the BPF side has vmlinux.h */
+#include <stdbool.h>
+#include <linux/types.h>
+#endif
 
 #define TASK_COMM_LEN	16
 #define MAX_FILTER_PIDS	16
@@ -18,10 +27,16 @@ enum io_class {
 	IO_IGNORED = 4,		/* passthrough and driver-private operations */
 };
 
+/* The kernel's internal dev_t (include/linux/kdev_t.h), as BPF programs read
+ * it from struct gendisk: not the glibc dev_t that makedev() builds. */
+#define MINORBITS	20
+#define MINORMASK	((1U << MINORBITS) - 1)
+#define MKDEV(major, minor)	(((__u32)(major) << MINORBITS) | ((__u32)(minor) & MINORMASK))
+
 /* Aggregation key: the submitting process and the whole disk it submitted to. */
 struct proc_dev_key {
 	__u32 tgid;
-	__u32 dev;		/* kernel dev_t of the whole disk: major << 20 | minor */
+	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -48,6 +63,13 @@ struct inflight {
 	__u32 op;
 	__u32 flags;		/* IO_FLAG_* */
 	__u32 pad;
+};
+
+/* A slot of the in-flight table (an array): id is the address of the struct
+ * request or struct bio, 0 when the slot is free. */
+struct inflight_slot {
+	__u64 id;
+	struct inflight io;
 };
 
 /* Request flags that the kernel's rwbs letters show, in a layout of diskio's
@@ -85,16 +107,33 @@ static inline enum io_class io_classify(__u32 op)
 	return (op & 1) ? IO_WRITE : IO_READ;
 }
 
-/* Causes of lost records, each its own per-CPU counter in the `lost` map. */
+/* Causes of lost records: the kernel's, each a per-CPU counter in the `lost`
+ * map, then those user space counts.  A record is lost under one cause. */
 enum lost_cause {
 	LOST_STATS_MAP_FULL = 0,	/* aggregation map full */
 	LOST_INFLIGHT_FULL = 1,		/* in-flight table full */
-	LOST_RINGBUF_RESERVE = 2,	/* ring buffer reservation failed */
+	LOST_RINGBUF_FULL = 2,		/* ring buffer reservation failed */
 	LOST_CRASH_MAP_FULL = 3,	/* crash count map full */
-	LOST_PERF_OUTPUT = 4,		/* perf buffer full: the sample was dropped */
+	LOST_PERF_BUFFER = 4,		/* perf buffer full: the sample was dropped */
 	LOST_COMPLETION_UNSEEN = 5,	/* an I/O completed without diskio's hook running */
 	LOST_NR_KERNEL_CAUSES = 6,
+	LOST_NAMES_TABLE_FULL = LOST_NR_KERNEL_CAUSES,	/* no room to keep a name */
+	LOST_ROW_ALLOC = 7,		/* no memory for a row: its counts are not shown */
+	LOST_CRASH_EVENTS_FULL = 8,	/* more crashes in an interval than it lists */
+	LOST_NR_CAUSES = 9,
 };
+
+/* The signals whose default action dumps core (signal(7)): a process they
+ * end has crashed.  SIGQUIT 3, SIGILL 4, SIGTRAP 5, SIGABRT 6, SIGBUS 7,
+ * SIGFPE 8, SIGSEGV 11, SIGXCPU 24, SIGXFSZ 25, SIGSYS 31. */
+#define CRASH_SIGNAL_MASK \
+	((1U << 3) | (1U << 4) | (1U << 5) | (1U << 6) | (1U << 7) | (1U << 8) | \
+	 (1U << 11) | (1U << 24) | (1U << 25) | (1U << 31))
+
+static inline bool is_crash_signal(__u32 sig)
+{
+	return sig < 32 && ((CRASH_SIGNAL_MASK >> sig) & 1);
+}
 
 enum event_type {
 	EVENT_IO = 1,

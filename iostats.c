@@ -4,6 +4,17 @@
 #include <string.h>
 #include "iostats.h"
 
+static const char *const sort_names[SORT_NR_KEYS] = {
+	[SORT_BYTES] = "bytes", [SORT_READ] = "read", [SORT_WRITE] = "write",
+	[SORT_IOS] = "ios", [SORT_LATENCY] = "latency", [SORT_PID] = "pid",
+	[SORT_COMM] = "comm",
+};
+
+const char *sort_key_name(enum sort_key key)
+{
+	return sort_names[key];
+}
+
 void iostats_init(struct iostats *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -114,12 +125,13 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
 	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
 		if (counters[i] < row->seen[i])
 			restarted = true;
+	if (restarted)		/* the kernel entry began anew: all of it is new */
+		memset(row->seen, 0, sizeof(row->seen));
 	for (int i = 0; i < PMEM_NR_COUNTERS; i++) {
-		uint64_t change = restarted ? counters[i] : counters[i] - row->seen[i];
+		uint64_t change = counter_delta(&row->seen[i], counters[i]);
 
 		row->delta[i] += change;
 		row->total[i] += change;
-		row->seen[i] = counters[i];
 	}
 	row->updated = true;
 	return row;
@@ -167,10 +179,18 @@ static int compare_u64_desc(uint64_t a, uint64_t b)
 	return (a < b) - (a > b);
 }
 
-static double avg_latency(const uint64_t *values)
+/* Average latencies compared exactly (a/b against c/d as a*d against c*b);
+ * a row without latency sorts below every row with one. */
+static int compare_latency_desc(const uint64_t *a, const uint64_t *b)
 {
-	return values[PMEM_LATENCY_IOS] ?
-	       (double)values[PMEM_LATENCY_NS] / values[PMEM_LATENCY_IOS] : -1.0;
+	bool has_a = a[PMEM_LATENCY_IOS], has_b = b[PMEM_LATENCY_IOS];
+	unsigned __int128 left, right;
+
+	if (!has_a || !has_b)
+		return (int)has_b - (int)has_a;
+	left = (unsigned __int128)a[PMEM_LATENCY_NS] * b[PMEM_LATENCY_IOS];
+	right = (unsigned __int128)b[PMEM_LATENCY_NS] * a[PMEM_LATENCY_IOS];
+	return (left < right) - (left > right);
 }
 
 static const char *name_of(const struct res_table *names, res_key key)
@@ -216,11 +236,7 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		}
 		break;
 	case SORT_LATENCY:
-		{
-			double la = avg_latency(va), lb = avg_latency(vb);
-
-			order = (la < lb) - (la > lb);
-		}
+		order = compare_latency_desc(va, vb);
 		break;
 	case SORT_PID:
 		order = (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);

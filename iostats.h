@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * Per-process I/O rows in user space: the kernel keeps cumulative counters per
- * (process, comm, disk) that are never reset while a process lives (resetting
- * would race with the BPF programs adding to them); this table turns them into
- * per-interval changes and totals since diskio started.  Pure bookkeeping.
- */
+/* Per-process I/O rows: the kernel's running counters per (process, comm,
+ * disk) as per-interval changes and totals since diskio started. */
 #ifndef DISKIO_IOSTATS_H
 #define DISKIO_IOSTATS_H
 
@@ -13,9 +9,22 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "diskio.h"
-#include "options.h"
 #include "pmem_metrics.h"
 #include "resources.h"
+
+enum sort_key {
+	SORT_BYTES,		/* read + write + discard bytes, descending */
+	SORT_READ,
+	SORT_WRITE,
+	SORT_IOS,
+	SORT_LATENCY,
+	SORT_PID,		/* ascending */
+	SORT_COMM,		/* ascending */
+};
+#define SORT_NR_KEYS (SORT_COMM + 1)
+
+/* "bytes", "read", ...: the key as -s takes it. */
+const char *sort_key_name(enum sort_key key);
 
 /* One row: counters indexed by enum pmem_counter_id. */
 struct proc_io {

@@ -70,17 +70,6 @@ static const struct argp_option option_table[] = {
 	{},
 };
 
-static const char *const sort_names[] = {
-	[SORT_BYTES] = "bytes", [SORT_READ] = "read", [SORT_WRITE] = "write",
-	[SORT_IOS] = "ios", [SORT_LATENCY] = "latency", [SORT_PID] = "pid",
-	[SORT_COMM] = "comm",
-};
-
-const char *sort_key_name(enum sort_key key)
-{
-	return sort_names[key];
-}
-
 /* A whole decimal number in [min, max]; anything else is an error. */
 static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *value)
 {
@@ -132,8 +121,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->rows = value;
 		break;
 	case 's':
-		for (size_t i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
-			if (!strcmp(arg, sort_names[i])) {
+		for (int i = 0; i < SORT_NR_KEYS; i++) {
+			if (!strcmp(arg, sort_key_name(i))) {
 				opts->sort = i;
 				return 0;
 			}

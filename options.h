@@ -6,20 +6,11 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "diskio.h"
+#include "iostats.h"
 
 /* Exit codes, as README.md documents them. */
 #define EXIT_USAGE	2	/* bad options or arguments */
 #define EXIT_START	1	/* could not start: privileges, BTF, tracepoints */
-
-enum sort_key {
-	SORT_BYTES,		/* read + write + discard bytes, descending */
-	SORT_READ,
-	SORT_WRITE,
-	SORT_IOS,
-	SORT_LATENCY,
-	SORT_PID,		/* ascending */
-	SORT_COMM,		/* ascending */
-};
 
 enum output_mode {
 	OUTPUT_AUTO,		/* top on a terminal, batch otherwise */
@@ -53,7 +44,5 @@ struct options {
  * line and a hint on stderr and exits EXIT_USAGE; --help and --version
  * print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
-
-const char *sort_key_name(enum sort_key key);
 
 #endif /* DISKIO_OPTIONS_H */

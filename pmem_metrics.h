@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "jsonw.h"
 
 enum pmem_counter_id {
 	PMEM_READ_BYTES,
@@ -38,6 +39,21 @@ enum pmem_counter_id {
  * "latency_ios".
  */
 extern const char *const pmem_counter_names[PMEM_NR_COUNTERS];
+
+/*
+ * The change of a running total since it was last seen (*seen), which then
+ * becomes now: diskio's one way of turning a running total into a
+ * per-interval change.  Modulo 2^64, so a total that wraps stays right; a
+ * total that starts anew (its kernel entry was made again) is the caller's
+ * to detect, by setting *seen to 0 first.
+ */
+static inline uint64_t counter_delta(uint64_t *seen, uint64_t now)
+{
+	uint64_t change = now - *seen;
+
+	*seen = now;
+	return change;
+}
 
 /*
  * delta = total - at_flush as of the last flush. Arithmetic is modulo 2^64,
@@ -95,36 +111,28 @@ void pmem_flush(struct pmem_metrics *m);
 uint64_t pmem_value(const struct pmem_counter *c, bool cumulative);
 
 /*
- * Average latency in microseconds of the shown values
- * (LATENCY_NS / LATENCY_IOS / 1000.0), or a negative number when the shown
- * LATENCY_IOS is 0.
+ * The average latency of a counter array in tenths of a microsecond, rounded
+ * half up: diskio's one rounding rule, shown as "52.1".  false when
+ * LATENCY_IOS is 0 (no latency: "-" or null).
  */
-double pmem_avg_latency_us(const struct pmem_device *d, bool cumulative);
+bool pmem_avg_latency_tenths_us(const uint64_t values[PMEM_NR_COUNTERS], uint64_t *tenths);
+
+/* The values a device shows, as a counter array: deltas, or totals (-a). */
+void pmem_values(const struct pmem_device *dev, bool cumulative,
+		 uint64_t values[PMEM_NR_COUNTERS]);
 
 /*
- * Write exactly
+ * Write the members
  *   "devices":{"vda":{"read_bytes":0,"write_bytes":0,"discard_bytes":0,
  *   "read_ios":0,"write_ios":0,"discard_ios":0,"flushes":0,
  *   "avg_latency_us":52.1},...},"total":{...same keys...}
- * with no surrounding braces and no newline: the caller embeds it in its own
- * object. Devices come in name order; avg_latency_us has one decimal (always
- * a '.', whatever the locale) or is null when there are no latency samples.
- * Shows deltas, so call pmem_flush() first, or totals when @cumulative.
+ * into the object @w has open. Devices come in name order; avg_latency_us
+ * is null when there are no latency samples. Shows deltas, so call
+ * pmem_flush() first, or totals when @cumulative.
  * Returns 0, or a negative errno (-EIO if unknown) when the stream has its
  * error flag set after writing. Nothing is flushed: errors that only show up
  * when the caller flushes its stream are the caller's to check.
  */
-int pmem_write_json(const struct pmem_metrics *m, FILE *out, bool cumulative);
-
-/*
- * Write @len bytes of @s as a JSON string, quotes included. '"' and '\' are
- * backslash-escaped; control bytes 0x00-0x1f and 0x7f become \u00xx;
- * well-formed UTF-8 sequences pass through unchanged; any other byte >= 0x80
- * (stray continuation byte, truncated, overlong, surrogate or > U+10FFFF
- * sequence, 0xc0/0xc1/0xf5-0xff) becomes \u00xx, i.e. it is read as Latin-1.
- * The output is therefore valid UTF-8 and valid JSON whatever the input.
- * Hex digits are lowercase. A NULL @s writes "".
- */
-void json_write_string(FILE *out, const char *s, size_t len);
+int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative);
 
 #endif /* PMEM_METRICS_H */

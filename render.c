@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The interval views: top (a terminal), batch (awk) and JSON. */
 #include <inttypes.h>
 #include <string.h>
-#include "render.h"
+#include "view.h"
 
-const char *const lost_reason_names[LOST_NR_REASONS] = {
-	[LOST_REASON_STATS_MAP] = "stats_map_full",
-	[LOST_REASON_INFLIGHT] = "inflight_full",
-	[LOST_REASON_RINGBUF] = "ringbuf_full",
-	[LOST_REASON_CRASH_MAP] = "crash_map_full",
-	[LOST_REASON_PERF_BUFFER] = "perf_buffer",
-	[LOST_REASON_COMPLETION_UNSEEN] = "completion_unseen",
-	[LOST_REASON_NAMES_TABLE] = "names_table_full",
+const char *const lost_cause_names[LOST_NR_CAUSES] = {
+	[LOST_STATS_MAP_FULL] = "stats_map_full",
+	[LOST_INFLIGHT_FULL] = "inflight_full",
+	[LOST_RINGBUF_FULL] = "ringbuf_full",
+	[LOST_CRASH_MAP_FULL] = "crash_map_full",
+	[LOST_PERF_BUFFER] = "perf_buffer",
+	[LOST_COMPLETION_UNSEEN] = "completion_unseen",
+	[LOST_NAMES_TABLE_FULL] = "names_table_full",
+	[LOST_ROW_ALLOC] = "row_alloc_failed",
+	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
 };
 
 /* Counters a row or device shows, in batch column order. */
@@ -20,24 +23,53 @@ static const enum pmem_counter_id shown_counters[] = {
 };
 #define NR_SHOWN (sizeof(shown_counters) / sizeof(shown_counters[0]))
 
-uint64_t lost_total(const uint64_t lost[LOST_NR_REASONS])
+uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])
 {
 	uint64_t sum = 0;
 
-	for (int i = 0; i < LOST_NR_REASONS; i++)
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		sum += lost[i];
 	return sum;
 }
 
-static const char *name_of(const struct frame *frame, res_key key, uint32_t *len)
+/* A row's comm or device name; "?" if the table does not know the key. */
+static const char *row_name(const struct frame *f, res_key key, uint32_t *len)
 {
-	const char *name = res_lookup(frame->names, key, len);
+	const char *name = res_lookup(f->names, key, len);
 
 	if (!name) {
 		*len = 1;
 		return "?";
 	}
 	return name;
+}
+
+/* "52.1" (one rounding rule for every average latency), or "-". */
+static void format_latency(char *buf, size_t size, const uint64_t *values)
+{
+	uint64_t tenths;
+
+	if (pmem_avg_latency_tenths_us(values, &tenths))
+		snprintf(buf, size, "%" PRIu64 ".%u", tenths / 10, (unsigned int)(tenths % 10));
+	else
+		snprintf(buf, size, "-");
+}
+
+/* A row's latency is shown only with -L: otherwise the rows hold the I/Os
+ * tracked for a filter, not a per-process measurement. */
+static bool row_latency_tenths(const struct frame *f, const uint64_t *values, uint64_t *tenths)
+{
+	return f->per_process_latency && pmem_avg_latency_tenths_us(values, tenths);
+}
+
+void view_show_frame(struct view *v, const struct frame *f)
+{
+	v->begin(v, f);
+	for (size_t i = 0; i < f->devices->count; i++)
+		v->device(v, f, &f->devices->devices[i]);
+	for (size_t i = 0; i < f->nrows; i++)
+		v->row(v, f, f->rows[i]);
+	v->interval_end(v, f);
 }
 
 static void write_escaped(FILE *out, const char *name, size_t len, const char *also_escaped)
@@ -102,36 +134,44 @@ void format_utc(char *buf, size_t size, const struct timespec *when)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static double avg_latency_us(const uint64_t *values)
+const char *signal_name(uint32_t sig, char *buf, size_t size)
 {
-	return values[PMEM_LATENCY_IOS] ?
-	       (double)values[PMEM_LATENCY_NS] / values[PMEM_LATENCY_IOS] / 1000.0 : -1.0;
-}
+	static const char *const names[32] = {
+		[3] = "SIGQUIT", [4] = "SIGILL", [5] = "SIGTRAP", [6] = "SIGABRT",
+		[7] = "SIGBUS", [8] = "SIGFPE", [11] = "SIGSEGV", [24] = "SIGXCPU",
+		[25] = "SIGXFSZ", [31] = "SIGSYS",
+	};
 
-static void device_values(const struct pmem_device *dev, bool cumulative,
-			  uint64_t values[PMEM_NR_COUNTERS])
-{
-	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
-		values[i] = pmem_value(&dev->counter[i], cumulative);
+	if (sig < 32 && names[sig])
+		return names[sig];
+	snprintf(buf, size, "SIG%u", sig);
+	return buf;
 }
 
 /* ---- batch ---- */
 
-void render_batch_columns(FILE *out)
+static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
-	      " discard_ios flushes avg_latency_us\n", out);
+	      " discard_ios flushes avg_latency_us\n", v->out);
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
 {
+	char latency[32];
+
 	for (size_t i = 0; i < NR_SHOWN; i++)
 		fprintf(out, " %s=%" PRIu64, pmem_counter_names[shown_counters[i]],
 			values[shown_counters[i]]);
-	if (values[PMEM_LATENCY_IOS])
-		fprintf(out, " avg_latency_us=%.1f", avg_latency_us(values));
-	else
-		fputs(" avg_latency_us=-", out);
+	format_latency(latency, sizeof(latency), values);
+	fprintf(out, " avg_latency_us=%s", latency);
+}
+
+void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES])
+{
+	fprintf(out, " lost=%" PRIu64, lost_total(lost));
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		fprintf(out, " lost_%s=%" PRIu64, lost_cause_names[i], lost[i]);
 }
 
 static void batch_crash_line(FILE *out, const struct crashfree *crash)
@@ -153,20 +193,6 @@ static void batch_crash_line(FILE *out, const struct crashfree *crash)
 	fputc('\n', out);
 }
 
-const char *signal_name(uint32_t sig, char *buf, size_t size)
-{
-	static const char *const names[32] = {
-		[3] = "SIGQUIT", [4] = "SIGILL", [5] = "SIGTRAP", [6] = "SIGABRT",
-		[7] = "SIGBUS", [8] = "SIGFPE", [11] = "SIGSEGV", [24] = "SIGXCPU",
-		[25] = "SIGXFSZ", [31] = "SIGSYS",
-	};
-
-	if (sig < 32 && names[sig])
-		return names[sig];
-	snprintf(buf, size, "SIG%u", sig);
-	return buf;
-}
-
 static void batch_crash_event(FILE *out, const struct crash_event *event)
 {
 	char buf[16];
@@ -177,204 +203,252 @@ static void batch_crash_event(FILE *out, const struct crash_event *event)
 		event->core_dumped);
 }
 
-void render_batch(FILE *out, const struct frame *frame)
+static void batch_begin(struct view *v, const struct frame *f)
 {
-	char when[32];
 	uint64_t values[PMEM_NR_COUNTERS];
 
-	format_utc(when, sizeof(when), &frame->wall);
-	fprintf(out, "# time=%s interval_s=%g", when, frame->interval_s);
-	device_values(&frame->devices->aggregate, frame->cumulative, values);
-	batch_counters(out, values);
-	batch_write_lost(out, frame->lost);
-	fputc('\n', out);
+	format_utc(v->when, sizeof(v->when), &f->wall);
+	v->rows_begun = false;
+	fprintf(v->out, "# time=%s interval_s=%g", v->when, f->interval_s);
+	pmem_values(&f->devices->aggregate, f->cumulative, values);
+	batch_counters(v->out, values);
+	batch_write_lost(v->out, f->lost);
+	fputc('\n', v->out);
+}
 
-	for (size_t d = 0; d < frame->devices->count; d++) {
-		const struct pmem_device *dev = &frame->devices->devices[d];
+static void batch_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
+{
+	uint64_t values[PMEM_NR_COUNTERS];
 
-		fputs("# device ", out);
-		batch_write_name(out, dev->name, strlen(dev->name));
-		device_values(dev, frame->cumulative, values);
-		batch_counters(out, values);
-		fputc('\n', out);
-	}
-	if (frame->crash)
-		batch_crash_line(out, frame->crash);
-	for (size_t i = 0; i < frame->ncrash_events; i++)
-		batch_crash_event(out, &frame->crash_events[i]);
+	fputs("# device ", v->out);
+	batch_write_name(v->out, dev->name, strlen(dev->name));
+	pmem_values(dev, f->cumulative, values);
+	batch_counters(v->out, values);
+	fputc('\n', v->out);
+}
 
-	for (size_t r = 0; r < frame->nrows; r++) {
-		const struct proc_io *row = frame->rows[r];
-		const uint64_t *v = iostats_values(row, frame->cumulative);
-		const char *name;
-		uint32_t len;
+/* The crash lines come after the devices, before the rows. */
+static void batch_begin_rows(struct view *v, const struct frame *f)
+{
+	if (v->rows_begun)
+		return;
+	v->rows_begun = true;
+	if (f->crash)
+		batch_crash_line(v->out, f->crash);
+	for (size_t i = 0; i < f->ncrash_events; i++)
+		batch_crash_event(v->out, &f->crash_events[i]);
+}
 
-		fprintf(out, "%s %" PRIu32 " ", when, row->key.tgid);
-		name = name_of(frame, row->comm_name, &len);
-		batch_write_name(out, name, len);
-		fputc(' ', out);
-		name = name_of(frame, row->device_name, &len);
-		batch_write_name(out, name, len);
-		for (size_t i = 0; i < NR_SHOWN; i++)
-			fprintf(out, " %" PRIu64, v[shown_counters[i]]);
-		if (frame->per_process_latency && v[PMEM_LATENCY_IOS])
-			fprintf(out, " %.1f\n", avg_latency_us(v));
-		else
-			fputs(" -\n", out);
-	}
+static void batch_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	const uint64_t *values = iostats_values(row, f->cumulative);
+	const char *name;
+	uint64_t tenths;
+	uint32_t len;
+
+	batch_begin_rows(v, f);
+	fprintf(v->out, "%s %" PRIu32 " ", v->when, row->key.tgid);
+	name = row_name(f, row->comm_name, &len);
+	batch_write_name(v->out, name, len);
+	fputc(' ', v->out);
+	name = row_name(f, row->device_name, &len);
+	batch_write_name(v->out, name, len);
+	for (size_t i = 0; i < NR_SHOWN; i++)
+		fprintf(v->out, " %" PRIu64, values[shown_counters[i]]);
+	if (row_latency_tenths(f, values, &tenths))
+		fprintf(v->out, " %" PRIu64 ".%u\n", tenths / 10, (unsigned int)(tenths % 10));
+	else
+		fputs(" -\n", v->out);
+}
+
+static void batch_interval_end(struct view *v, const struct frame *f)
+{
+	batch_begin_rows(v, f);
+}
+
+void view_batch_summary(struct view *v, const struct summary *s)
+{
+	char when[32];
+
+	format_utc(when, sizeof(when), &s->wall);
+	fprintf(v->out, "# summary time=%s duration_s=%.3f", when, s->duration_s);
+	if (s->has_io_events)
+		fprintf(v->out, " events=%" PRIu64, s->io_events);
+	batch_write_lost(v->out, s->lost);
+	fputc('\n', v->out);
+	batch_crash_line(v->out, s->crash);
+}
+
+void view_batch(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.start = batch_start,
+		.begin = batch_begin,
+		.device = batch_device,
+		.row = batch_row,
+		.interval_end = batch_interval_end,
+		.summary = view_batch_summary,
+		.out = out,
+	};
 }
 
 /* ---- JSON ---- */
 
-static void json_counters(FILE *out, const uint64_t *values)
+void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES])
 {
+	jsonw_object(w, "lost");
+	jsonw_u64(w, "events", lost_total(lost));
+	jsonw_object(w, "by_cause");
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		jsonw_u64(w, lost_cause_names[i], lost[i]);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+}
+
+static void json_crash(struct jsonw *w, const struct crashfree *crash)
+{
+	jsonw_object(w, "crash");
+	jsonw_u64(w, "interval_s", crash->interval_ns / 1000000000U);
+	jsonw_u64(w, "operational_intervals", crash->operational_intervals);
+	jsonw_u64(w, "crashfree_intervals", crash->crashfree_intervals);
+	jsonw_u64(w, "crashes", crash->crashes);
+	jsonw_object(w, "by_process");
+	for (size_t i = 0; i < crash->nprocesses; i++)
+		jsonw_u64(w, crash->by_process[i].comm, crash->by_process[i].crashes);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+}
+
+static void json_begin(struct view *v, const struct frame *f)
+{
+	char when[32];
+
+	format_utc(when, sizeof(when), &f->wall);
+	jsonw_object(&v->json, NULL);
+	jsonw_string(&v->json, "time", when, strlen(when));
+	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
+	jsonw_array(&v->json, "processes");
+}
+
+/* The devices are written with the registry's own serializer at the end. */
+static void json_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
+{
+	(void)v;
+	(void)f;
+	(void)dev;
+}
+
+static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	const uint64_t *values = iostats_values(row, f->cumulative);
+	struct jsonw *w = &v->json;
+	const char *name;
+	uint64_t tenths;
+	uint32_t len;
+
+	jsonw_object(w, NULL);
+	jsonw_u64(w, "pid", row->key.tgid);
+	name = row_name(f, row->comm_name, &len);
+	jsonw_string(w, "comm", name, len);
+	name = row_name(f, row->device_name, &len);
+	jsonw_string(w, "device", name, len);
 	for (size_t i = 0; i < NR_SHOWN; i++)
-		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "",
-			pmem_counter_names[shown_counters[i]], values[shown_counters[i]]);
+		jsonw_u64(w, pmem_counter_names[shown_counters[i]], values[shown_counters[i]]);
+	if (row_latency_tenths(f, values, &tenths))
+		jsonw_tenths(w, "avg_latency_us", tenths);
+	else
+		jsonw_null(w, "avg_latency_us");
+	jsonw_object_end(w);
 }
 
-static void json_crash(FILE *out, const struct crashfree *crash)
+static void json_interval_end(struct view *v, const struct frame *f)
 {
-	fprintf(out, "\"crash\":{\"interval_s\":%" PRIu64 ",\"operational_intervals\":%" PRIu64
-		",\"crashfree_intervals\":%" PRIu64 ",\"crashes\":%" PRIu64 ",\"by_process\":{",
-		(uint64_t)(crash->interval_ns / 1000000000U), crash->operational_intervals,
-		crash->crashfree_intervals, crash->crashes);
-	for (size_t i = 0; i < crash->nprocesses; i++) {
-		const struct crashfree_process *p = &crash->by_process[i];
+	struct jsonw *w = &v->json;
 
-		if (i)
-			fputc(',', out);
-		json_write_string(out, p->comm, strnlen(p->comm, sizeof(p->comm)));
-		fprintf(out, ":%" PRIu64, p->crashes);
-	}
-	fputs("}}", out);
-}
-
-void json_write_lost(FILE *out, const uint64_t lost[LOST_NR_REASONS])
-{
-	fprintf(out, "\"lost\":{\"events\":%" PRIu64 ",\"by_cause\":{", lost_total(lost));
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		fprintf(out, "%s\"%s\":%" PRIu64, i ? "," : "", lost_reason_names[i], lost[i]);
-	fputs("}}", out);
-}
-
-void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_REASONS])
-{
-	fprintf(out, " lost=%" PRIu64, lost_total(lost));
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		fprintf(out, " lost_%s=%" PRIu64, lost_reason_names[i], lost[i]);
-}
-
-void render_summary(FILE *out, bool json, const struct timespec *wall, double duration_s,
-		    const uint64_t lost[LOST_NR_REASONS], const uint64_t *trace_received,
-		    const struct crashfree *crash)
-{
-	char when[32];
-
-	format_utc(when, sizeof(when), wall);
-	if (json) {
-		fprintf(out, "{\"summary\":{\"time\":\"%s\",\"duration_s\":%.3f,", when,
-			duration_s);
-		if (trace_received)
-			fprintf(out, "\"events\":%" PRIu64 ",", *trace_received);
-		json_write_lost(out, lost);
-		fputc(',', out);
-		json_crash(out, crash);
-		fputs("}}\n", out);
-		return;
-	}
-	fprintf(out, "# summary time=%s duration_s=%.3f", when, duration_s);
-	if (trace_received)
-		fprintf(out, " events=%" PRIu64, *trace_received);
-	batch_write_lost(out, lost);
-	fputc('\n', out);
-	batch_crash_line(out, crash);
-}
-
-void render_json(FILE *out, const struct frame *frame)
-{
-	char when[32];
-
-	format_utc(when, sizeof(when), &frame->wall);
-	fprintf(out, "{\"time\":\"%s\",\"interval_s\":%g,\"processes\":[", when,
-		frame->interval_s);
-	for (size_t r = 0; r < frame->nrows; r++) {
-		const struct proc_io *row = frame->rows[r];
-		const uint64_t *v = iostats_values(row, frame->cumulative);
-		const char *name;
-		uint32_t len;
-
-		fprintf(out, "%s{\"pid\":%" PRIu32 ",\"comm\":", r ? "," : "", row->key.tgid);
-		name = name_of(frame, row->comm_name, &len);
-		json_write_string(out, name, len);
-		fputs(",\"device\":", out);
-		name = name_of(frame, row->device_name, &len);
-		json_write_string(out, name, len);
-		fputc(',', out);
-		json_counters(out, v);
-		if (frame->per_process_latency && v[PMEM_LATENCY_IOS])
-			fprintf(out, ",\"avg_latency_us\":%.1f}", avg_latency_us(v));
-		else
-			fputs(",\"avg_latency_us\":null}", out);
-	}
-	fputs("],", out);
-	pmem_write_json(frame->devices, out, frame->cumulative);
-	fputc(',', out);
-	json_write_lost(out, frame->lost);
-	if (frame->crash) {
-		fputc(',', out);
-		json_crash(out, frame->crash);
-	}
-	if (frame->ncrash_events) {
-		fputs(",\"crash_events\":[", out);
-		for (size_t i = 0; i < frame->ncrash_events; i++) {
-			const struct crash_event *e = &frame->crash_events[i];
+	jsonw_array_end(w);
+	pmem_write_json(f->devices, w, f->cumulative);
+	json_write_lost(w, f->lost);
+	if (f->crash)
+		json_crash(w, f->crash);
+	if (f->ncrash_events) {
+		jsonw_array(w, "crash_events");
+		for (size_t i = 0; i < f->ncrash_events; i++) {
+			const struct crash_event *e = &f->crash_events[i];
 			char buf[16];
+			const char *sig = signal_name(e->signal, buf, sizeof(buf));
 
-			fprintf(out, "%s{\"pid\":%u,\"comm\":", i ? "," : "", e->tgid);
-			json_write_string(out, e->comm, strnlen(e->comm, sizeof(e->comm)));
-			fprintf(out, ",\"signal\":\"%s\",\"core_dumped\":%s}",
-				signal_name(e->signal, buf, sizeof(buf)),
-				e->core_dumped ? "true" : "false");
+			jsonw_object(w, NULL);
+			jsonw_u64(w, "pid", e->tgid);
+			jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+			jsonw_string(w, "signal", sig, strlen(sig));
+			jsonw_bool(w, "core_dumped", e->core_dumped);
+			jsonw_object_end(w);
 		}
-		fputc(']', out);
+		jsonw_array_end(w);
 	}
-	fputs("}\n", out);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+void view_json_summary(struct view *v, const struct summary *s)
+{
+	struct jsonw *w = &v->json;
+	char when[32];
+
+	format_utc(when, sizeof(when), &s->wall);
+	jsonw_object(w, NULL);
+	jsonw_object(w, "summary");
+	jsonw_string(w, "time", when, strlen(when));
+	jsonw_double(w, "duration_s", "%.3f", s->duration_s);
+	if (s->has_io_events)
+		jsonw_u64(w, "events", s->io_events);
+	json_write_lost(w, s->lost);
+	json_crash(w, s->crash);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+void view_json(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.begin = json_begin,
+		.device = json_device,
+		.row = json_row,
+		.interval_end = json_interval_end,
+		.summary = view_json_summary,
+		.out = out,
+	};
+	jsonw_init(&v->json, out);
 }
 
 /* ---- top ---- */
 
-/* Lines of a top frame are built in a buffer so they can be clipped to the
- * terminal's width without cutting an escape sequence. */
-struct top_writer {
-	FILE *out;
-	const struct screen *screen;
-	unsigned int lines;
-};
-
-static bool top_line(struct top_writer *w, const char *line)
+/* Lines are built in a buffer so they can be clipped to the terminal's width
+ * without cutting an escape sequence.  false once the screen is full. */
+static bool top_line(struct view *v, const char *line)
 {
 	size_t len = strlen(line);
 
-	if (w->screen->rows && w->lines >= w->screen->rows)
+	if (v->screen.rows && v->lines >= v->screen.rows)
 		return false;
-	if (w->screen->cols) {
-		/* Cut at a character boundary: a UTF-8 character (the '·' of the
-		 * crash line) takes one column however many bytes it has. */
+	if (v->screen.cols) {
+		/* Cut at a character boundary: a UTF-8 character (the '\u00b7' of
+		 * the crash line) takes one column however many bytes it has. */
 		unsigned int columns = 0;
 
 		for (size_t i = 0; i < len; i++) {
 			if (((unsigned char)line[i] & 0xc0) == 0x80)
 				continue;
-			if (columns++ == w->screen->cols) {
+			if (columns++ == v->screen.cols) {
 				len = i;
 				break;
 			}
 		}
 	}
-	fwrite(line, 1, len, w->out);
-	fputs(w->screen->clear ? "\033[K\n" : "\n", w->out);
-	w->lines++;
+	fwrite(line, 1, len, v->out);
+	fputs(v->screen.clear ? "\033[K\n" : "\n", v->out);
+	v->lines++;
 	return true;
 }
 
@@ -393,120 +467,152 @@ static void top_name(char *buf, size_t size, const char *name, size_t len)
 	buf[i] = '\0';
 }
 
-static void top_rate(char *buf, size_t size, uint64_t value, const struct frame *frame)
+static void top_rate(char *buf, size_t size, uint64_t value, const struct frame *f)
 {
-	double shown = frame->cumulative ? (double)value : value / frame->interval_s;
+	double shown = f->cumulative ? (double)value : value / f->interval_s;
 
 	format_bytes(buf, size, shown);
-	if (!frame->cumulative)
+	if (!f->cumulative)
 		strncat(buf, "/s", size - strlen(buf) - 1);
 }
 
-static void top_latency(char *buf, size_t size, const uint64_t *values)
+static void top_start(struct view *v)
 {
-	if (values[PMEM_LATENCY_IOS])
-		snprintf(buf, size, "%.1f", avg_latency_us(values));
-	else
-		snprintf(buf, size, "-");
+	if (v->screen.clear)
+		fputs("\033[H\033[2J", v->out);
 }
 
-void render_top(FILE *out, const struct frame *frame, const struct screen *screen)
+static void top_crash_line(struct view *v, const struct crashfree *crash)
 {
-	struct top_writer w = { .out = out, .screen = screen };
+	char line[512], every[16];
+	int n;
+
+	format_duration(every, sizeof(every), (uint64_t)(crash->interval_ns / 1000000000U));
+	n = snprintf(line, sizeof(line), "crash-free %" PRIu64 "/%" PRIu64
+		     " intervals of %s \u00b7 crashes %" PRIu64, crash->crashfree_intervals,
+		     crash->operational_intervals, every, crash->crashes);
+	for (size_t i = 0; i < crash->nprocesses && n < (int)sizeof(line) - 40; i++) {
+		char comm[CRASHFREE_COMM_LEN];
+
+		top_name(comm, sizeof(comm), crash->by_process[i].comm,
+			 strnlen(crash->by_process[i].comm, CRASHFREE_COMM_LEN));
+		n += snprintf(line + n, sizeof(line) - n, "%s%s %" PRIu64, i ? ", " : " (",
+			      comm, crash->by_process[i].crashes);
+	}
+	if (crash->nprocesses && n < (int)sizeof(line) - 1)
+		strcat(line, ")");
+	top_line(v, line);
+}
+
+static void top_begin(struct view *v, const struct frame *f)
+{
 	uint64_t values[PMEM_NR_COUNTERS];
-	char line[512], clock[16], r[32], wr[32], d[32], lat[32];
+	char line[512], clock[16], r[32], w[32], d[32];
 	struct tm tm;
-	unsigned int shown = 0;
 
-	if (screen->clear)
-		fputs("\033[H", out);
-	localtime_r(&frame->wall.tv_sec, &tm);
+	v->lines = 0;
+	v->rows_shown = 0;
+	v->rows_begun = false;
+	if (v->screen.clear)
+		fputs("\033[H", v->out);
+	localtime_r(&f->wall.tv_sec, &tm);
 	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-	device_values(&frame->devices->aggregate, frame->cumulative, values);
-	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], frame);
-	top_rate(wr, sizeof(wr), values[PMEM_WRITE_BYTES], frame);
-	top_rate(d, sizeof(d), values[PMEM_DISCARD_BYTES], frame);
+	pmem_values(&f->devices->aggregate, f->cumulative, values);
+	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], f);
+	top_rate(w, sizeof(w), values[PMEM_WRITE_BYTES], f);
+	top_rate(d, sizeof(d), values[PMEM_DISCARD_BYTES], f);
 	snprintf(line, sizeof(line), "diskio %s  every %gs%s  read %s  write %s  discard %s  lost %"
-		 PRIu64, clock, frame->interval_s, frame->cumulative ? " (totals)" : "", r, wr, d,
-		 lost_total(frame->lost));
-	top_line(&w, line);
-
-	if (frame->crash) {
-		const struct crashfree *crash = frame->crash;
-		char every[16];
-		int n;
-
-		format_duration(every, sizeof(every), (uint64_t)(crash->interval_ns / 1000000000U));
-		n = snprintf(line, sizeof(line), "crash-free %" PRIu64 "/%" PRIu64
-			     " intervals of %s \u00b7 crashes %" PRIu64, crash->crashfree_intervals,
-			     crash->operational_intervals, every, crash->crashes);
-		for (size_t i = 0; i < crash->nprocesses && n < (int)sizeof(line) - 40; i++) {
-			char comm[CRASHFREE_COMM_LEN];
-
-			top_name(comm, sizeof(comm), crash->by_process[i].comm,
-				 strnlen(crash->by_process[i].comm, CRASHFREE_COMM_LEN));
-			n += snprintf(line + n, sizeof(line) - n, "%s%s %" PRIu64, i ? ", " : " (",
-				      comm, crash->by_process[i].crashes);
-		}
-		if (crash->nprocesses && n < (int)sizeof(line) - 1)
-			strcat(line, ")");
-		top_line(&w, line);
-	}
-
+		 PRIu64, clock, f->interval_s, f->cumulative ? " (totals)" : "", r, w, d,
+		 lost_total(f->lost));
+	top_line(v, line);
+	if (f->crash)
+		top_crash_line(v, f->crash);
 	snprintf(line, sizeof(line), "%-12s %12s %12s %12s %8s %8s %8s %10s", "DEVICE",
-		 frame->cumulative ? "READ" : "READ/s", frame->cumulative ? "WRITE" : "WRITE/s",
-		 frame->cumulative ? "DISCARD" : "DISCARD/s", "R_IO", "W_IO", "D_IO", "AVG_LAT_us");
-	top_line(&w, line);
-	for (size_t i = 0; i < frame->devices->count; i++) {
-		const struct pmem_device *dev = &frame->devices->devices[i];
-		char name[32];
+		 f->cumulative ? "READ" : "READ/s", f->cumulative ? "WRITE" : "WRITE/s",
+		 f->cumulative ? "DISCARD" : "DISCARD/s", "R_IO", "W_IO", "D_IO", "AVG_LAT_us");
+	top_line(v, line);
+}
 
-		device_values(dev, frame->cumulative, values);
-		top_name(name, sizeof(name), dev->name, strlen(dev->name));
-		top_rate(r, sizeof(r), values[PMEM_READ_BYTES], frame);
-		top_rate(wr, sizeof(wr), values[PMEM_WRITE_BYTES], frame);
-		top_rate(d, sizeof(d), values[PMEM_DISCARD_BYTES], frame);
-		top_latency(lat, sizeof(lat), values);
-		snprintf(line, sizeof(line), "%-12s %12s %12s %12s %8" PRIu64 " %8" PRIu64 " %8"
-			 PRIu64 " %10s", name, r, wr, d, values[PMEM_READ_IOS],
-			 values[PMEM_WRITE_IOS], values[PMEM_DISCARD_IOS], lat);
-		top_line(&w, line);
-	}
-	top_line(&w, "");
+static void top_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
+{
+	uint64_t values[PMEM_NR_COUNTERS];
+	char line[512], name[32], r[32], w[32], d[32], lat[32];
+
+	pmem_values(dev, f->cumulative, values);
+	top_name(name, sizeof(name), dev->name, strlen(dev->name));
+	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], f);
+	top_rate(w, sizeof(w), values[PMEM_WRITE_BYTES], f);
+	top_rate(d, sizeof(d), values[PMEM_DISCARD_BYTES], f);
+	format_latency(lat, sizeof(lat), values);
+	snprintf(line, sizeof(line), "%-12s %12s %12s %12s %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		 " %10s", name, r, w, d, values[PMEM_READ_IOS], values[PMEM_WRITE_IOS],
+		 values[PMEM_DISCARD_IOS], lat);
+	top_line(v, line);
+}
+
+/* The process table's heading, after the devices. */
+static void top_begin_rows(struct view *v, const struct frame *f)
+{
+	char line[512];
+
+	if (v->rows_begun)
+		return;
+	v->rows_begun = true;
+	top_line(v, "");
 	snprintf(line, sizeof(line), "%8s %-16s %-10s %12s %12s %12s %7s %7s %7s %10s", "PID",
-		 "COMM", "DEVICE", frame->cumulative ? "READ" : "READ/s",
-		 frame->cumulative ? "WRITE" : "WRITE/s", frame->cumulative ? "DISCARD" : "DISCARD/s",
+		 "COMM", "DEVICE", f->cumulative ? "READ" : "READ/s",
+		 f->cumulative ? "WRITE" : "WRITE/s", f->cumulative ? "DISCARD" : "DISCARD/s",
 		 "R_IO", "W_IO", "D_IO", "LAT_us");
-	top_line(&w, line);
-	for (size_t i = 0; i < frame->nrows; i++) {
-		const struct proc_io *row = frame->rows[i];
-		const uint64_t *v = iostats_values(row, frame->cumulative);
-		char comm[TASK_COMM_LEN], devname[32];
-		const char *name;
-		uint32_t len;
+	top_line(v, line);
+}
 
-		if (screen->max_rows && shown >= screen->max_rows)
-			break;
-		name = name_of(frame, row->comm_name, &len);
-		top_name(comm, sizeof(comm), name, len);
-		name = name_of(frame, row->device_name, &len);
-		top_name(devname, sizeof(devname), name, len);
-		top_rate(r, sizeof(r), v[PMEM_READ_BYTES], frame);
-		top_rate(wr, sizeof(wr), v[PMEM_WRITE_BYTES], frame);
-		top_rate(d, sizeof(d), v[PMEM_DISCARD_BYTES], frame);
-		if (frame->per_process_latency)
-			top_latency(lat, sizeof(lat), v);
-		else
-			snprintf(lat, sizeof(lat), "-");
-		snprintf(line, sizeof(line), "%8" PRIu32 " %-16s %-10s %12s %12s %12s %7" PRIu64
-			 " %7" PRIu64 " %7" PRIu64 " %10s", row->key.tgid, comm, devname, r, wr, d,
-			 v[PMEM_READ_IOS], v[PMEM_WRITE_IOS], v[PMEM_DISCARD_IOS], lat);
-		if (!top_line(&w, line))
-			break;
-		shown++;
-	}
-	if (screen->clear)
-		fputs("\033[J", out);	/* erase what the previous frame left below */
+static void top_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	const uint64_t *values = iostats_values(row, f->cumulative);
+	char line[512], comm[TASK_COMM_LEN], devname[32], r[32], w[32], d[32], lat[32];
+	const char *name;
+	uint32_t len;
+
+	top_begin_rows(v, f);
+	if (v->screen.max_rows && v->rows_shown >= v->screen.max_rows)
+		return;
+	name = row_name(f, row->comm_name, &len);
+	top_name(comm, sizeof(comm), name, len);
+	name = row_name(f, row->device_name, &len);
+	top_name(devname, sizeof(devname), name, len);
+	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], f);
+	top_rate(w, sizeof(w), values[PMEM_WRITE_BYTES], f);
+	top_rate(d, sizeof(d), values[PMEM_DISCARD_BYTES], f);
+	if (f->per_process_latency)
+		format_latency(lat, sizeof(lat), values);
 	else
-		fputc('\n', out);
+		snprintf(lat, sizeof(lat), "-");
+	snprintf(line, sizeof(line), "%8" PRIu32 " %-16s %-10s %12s %12s %12s %7" PRIu64
+		 " %7" PRIu64 " %7" PRIu64 " %10s", row->key.tgid, comm, devname, r, w, d,
+		 values[PMEM_READ_IOS], values[PMEM_WRITE_IOS], values[PMEM_DISCARD_IOS], lat);
+	if (top_line(v, line))
+		v->rows_shown++;
+}
+
+static void top_interval_end(struct view *v, const struct frame *f)
+{
+	top_begin_rows(v, f);
+	if (v->screen.clear)
+		fputs("\033[J", v->out);	/* erase what the previous frame left below */
+	else
+		fputc('\n', v->out);
+}
+
+/* The top view leaves its screen for batch lines at exit. */
+void view_top(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.start = top_start,
+		.begin = top_begin,
+		.device = top_device,
+		.row = top_row,
+		.interval_end = top_interval_end,
+		.summary = view_batch_summary,
+		.out = out,
+	};
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
 #include <string.h>
-#include "pmem_metrics.h"
+#include "view.h"
 #include "trace.h"
 
 void format_rwbs(char buf[RWBS_LEN], uint32_t op, uint32_t flags)
@@ -41,68 +41,146 @@ void format_rwbs(char buf[RWBS_LEN], uint32_t op, uint32_t flags)
 	buf[i] = '\0';
 }
 
-void trace_print_columns(FILE *out, bool json)
+static void trace_batch_start(struct view *v)
 {
-	if (!json)
-		fputs("# time_s pid comm device op sector bytes latency_us\n", out);
+	fputs("# time_s pid comm device op sector bytes latency_us\n", v->out);
 }
 
-void trace_print_io(FILE *out, bool json, const struct block_io_event *event, const char *device,
-		    double time_s)
+static void trace_batch_io(struct view *v, const struct block_io_event *e, const char *device,
+			   double time_s)
 {
 	char rwbs[RWBS_LEN];
-	size_t comm_len = strnlen(event->comm, sizeof(event->comm));
 
-	format_rwbs(rwbs, event->op, event->flags);
-	if (json) {
-		fprintf(out, "{\"time\":%.6f,\"pid\":%u,\"comm\":", time_s, event->tgid);
-		json_write_string(out, event->comm, comm_len);
-		fputs(",\"device\":", out);
-		json_write_string(out, device, strlen(device));
-		fprintf(out, ",\"op\":\"%s\",\"sector\":%" PRIu64 ",\"bytes\":%u,\"latency_us\":%.1f}\n",
-			rwbs, (uint64_t)event->sector, event->bytes, event->latency_ns / 1000.0);
-		return;
-	}
-	fprintf(out, "%.6f %u ", time_s, event->tgid);
-	batch_write_name(out, event->comm, comm_len);
-	fputc(' ', out);
-	batch_write_name(out, device, strlen(device));
-	fprintf(out, " %s %" PRIu64 " %u %.1f\n", rwbs, (uint64_t)event->sector, event->bytes,
-		event->latency_ns / 1000.0);
+	format_rwbs(rwbs, e->op, e->flags);
+	fprintf(v->out, "%.6f %u ", time_s, e->tgid);
+	batch_write_name(v->out, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	fputc(' ', v->out);
+	batch_write_name(v->out, device, strlen(device));
+	fprintf(v->out, " %s %" PRIu64 " %u %.1f\n", rwbs, (uint64_t)e->sector, e->bytes,
+		e->latency_ns / 1000.0);
 }
 
-void trace_print_crash(FILE *out, bool json, const struct crash_event *event, double time_s)
+static void trace_batch_crash(struct view *v, const struct crash_event *e, double time_s)
 {
 	char buf[16];
-	const char *sig = signal_name(event->signal, buf, sizeof(buf));
-	size_t comm_len = strnlen(event->comm, sizeof(event->comm));
 
-	if (json) {
-		fprintf(out, "{\"time\":%.6f,\"crash\":{\"pid\":%u,\"comm\":", time_s, event->tgid);
-		json_write_string(out, event->comm, comm_len);
-		fprintf(out, ",\"signal\":\"%s\",\"core_dumped\":%s}}\n", sig,
-			event->core_dumped ? "true" : "false");
-		return;
-	}
-	fprintf(out, "# crash-event time_s=%.6f pid=%u comm=", time_s, event->tgid);
-	batch_write_name(out, event->comm, comm_len);
-	fprintf(out, " signal=%s core_dumped=%u\n", sig, event->core_dumped);
+	fprintf(v->out, "# crash-event time_s=%.6f pid=%u comm=", time_s, e->tgid);
+	batch_write_name(v->out, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	fprintf(v->out, " signal=%s core_dumped=%u\n", signal_name(e->signal, buf, sizeof(buf)),
+		e->core_dumped);
 }
 
-void trace_print_interval(FILE *out, bool json, const struct timespec *wall, double interval_s,
-			  uint64_t received, const uint64_t lost[LOST_NR_REASONS])
+static void trace_batch_interval_end(struct view *v, const struct frame *f)
 {
 	char when[32];
 
-	format_utc(when, sizeof(when), wall);
-	if (json) {
-		fprintf(out, "{\"time\":\"%s\",\"interval_s\":%g,\"events\":%" PRIu64 ",", when,
-			interval_s, received);
-		json_write_lost(out, lost);
-		fputs("}\n", out);
-		return;
-	}
-	fprintf(out, "# interval time=%s interval_s=%g events=%" PRIu64, when, interval_s, received);
-	batch_write_lost(out, lost);
-	fputc('\n', out);
+	format_utc(when, sizeof(when), &f->wall);
+	fprintf(v->out, "# interval time=%s interval_s=%g events=%" PRIu64, when, f->interval_s,
+		f->io_events);
+	batch_write_lost(v->out, f->lost);
+	fputc('\n', v->out);
+}
+
+static void trace_json_io(struct view *v, const struct block_io_event *e, const char *device,
+			  double time_s)
+{
+	struct jsonw *w = &v->json;
+	char rwbs[RWBS_LEN];
+
+	format_rwbs(rwbs, e->op, e->flags);
+	jsonw_object(w, NULL);
+	jsonw_double(w, "time", "%.6f", time_s);
+	jsonw_u64(w, "pid", e->tgid);
+	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	jsonw_string(w, "device", device, strlen(device));
+	jsonw_string(w, "op", rwbs, strlen(rwbs));
+	jsonw_u64(w, "sector", e->sector);
+	jsonw_u64(w, "bytes", e->bytes);
+	jsonw_double(w, "latency_us", "%.1f", e->latency_ns / 1000.0);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+static void trace_json_crash(struct view *v, const struct crash_event *e, double time_s)
+{
+	struct jsonw *w = &v->json;
+	char buf[16];
+	const char *sig = signal_name(e->signal, buf, sizeof(buf));
+
+	jsonw_object(w, NULL);
+	jsonw_double(w, "time", "%.6f", time_s);
+	jsonw_object(w, "crash");
+	jsonw_u64(w, "pid", e->tgid);
+	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	jsonw_string(w, "signal", sig, strlen(sig));
+	jsonw_bool(w, "core_dumped", e->core_dumped);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+static void trace_json_interval_end(struct view *v, const struct frame *f)
+{
+	struct jsonw *w = &v->json;
+	char when[32];
+
+	format_utc(when, sizeof(when), &f->wall);
+	jsonw_object(w, NULL);
+	jsonw_string(w, "time", when, strlen(when));
+	jsonw_double(w, "interval_s", "%g", f->interval_s);
+	jsonw_u64(w, "events", f->io_events);
+	json_write_lost(w, f->lost);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+/* Trace mode shows no rows or devices: an interval is one summary line. */
+static void trace_no_begin(struct view *v, const struct frame *f)
+{
+	(void)v;
+	(void)f;
+}
+
+static void trace_no_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
+{
+	(void)v;
+	(void)f;
+	(void)dev;
+}
+
+static void trace_no_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	(void)v;
+	(void)f;
+	(void)row;
+}
+
+void view_trace_batch(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.start = trace_batch_start,
+		.begin = trace_no_begin,
+		.device = trace_no_device,
+		.row = trace_no_row,
+		.interval_end = trace_batch_interval_end,
+		.io_event = trace_batch_io,
+		.crash_event = trace_batch_crash,
+		.summary = view_batch_summary,
+		.out = out,
+	};
+}
+
+void view_trace_json(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.begin = trace_no_begin,
+		.device = trace_no_device,
+		.row = trace_no_row,
+		.interval_end = trace_json_interval_end,
+		.io_event = trace_json_io,
+		.crash_event = trace_json_crash,
+		.summary = view_json_summary,
+		.out = out,
+	};
+	jsonw_init(&v->json, out);
 }

@@ -14,9 +14,65 @@
 #include <string.h>
 
 #include <linux/types.h>
-#include "render.h"
+#include "view.h"
 
 #include "json_check.h"
+
+/* ---- the views under test, one call per frame ---- */
+
+static void render_batch(FILE *out, const struct frame *frame)
+{
+	struct view v;
+
+	view_batch(&v, out);
+	view_show_frame(&v, frame);
+}
+
+static void render_json(FILE *out, const struct frame *frame)
+{
+	struct view v;
+
+	view_json(&v, out);
+	view_show_frame(&v, frame);
+}
+
+static void render_top(FILE *out, const struct frame *frame, const struct screen *screen)
+{
+	struct view v;
+
+	view_top(&v, out);
+	v.screen = *screen;
+	view_show_frame(&v, frame);
+}
+
+static void render_batch_columns(FILE *out)
+{
+	struct view v;
+
+	view_batch(&v, out);
+	v.start(&v);
+}
+
+static void render_summary(FILE *out, bool json, const struct timespec *wall, double duration_s,
+			   const uint64_t lost[LOST_NR_CAUSES], const uint64_t *io_events,
+			   const struct crashfree *crash)
+{
+	struct summary summary = {
+		.wall = *wall,
+		.duration_s = duration_s,
+		.has_io_events = io_events != NULL,
+		.io_events = io_events ? *io_events : 0,
+		.crash = crash,
+	};
+	struct view v;
+
+	memcpy(summary.lost, lost, sizeof(summary.lost));
+	if (json)
+		view_json(&v, out);
+	else
+		view_batch(&v, out);
+	v.summary(&v, &summary);
+}
 
 /* ---- frames built by hand ---- */
 
@@ -406,7 +462,7 @@ Test(render_batch, other_lines_start_with_hash)
 
 	add_row(f, 1, "dd", 2, "vda", 4096, 8192, 0);
 	add_row(f, 2, "cp", 2, "zram0", 4096, 8192, 0);
-	for (int i = 0; i < LOST_NR_REASONS; i++)
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		f->frame.lost[i] = i + 1;
 	out = render_to_string(render_batch, &f->frame, &len);
 	n = split_lines(out, len, lines, 64);
@@ -426,11 +482,11 @@ Test(render_batch, other_lines_start_with_hash)
 			char expect[64];
 
 			snprintf(expect, sizeof(expect), " lost=%d ",
-				 LOST_NR_REASONS * (LOST_NR_REASONS + 1) / 2);
+				 LOST_NR_CAUSES * (LOST_NR_CAUSES + 1) / 2);
 			cr_assert(strstr(l, expect), "%s", l);
 			cr_assert(strstr(l, " lost_stats_map_full=1"), "%s", l);
 			snprintf(expect, sizeof(expect), " lost_names_table_full=%d",
-				 LOST_REASON_NAMES_TABLE + 1);
+				 LOST_NAMES_TABLE_FULL + 1);
 			cr_assert(strstr(l, expect), "%s", l);
 		} else if (!strncmp(l, "# device vda ", 13)) {
 			vda = true;
@@ -686,13 +742,13 @@ static const struct jnode *check_frame(const struct jnode *root, const struct fx
 
 	lost = jmust(root, "lost", J_OBJ);
 	by_cause = jmust(lost, "by_cause", J_OBJ);
-	cr_assert_eq(by_cause->nkids, LOST_NR_REASONS);
+	cr_assert_eq(by_cause->nkids, LOST_NR_CAUSES);
 	for (size_t i = 0; i < by_cause->nkids; i++)
 		sum += ju64(&by_cause->kids[i]);
 	cr_assert_eq(jkey_u64(lost, "events"), sum, "lost.events is not the sum of by_cause");
 	cr_assert_eq(jkey_u64(lost, "events"), lost_total(f->frame.lost));
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		cr_assert_eq(jkey_u64(by_cause, lost_reason_names[i]), f->frame.lost[i]);
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		cr_assert_eq(jkey_u64(by_cause, lost_cause_names[i]), f->frame.lost[i]);
 
 	crash = jmust(root, "crash", J_OBJ);
 	cr_assert_eq(jkey_u64(crash, "interval_s"), f->cf.interval_ns / NS_PER_S);
@@ -838,14 +894,14 @@ Test(render_json, lost_events_is_the_sum_of_causes)
 	char *out;
 	size_t len;
 
-	for (int i = 0; i < LOST_NR_REASONS; i++)
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		f->frame.lost[i] = (uint64_t)(i + 1) * 1000000007ULL;
 	out = render_to_string(render_json, &f->frame, &len);
 	json_parse_line(out, len, &root);
 	check_frame(&root, f);
 	lost = jmust(&root, "lost", J_OBJ);
 	cr_assert_eq(jkey_u64(lost, "events"),
-		     (uint64_t)(LOST_NR_REASONS * (LOST_NR_REASONS + 1) / 2) * 1000000007ULL);
+		     (uint64_t)(LOST_NR_CAUSES * (LOST_NR_CAUSES + 1) / 2) * 1000000007ULL);
 	cr_assert_eq(jkey_u64(jmust(lost, "by_cause", J_OBJ), "ringbuf_full"), 3 * 1000000007ULL);
 	cr_assert_eq(jkey_u64(jmust(lost, "by_cause", J_OBJ), "perf_buffer"), 5 * 1000000007ULL);
 	j_free(&root);
@@ -961,14 +1017,18 @@ Test(render_json, crash_events_stay_valid)
 
 Test(render_json, lost_alone_is_valid)
 {
-	uint64_t lost[LOST_NR_REASONS] = { 0, 0, 0, 0, 9, 1 };
+	uint64_t lost[LOST_NR_CAUSES] = { 0, 0, 0, 0, 9, 1 };
 	struct jnode root;
 	struct cap c;
 	FILE *out = cap_open(&c);
 
-	fputc('{', out);
-	json_write_lost(out, lost);
-	fputs("}\n", out);
+	struct jsonw w;
+
+	jsonw_init(&w, out);
+	jsonw_object(&w, NULL);
+	json_write_lost(&w, lost);
+	jsonw_object_end(&w);
+	jsonw_end_record(&w);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
 	cr_assert_eq(jkey_u64(jmust(&root, "lost", J_OBJ), "events"), 10);
@@ -1110,7 +1170,7 @@ Test(render_top, header_shows_totals_lost_and_crash_free)
 	char *out, *lines[128];
 	size_t len, n;
 
-	for (int i = 0; i < LOST_NR_REASONS; i++)
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		f->frame.lost[i] = i + 1;
 	out = top_to_string(&f->frame, &screen, &len);
 	n = top_lines(out, len, false, lines, 128);
@@ -1118,7 +1178,7 @@ Test(render_top, header_shows_totals_lost_and_crash_free)
 	{
 		char expect[32];
 
-		snprintf(expect, sizeof(expect), "lost %d", LOST_NR_REASONS * (LOST_NR_REASONS + 1) / 2);
+		snprintf(expect, sizeof(expect), "lost %d", LOST_NR_CAUSES * (LOST_NR_CAUSES + 1) / 2);
 		cr_assert(strstr(lines[0], expect), "%s", lines[0]);
 	}
 	cr_assert(strstr(lines[0], "write 1.0 MiB/s"), "%s", lines[0]);
@@ -1297,7 +1357,7 @@ Test(render_summary, json)
 {
 	struct fx *f = fx_new();
 	struct timespec wall = { WALL_SEC, 0 };
-	uint64_t lost[LOST_NR_REASONS] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
+	uint64_t lost[LOST_NR_CAUSES] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
 	const struct jnode *s, *l;
 	struct jnode root;
 	struct cap c;
@@ -1311,7 +1371,7 @@ Test(render_summary, json)
 	cr_assert_eq(jkey_u64(s, "events"), 12345);
 	l = jmust(s, "lost", J_OBJ);
 	cr_assert_eq(jkey_u64(l, "events"), 21);
-	cr_assert_eq(jmust(l, "by_cause", J_OBJ)->nkids, LOST_NR_REASONS);
+	cr_assert_eq(jmust(l, "by_cause", J_OBJ)->nkids, LOST_NR_CAUSES);
 	cr_assert_eq(jkey_u64(jmust(s, "crash", J_OBJ), "crashes"), 3);
 	cr_assert_eq(jkey_u64(jmust(s, "crash", J_OBJ), "crashfree_intervals"), 3);
 	j_free(&root);
@@ -1331,7 +1391,7 @@ Test(render_summary, batch)
 {
 	struct fx *f = fx_new();
 	struct timespec wall = { WALL_SEC, 0 };
-	uint64_t lost[LOST_NR_REASONS] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
+	uint64_t lost[LOST_NR_CAUSES] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
 	char *lines[16];
 	size_t n;
 	struct cap c;
@@ -1448,12 +1508,12 @@ Test(format, signal_names)
 
 Test(format, lost_total_sums_every_reason)
 {
-	uint64_t lost[LOST_NR_REASONS] = { 0 };
+	uint64_t lost[LOST_NR_CAUSES] = { 0 };
 
 	cr_assert_eq(lost_total(lost), 0);
-	lost[LOST_NR_REASONS - 1] = 5;
+	lost[LOST_NR_CAUSES - 1] = 5;
 	lost[0] = 1;
 	cr_assert_eq(lost_total(lost), 6);
-	for (int i = 0; i < LOST_NR_REASONS; i++)
-		cr_assert_not_null(lost_reason_names[i]);
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		cr_assert_not_null(lost_cause_names[i]);
 }

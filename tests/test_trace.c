@@ -14,8 +14,57 @@
 #include <linux/types.h>
 #include "diskio.h"
 #include "trace.h"
+#include "view.h"
 
 #include "json_check.h"
+
+/* ---- the trace views under test, one call per record ---- */
+
+static void trace_view(struct view *v, FILE *out, bool json)
+{
+	if (json)
+		view_trace_json(v, out);
+	else
+		view_trace_batch(v, out);
+}
+
+static void trace_print_columns(FILE *out, bool json)
+{
+	struct view v;
+
+	trace_view(&v, out, json);
+	if (v.start)
+		v.start(&v);
+}
+
+static void trace_print_io(FILE *out, bool json, const struct block_io_event *event,
+			   const char *device, double time_s)
+{
+	struct view v;
+
+	trace_view(&v, out, json);
+	v.io_event(&v, event, device, time_s);
+}
+
+static void trace_print_crash(FILE *out, bool json, const struct crash_event *event, double time_s)
+{
+	struct view v;
+
+	trace_view(&v, out, json);
+	v.crash_event(&v, event, time_s);
+}
+
+static void trace_print_interval(FILE *out, bool json, const struct timespec *wall,
+				 double interval_s, uint64_t received,
+				 const uint64_t lost[LOST_NR_CAUSES])
+{
+	struct frame frame = { .wall = *wall, .interval_s = interval_s, .io_events = received };
+	struct view v;
+
+	memcpy(frame.lost, lost, sizeof(frame.lost));
+	trace_view(&v, out, json);
+	v.interval_end(&v, &frame);
+}
 
 /* ---- io_classify() ---- */
 
@@ -277,7 +326,7 @@ Test(trace_print_io, json_comm_with_control_bytes)
 
 Test(trace_print_interval, json)
 {
-	uint64_t lost[LOST_NR_REASONS] = { 1, 0, 7, 0, 100, 2 };
+	uint64_t lost[LOST_NR_CAUSES] = { 1, 0, 7, 0, 100, 2 };
 	struct timespec wall = { 1795334401, 0 };
 	const struct jnode *l, *by_cause;
 	struct jnode root;
@@ -293,7 +342,7 @@ Test(trace_print_interval, json)
 	l = jmust(&root, "lost", J_OBJ);
 	cr_assert_eq(jkey_u64(l, "events"), 110);
 	by_cause = jmust(l, "by_cause", J_OBJ);
-	cr_assert_eq(by_cause->nkids, LOST_NR_REASONS);
+	cr_assert_eq(by_cause->nkids, LOST_NR_CAUSES);
 	for (size_t i = 0; i < by_cause->nkids; i++)
 		sum += ju64(&by_cause->kids[i]);
 	cr_assert_eq(sum, 110);
@@ -304,7 +353,7 @@ Test(trace_print_interval, json)
 
 Test(trace_print_interval, batch)
 {
-	uint64_t lost[LOST_NR_REASONS] = { 1, 0, 7, 0, 100, 2 };
+	uint64_t lost[LOST_NR_CAUSES] = { 1, 0, 7, 0, 100, 2 };
 	struct timespec wall = { 1795334401, 0 };
 	struct cap c;
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What an interval and a run show: built by the tally (tally.h), shown by a
+ * view (view.h).  Plain data: pointers into the tally, valid until its next
+ * step. */
+#ifndef DISKIO_FRAME_H
+#define DISKIO_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "crashfree.h"
+#include "diskio.h"
+#include "iostats.h"
+#include "pmem_metrics.h"
+#include "resources.h"
+
+struct frame {
+	struct timespec wall;		/* end of the interval, CLOCK_REALTIME */
+	double interval_s;
+	bool cumulative;		/* -a: totals since start */
+	bool per_process_latency;	/* -L */
+	struct proc_io *const *rows;	/* sorted; only rows with something to show */
+	size_t nrows;
+	const struct res_table *names;	/* of the rows' comm and device */
+	const struct pmem_metrics *devices;
+	uint64_t lost[LOST_NR_CAUSES];	/* in this interval */
+	uint64_t io_events;		/* trace mode: events received in this interval */
+	const struct crashfree *crash;
+	const struct crash_event *crash_events;	/* crashes seen in this interval */
+	size_t ncrash_events;
+};
+
+/* At exit: the run's totals. */
+struct summary {
+	struct timespec wall;
+	double duration_s;
+	uint64_t lost[LOST_NR_CAUSES];
+	bool has_io_events;		/* trace mode */
+	uint64_t io_events;
+	const struct crashfree *crash;
+};
+
+/* Names of the causes, as the output shows them (lost_<name>, by_cause). */
+extern const char *const lost_cause_names[LOST_NR_CAUSES];
+
+uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES]);
+
+#endif /* DISKIO_FRAME_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF maps copied into plain snapshots (tally.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "maps.h"
+
+static int each_by_next_key(int fd, uint32_t key_size, void *value, map_entry_fn fn, void *arg)
+{
+	char key[key_size], next[key_size];
+	void *prev = NULL;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, value))
+			continue;	/* deleted meanwhile */
+		err = fn(key, value, arg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* See maps.h.  Hash maps have batch operations since Linux 5.6, arrays 5.9. */
+int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn,
+			void *arg)
+{
+	uint32_t batch = 256, token_size = key_size > 8 ? key_size : 8;
+	char in_token[token_size], out_token[token_size];
+	void *keys = NULL, *values = NULL, *in = NULL;
+	int err = 0;
+
+	for (;;) {
+		__u32 count = batch;
+		int lookup;
+
+		if (!keys) {
+			keys = malloc((size_t)batch * key_size);
+			values = malloc((size_t)batch * value_size);
+			if (!keys || !values) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		lookup = bpf_map_lookup_batch(fd, in, out_token, keys, values, &count, NULL);
+		if (lookup < 0 && lookup != -ENOENT) {
+			if (lookup == -ENOSPC && !count) {	/* a bucket holds more */
+				batch *= 2;
+				free(keys);
+				free(values);
+				keys = values = NULL;
+				continue;
+			}
+			if (in)
+				err = lookup;
+			else	/* no batch operations for this map on this kernel */
+				err = each_by_next_key(fd, key_size, values, fn, arg);
+			break;
+		}
+		for (uint32_t i = 0; i < count && !err; i++)
+			err = fn((char *)keys + (size_t)i * key_size,
+				 (char *)values + (size_t)i * value_size, arg);
+		if (err || lookup == -ENOENT)
+			break;
+		memcpy(in_token, out_token, token_size);
+		in = in_token;
+	}
+	free(keys);
+	free(values);
+	return err;
+}
+
+struct copy_context {
+	struct snapshot *snapshot;
+	int nr_cpus;
+};
+
+/* Per-CPU values (all __u64 here) summed into one. */
+static void sum_per_cpu(const void *values, int nr_cpus, size_t size, void *sum)
+{
+	const __u64 *from = values;
+	__u64 *to = sum;
+	size_t n = size / sizeof(__u64);
+
+	memset(sum, 0, size);
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		for (size_t i = 0; i < n; i++)
+			to[i] += from[cpu * n + i];
+}
+
+static bool grow(void **array, size_t *capacity, size_t count, size_t size)
+{
+	size_t wanted = *capacity ? *capacity * 2 : 64;
+	void *grown;
+
+	if (count < *capacity)
+		return true;
+	grown = realloc(*array, wanted * size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*capacity = wanted;
+	return true;
+}
+
+static int copy_row(const void *key, const void *value, void *arg)
+{
+	struct copy_context *ctx = arg;
+	struct snapshot *s = ctx->snapshot;
+	struct snapshot_row *row;
+
+	if (!grow((void **)&s->rows, &s->rows_capacity, s->nrows, sizeof(*s->rows)))
+		return -ENOMEM;
+	row = &s->rows[s->nrows++];
+	memcpy(&row->key, key, sizeof(row->key));
+	sum_per_cpu(value, ctx->nr_cpus, sizeof(row->stats), &row->stats);
+	return 0;
+}
+
+static int copy_latency(const void *key, const void *value, void *arg)
+{
+	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
+	struct snapshot_latency *entry;
+
+	if (!grow((void **)&s->latency, &s->latency_capacity, s->nlatency, sizeof(*s->latency)))
+		return -ENOMEM;
+	entry = &s->latency[s->nlatency++];
+	memcpy(&entry->dev, key, sizeof(entry->dev));
+	memcpy(&entry->latency, value, sizeof(entry->latency));
+	return 0;
+}
+
+static int copy_crashes(const void *key, const void *value, void *arg)
+{
+	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
+	struct snapshot_crashes *entry;
+
+	if (!grow((void **)&s->crashes, &s->crashes_capacity, s->ncrashes, sizeof(*s->crashes)))
+		return -ENOMEM;
+	entry = &s->crashes[s->ncrashes++];
+	memcpy(entry->comm, key, sizeof(entry->comm));
+	memcpy(&entry->count, value, sizeof(entry->count));
+	return 0;
+}
+
+static int copy_lost(const void *key, const void *value, void *arg)
+{
+	struct copy_context *ctx = arg;
+	uint32_t cause;
+
+	memcpy(&cause, key, sizeof(cause));
+	if (cause < LOST_NR_KERNEL_CAUSES)
+		sum_per_cpu(value, ctx->nr_cpus, sizeof(__u64), &ctx->snapshot->lost[cause]);
+	return 0;
+}
+
+static int count_in_flight(const void *key, const void *value, void *arg)
+{
+	const struct inflight_slot *slot = value;
+
+	(void)key;
+	if (slot->id)
+		((struct copy_context *)arg)->snapshot->unfinished++;
+	return 0;
+}
+
+int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus)
+{
+	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
+	int err;
+
+	s->nrows = s->nlatency = s->ncrashes = 0;
+	s->unfinished = 0;
+	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
+	if (!err)
+		err = map_for_each(maps->crash_counts, TASK_COMM_LEN, sizeof(__u64),
+				   copy_crashes, &ctx);
+	if (!err && maps->stats >= 0)
+		err = map_for_each(maps->stats, sizeof(struct proc_dev_key),
+				   nr_cpus * sizeof(struct proc_dev_stats), copy_row, &ctx);
+	if (!err && maps->device_latency >= 0)
+		err = map_for_each(maps->device_latency, sizeof(__u32),
+				   sizeof(struct dev_latency), copy_latency, &ctx);
+	if (!err && maps->inflight >= 0)
+		err = map_for_each(maps->inflight, sizeof(__u32), sizeof(struct inflight_slot),
+				   count_in_flight, &ctx);
+	return err;
+}

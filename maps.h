@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF maps copied into plain snapshots (tally.h). */
+#ifndef DISKIO_MAPS_H
+#define DISKIO_MAPS_H
+
+#include <stdint.h>
+#include "tally.h"
+
+typedef int (*map_entry_fn)(const void *key, const void *value, void *arg);
+
+/*
+ * fn(key, value, arg) for every entry of the map fd, until fn returns
+ * non-zero (which is returned): read in batches where the kernel can
+ * (bpf_map_lookup_batch), else key by key.  value_size is what one lookup
+ * returns (per-CPU maps: one value per possible CPU).  0 or -errno.
+ */
+int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn, void *arg);
+
+/* File descriptors of the maps a snapshot reads; -1: not read in this mode. */
+struct snapshot_maps {
+	int lost, crash_counts;
+	int stats, device_latency, inflight;
+};
+
+/* s := the maps as they are now (s's arrays are reused).  0 or -errno. */
+int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus);
+
+#endif /* DISKIO_MAPS_H */

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tally.h"
+
+#define NAMES_TABLE_BYTES	(1U << 20)
+#define NAMES_TABLE_BUCKETS	4096
+/* Rows of processes that are gone are forgotten after this many idle intervals. */
+#define IDLE_INTERVALS_BEFORE_FORGET 2
+
+void snapshot_free(struct snapshot *s)
+{
+	free(s->rows);
+	free(s->latency);
+	free(s->crashes);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Room for one more element in *array; false when memory is out. */
+static bool reserve(void **array, size_t *capacity, size_t count, size_t size)
+{
+	size_t wanted;
+	void *grown;
+
+	if (count < *capacity)
+		return true;
+	wanted = *capacity ? *capacity * 2 : 16;
+	grown = realloc(*array, wanted * size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*capacity = wanted;
+	return true;
+}
+
+int tally_init(struct tally *t, const struct tally_config *config, uint64_t start_ns)
+{
+	memset(t, 0, sizeof(*t));
+	t->config = *config;
+	t->start_ns = start_ns;
+	devname_init(&t->devnames, config->sysfs_root);
+	iostats_init(&t->procs);
+	pmem_init(&t->devices);
+	crashfree_init(&t->crash, config->crash_interval_ns, start_ns);
+	t->names_buf = malloc(NAMES_TABLE_BYTES);
+	if (!t->names_buf ||
+	    res_table_init(&t->names, t->names_buf, NAMES_TABLE_BYTES, NAMES_TABLE_BUCKETS) ||
+	    res_intern_str(&t->names, "?", &t->unknown_name)) {
+		tally_free(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void tally_free(struct tally *t)
+{
+	devname_free(&t->devnames);
+	iostats_free(&t->procs);
+	pmem_free(&t->devices);
+	crashfree_free(&t->crash);
+	free(t->names_buf);
+	free(t->latency_seen);
+	free(t->crash_seen);
+	free(t->shown);
+	free(t->forget);
+	memset(t, 0, sizeof(*t));
+}
+
+static res_key intern_name(struct tally *t, const char *name, size_t len)
+{
+	res_key key;
+
+	if (res_intern(&t->names, name, len, &key) == RES_OK)
+		return key;
+	t->lost[LOST_NAMES_TABLE_FULL]++;
+	return t->unknown_name;
+}
+
+/* ---- crashes ---- */
+
+static struct tally_crash_seen *crash_seen_of(struct tally *t, const char *comm)
+{
+	struct tally_crash_seen *seen;
+
+	for (size_t i = 0; i < t->ncrash_seen; i++)
+		if (!strncmp(t->crash_seen[i].comm, comm, TASK_COMM_LEN))
+			return &t->crash_seen[i];
+	seen = realloc(t->crash_seen, (t->ncrash_seen + 1) * sizeof(*seen));
+	if (!seen)
+		return NULL;
+	t->crash_seen = seen;
+	seen = &t->crash_seen[t->ncrash_seen++];
+	memset(seen, 0, sizeof(*seen));
+	strncpy(seen->comm, comm, TASK_COMM_LEN - 1);
+	return seen;
+}
+
+static void record_crash(struct tally *t, const char *comm, uint64_t at_ns, uint64_t now_ns)
+{
+	if (crashfree_record_crash(&t->crash, comm, at_ns) && t->config.warn)
+		fprintf(t->config.warn, "diskio: warning: out of memory recording a crash of %s\n",
+			comm);
+	crashfree_update(&t->crash, now_ns);
+}
+
+void tally_io_event(struct tally *t)
+{
+	t->io_events++;
+}
+
+void tally_crash_event(struct tally *t, struct crash_event *event, uint64_t now_ns)
+{
+	struct tally_crash_seen *seen;
+
+	event->comm[TASK_COMM_LEN - 1] = '\0';
+	seen = crash_seen_of(t, event->comm);
+	if (seen)
+		seen->received++;
+	if (t->ncrash_events < TALLY_CRASH_EVENTS)
+		t->crash_events[t->ncrash_events++] = *event;
+	else
+		t->lost[LOST_CRASH_EVENTS_FULL]++;
+	record_crash(t, event->comm, event->time_ns, now_ns);
+}
+
+/* The kernel's crash counts are exact even when events were lost: a
+ * shortfall that lasts from one step to the next (so it is not an event
+ * still on its way) is recorded as crashes now, without their details. */
+static void reconcile_crashes(struct tally *t, const struct snapshot *s, uint64_t now_ns,
+			      bool final)
+{
+	for (size_t i = 0; i < s->ncrashes; i++) {
+		char comm[TASK_COMM_LEN];
+		struct tally_crash_seen *seen;
+		uint64_t count = s->crashes[i].count, shortfall, missing;
+
+		memcpy(comm, s->crashes[i].comm, sizeof(comm));
+		comm[TASK_COMM_LEN - 1] = '\0';
+		seen = crash_seen_of(t, comm);
+		if (!seen)
+			continue;
+		shortfall = count > seen->received ? count - seen->received : 0;
+		missing = final ? shortfall :
+			  (shortfall < seen->short_before ? shortfall : seen->short_before);
+		for (uint64_t n = 0; n < missing; n++)
+			record_crash(t, comm, now_ns, now_ns);
+		seen->received += missing;
+		seen->short_before = shortfall - missing;
+	}
+}
+
+/* ---- losses ---- */
+
+/* The kernel's loss counters' changes.  A dropped perf sample is counted
+ * twice over: by the BPF side at once and by the kernel's PERF_RECORD_LOST
+ * later (when the buffer has room again); the larger is right. */
+static void count_losses(struct tally *t, const struct snapshot *s)
+{
+	uint64_t perf_lost;
+
+	for (int cause = 0; cause < LOST_NR_KERNEL_CAUSES; cause++) {
+		uint64_t change = counter_delta(&t->lost_seen[cause], s->lost[cause]);
+
+		if (cause != LOST_PERF_BUFFER)
+			t->lost[cause] += change;
+	}
+	perf_lost = t->lost_seen[LOST_PERF_BUFFER];
+	if (s->perf_lost_records > perf_lost)
+		perf_lost = s->perf_lost_records;
+	t->lost[LOST_PERF_BUFFER] += counter_delta(&t->perf_lost_reported, perf_lost);
+}
+
+/* ---- rows and devices ---- */
+
+static struct pmem_device *device_metrics(struct tally *t, uint32_t dev)
+{
+	return pmem_device_get(&t->devices, devname_lookup(&t->devnames, dev));
+}
+
+static void count_rows(struct tally *t, const struct snapshot *s)
+{
+	uint64_t counters[PMEM_NR_COUNTERS];
+	int last_counter;
+
+	iostats_begin_interval(&t->procs);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct snapshot_row *entry = &s->rows[i];
+		struct proc_io *row;
+		bool created;
+
+		iostats_counters_from_kernel(&entry->stats, counters);
+		row = iostats_record(&t->procs, &entry->key, counters, &created);
+		if (!row) {
+			t->lost[LOST_ROW_ALLOC]++;
+			continue;
+		}
+		if (created) {
+			const char *device = devname_lookup(&t->devnames, entry->key.dev);
+
+			row->comm_name = intern_name(t, entry->key.comm,
+						     strnlen(entry->key.comm, TASK_COMM_LEN));
+			row->device_name = intern_name(t, device, strlen(device));
+		}
+	}
+	/* A device's counts are the sum of its rows' changes. */
+	last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
+	for (size_t i = 0; i < t->procs.count; i++) {
+		struct proc_io *row = &t->procs.rows[i];
+		struct pmem_device *metrics;
+
+		if (!row->updated)
+			continue;
+		metrics = device_metrics(t, row->key.dev);
+		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
+			if (row->delta[c])
+				pmem_add(&t->devices, metrics, c, row->delta[c]);
+	}
+}
+
+static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
+{
+	struct tally_latency_seen *seen;
+
+	for (size_t i = 0; i < t->nlatency_seen; i++)
+		if (t->latency_seen[i].dev == dev)
+			return &t->latency_seen[i];
+	seen = realloc(t->latency_seen, (t->nlatency_seen + 1) * sizeof(*seen));
+	if (!seen)
+		return NULL;
+	t->latency_seen = seen;
+	seen = &t->latency_seen[t->nlatency_seen++];
+	memset(seen, 0, sizeof(*seen));
+	seen->dev = dev;
+	return seen;
+}
+
+/* The per-device latency the kernel keeps when I/Os are not tracked. */
+static void count_device_latency(struct tally *t, const struct snapshot *s)
+{
+	for (size_t i = 0; i < s->nlatency; i++) {
+		const struct snapshot_latency *entry = &s->latency[i];
+		struct tally_latency_seen *seen = latency_seen_of(t, entry->dev);
+		struct pmem_device *metrics;
+		uint64_t ns, ios;
+
+		if (!seen)
+			continue;
+		ns = counter_delta(&seen->latency_ns, entry->latency.latency_ns);
+		ios = counter_delta(&seen->ios, entry->latency.ios);
+		if (!ios)
+			continue;
+		metrics = device_metrics(t, entry->dev);
+		pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
+		pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
+	}
+}
+
+static bool row_has_values(const struct proc_io *row, bool cumulative)
+{
+	const uint64_t *v = iostats_values(row, cumulative);
+
+	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
+		if (v[c])
+			return true;
+	return false;
+}
+
+/* The rows a frame shows, in display order. */
+static size_t sort_shown_rows(struct tally *t)
+{
+	size_t n = 0;
+
+	if (t->procs.count > t->shown_capacity) {
+		struct proc_io **grown = realloc(t->shown, t->procs.count * sizeof(*grown));
+
+		if (!grown) {
+			t->lost[LOST_ROW_ALLOC] += t->procs.count;
+			return 0;
+		}
+		t->shown = grown;
+		t->shown_capacity = t->procs.count;
+	}
+	for (size_t i = 0; i < t->procs.count; i++)
+		if (row_has_values(&t->procs.rows[i], t->config.cumulative))
+			t->shown[n++] = &t->procs.rows[i];
+	iostats_sort(t->shown, n, t->config.sort, t->config.cumulative, &t->names);
+	return n;
+}
+
+/* ---- the step ---- */
+
+void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
+		 const struct timespec *wall, bool final, struct frame *frame)
+{
+	reconcile_crashes(t, s, now_ns, final);
+	count_losses(t, s);
+	devname_refresh(&t->devnames);
+	crashfree_update(&t->crash, now_ns);
+
+	memset(frame, 0, sizeof(*frame));
+	frame->wall = *wall;
+	frame->interval_s = t->config.interval_s;
+	frame->cumulative = t->config.cumulative;
+	frame->per_process_latency = t->config.per_process_latency;
+	frame->names = &t->names;
+	frame->devices = &t->devices;
+	frame->crash = &t->crash;
+	frame->io_events = t->io_events;
+	if (!t->config.trace) {
+		count_rows(t, s);
+		count_device_latency(t, s);
+		pmem_flush(&t->devices);
+		frame->rows = t->shown;
+		frame->nrows = sort_shown_rows(t);
+		frame->crash_events = t->crash_events;
+		frame->ncrash_events = t->ncrash_events;
+	}
+	memcpy(frame->lost, t->lost, sizeof(frame->lost));
+}
+
+static void forget_row(const struct proc_dev_key *key, void *arg)
+{
+	struct tally *t = arg;
+
+	/* Without room the kernel entry stays: its counts go on, nothing is lost. */
+	if (reserve((void **)&t->forget, &t->forget_capacity, t->nforget, sizeof(*t->forget)))
+		t->forget[t->nforget++] = *key;
+}
+
+static bool row_process_alive(uint32_t tgid, void *arg)
+{
+	struct tally *t = arg;
+
+	return t->config.process_alive(tgid);
+}
+
+/* The interval's losses and events join the run's totals. */
+static void close_counts(struct tally *t)
+{
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		t->lost_run[i] += t->lost[i];
+	memset(t->lost, 0, sizeof(t->lost));
+	t->io_events_run += t->io_events;
+	t->io_events = 0;
+}
+
+void tally_close_interval(struct tally *t)
+{
+	t->nforget = 0;
+	if (!t->config.trace)
+		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
+				     row_process_alive, forget_row, t);
+	close_counts(t);
+	t->ncrash_events = 0;
+}
+
+void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
+		   const struct timespec *wall, struct summary *summary)
+{
+	reconcile_crashes(t, s, now_ns, true);
+	/* What was lost in the unfinished interval belongs to the run too; in
+	 * trace mode, so do the I/Os whose completion never came. */
+	count_losses(t, s);
+	if (t->config.trace)
+		t->lost[LOST_COMPLETION_UNSEEN] += s->unfinished;
+	close_counts(t);
+
+	memset(summary, 0, sizeof(*summary));
+	summary->wall = *wall;
+	summary->duration_s = (double)(now_ns - t->start_ns) / 1e9;
+	memcpy(summary->lost, t->lost_run, sizeof(summary->lost));
+	summary->has_io_events = t->config.trace;
+	summary->io_events = t->io_events_run;
+	summary->crash = &t->crash;
+}

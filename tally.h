@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The run's bookkeeping, one pure step per interval: a snapshot of the
+ * kernel's maps (plain arrays of running totals, copied by the loader) and
+ * the events received become a frame of per-interval changes: rows, devices,
+ * losses and crash counts.  No libbpf, no clock, no output of its own: the
+ * time, sysfs root and liveness check come in; tests drive it without root.
+ */
+#ifndef DISKIO_TALLY_H
+#define DISKIO_TALLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include "crashfree.h"
+#include "devname.h"
+#include "diskio.h"
+#include "frame.h"
+#include "iostats.h"
+#include "pmem_metrics.h"
+#include "resources.h"
+
+/* ---- the snapshot: what the loader copies out of the maps ---- */
+
+struct snapshot_row {
+	struct proc_dev_key key;
+	struct proc_dev_stats stats;	/* summed over CPUs */
+};
+
+struct snapshot_latency {
+	__u32 dev;
+	struct dev_latency latency;
+};
+
+struct snapshot_crashes {
+	char comm[TASK_COMM_LEN];
+	__u64 count;
+};
+
+/* Every number is a running total since the programs were loaded. */
+struct snapshot {
+	struct snapshot_row *rows;
+	size_t nrows, rows_capacity;
+	struct snapshot_latency *latency;
+	size_t nlatency, latency_capacity;
+	struct snapshot_crashes *crashes;
+	size_t ncrashes, crashes_capacity;
+	uint64_t lost[LOST_NR_KERNEL_CAUSES];	/* summed over CPUs */
+	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
+	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */
+};
+
+void snapshot_free(struct snapshot *s);
+
+/* ---- the tally ---- */
+
+struct tally_config {
+	double interval_s;
+	bool cumulative;		/* -a */
+	bool per_process_latency;	/* -L */
+	bool trace;			/* -T: events, no rows */
+	/* I/Os are tracked to completion (-L, -p, -c): a device's latency is
+	 * the sum of its rows', the kernel keeps no per-device latency then. */
+	bool latency_from_rows;
+	enum sort_key sort;
+	uint64_t crash_interval_ns;
+	const char *sysfs_root;		/* "/sys" */
+	/* Whether a process still exists (its rows may be forgotten if not). */
+	bool (*process_alive)(uint32_t tgid);
+	FILE *warn;			/* "diskio: warning: ..." lines */
+};
+
+#define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
+
+struct tally_latency_seen {
+	uint32_t dev;
+	uint64_t latency_ns, ios;
+};
+
+struct tally_crash_seen {
+	char comm[TASK_COMM_LEN];
+	uint64_t received;	/* events received, plus crashes recovered from the map */
+	uint64_t short_before;	/* shortfall at the previous step */
+};
+
+struct tally {
+	struct tally_config config;
+	struct devname_cache devnames;
+	struct res_table names;		/* comm and device names of rows */
+	void *names_buf;
+	res_key unknown_name;
+	struct iostats procs;
+	struct pmem_metrics devices;
+	struct crashfree crash;
+	uint64_t start_ns;
+
+	/* what was seen of the kernel's running totals */
+	struct tally_latency_seen *latency_seen;
+	size_t nlatency_seen;
+	struct tally_crash_seen *crash_seen;
+	size_t ncrash_seen;
+	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];
+	uint64_t perf_lost_reported;
+
+	/* this interval, and the run */
+	uint64_t lost[LOST_NR_CAUSES], lost_run[LOST_NR_CAUSES];
+	uint64_t io_events, io_events_run;
+	struct crash_event crash_events[TALLY_CRASH_EVENTS];
+	size_t ncrash_events;
+
+	struct proc_io **shown;		/* the frame's sorted rows */
+	size_t shown_capacity;
+	/* Kernel entries of exited processes' rows, for the loader to delete
+	 * after tally_close_interval(). */
+	struct proc_dev_key *forget;
+	size_t nforget, forget_capacity;
+};
+
+/* 0, or -ENOMEM.  The crash-free tracker starts fresh at start_ns; a state
+ * file may be loaded into t->crash afterwards. */
+int tally_init(struct tally *t, const struct tally_config *config, uint64_t start_ns);
+void tally_free(struct tally *t);
+
+/* An I/O event arrived (trace mode). */
+void tally_io_event(struct tally *t);
+
+/* A crash event arrived (a copy the tally may keep; its comm is cut to a C
+ * string here).  It is counted at once and listed in the next frame. */
+void tally_crash_event(struct tally *t, struct crash_event *event, uint64_t now_ns);
+
+/* The step: the interval ending at now_ns (wall: the same instant on
+ * CLOCK_REALTIME).  final: no later step will come to confirm crashes
+ * missing from the events.  The frame points into t until
+ * tally_close_interval(). */
+void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
+		 const struct timespec *wall, bool final, struct frame *frame);
+
+/* After the frame is shown: the interval's counts join the run's, rows of
+ * exited processes are forgotten (their kernel keys listed in t->forget). */
+void tally_close_interval(struct tally *t);
+
+/* At exit, from a last snapshot: the run's totals. */
+void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
+		   const struct timespec *wall, struct summary *summary);
+
+#endif /* DISKIO_TALLY_H */

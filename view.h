@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One view per output mode, chosen once: top (a terminal), batch (awk),
+ * JSON, and trace mode's batch and JSON.  A view only writes to its FILE;
+ * everything it shows comes in a frame, an event or the summary.
+ */
+#ifndef DISKIO_VIEW_H
+#define DISKIO_VIEW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "frame.h"
+#include "jsonw.h"
+
+struct screen {
+	unsigned int rows, cols;	/* of the terminal, 0: unknown */
+	unsigned int max_rows;		/* -r, 0: no limit but the terminal */
+	bool clear;			/* redraw in place */
+};
+
+struct view {
+	/* Once, before the first interval (a columns line, a cleared screen). */
+	void (*start)(struct view *v);
+	/* Each interval: begin, every device, every row, interval_end. */
+	void (*begin)(struct view *v, const struct frame *f);
+	void (*device)(struct view *v, const struct frame *f, const struct pmem_device *dev);
+	void (*row)(struct view *v, const struct frame *f, const struct proc_io *row);
+	void (*interval_end)(struct view *v, const struct frame *f);
+	/* As they arrive (trace mode); NULL where the frame lists them. */
+	void (*io_event)(struct view *v, const struct block_io_event *e, const char *device,
+			 double time_s);
+	void (*crash_event)(struct view *v, const struct crash_event *e, double time_s);
+	/* Once, at exit. */
+	void (*summary)(struct view *v, const struct summary *s);
+
+	FILE *out;
+	struct screen screen;		/* top: set before each frame */
+	struct jsonw json;
+	/* state within a frame */
+	char when[32];			/* the frame's time, as batch lines show it */
+	unsigned int lines, rows_shown;
+	bool rows_begun;
+};
+
+void view_top(struct view *v, FILE *out);
+void view_batch(struct view *v, FILE *out);
+void view_json(struct view *v, FILE *out);
+void view_trace_batch(struct view *v, FILE *out);
+void view_trace_json(struct view *v, FILE *out);
+
+/* Show a frame: begin, the devices, the rows, interval_end. */
+void view_show_frame(struct view *v, const struct frame *f);
+
+/* The summary as batch lines and as a JSON record (the trace views use them too). */
+void view_batch_summary(struct view *v, const struct summary *s);
+void view_json_summary(struct view *v, const struct summary *s);
+
+/* A name as one awk field: bytes <= 0x20 (space, tab, newline...), 0x7f,
+ * >= 0x80 and backslash become \xHH; an empty name is "-". */
+void batch_write_name(FILE *out, const char *name, size_t len);
+/* " lost=N lost_<cause>=N ..." */
+void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES]);
+/* "lost":{"events":N,"by_cause":{...}} */
+void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES]);
+
+/* "SIGSEGV" for the signals that make a crash, "SIG<n>" otherwise. */
+const char *signal_name(uint32_t sig, char *buf, size_t size);
+/* "1h", "30m", "90s": an interval for people. */
+void format_duration(char *buf, size_t size, uint64_t seconds);
+/* "1.5 MiB": bytes for people. */
+void format_bytes(char *buf, size_t size, double bytes);
+/* "2026-11-22T08:00:01Z" */
+void format_utc(char *buf, size_t size, const struct timespec *when);
+
+#endif /* DISKIO_VIEW_H */

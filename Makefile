@@ -68,13 +68,17 @@ $(OUTPUT)/%.o: %.c $(wildcard *.h) | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/tests/test_%: tests/test_%.c $(PURE_OBJS) $(wildcard tests/*.h) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
+		$(wildcard tests/*.h) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $< $(PURE_OBJS) -lcriterion -lpthread -lm -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests $< tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
+		-lcriterion -lpthread -lm -o $@
 
-$(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.h | $(OUTPUT)/itests
+$(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json_reader.c \
+		tests/integration/harness.h tests/json_reader.h | $(OUTPUT)/itests
 	$(call msg,ITEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/integration $< -lcriterion -lpthread -lm -o $@
+	$(Q)$(CC) $(CFLAGS) -Itests/integration -Itests $< tests/integration/harness.c \
+		tests/json_reader.c -lcriterion -lpthread -lm -o $@
 
 # Regenerate the committed vmlinux.h from the running kernel's BTF.
 vmlinux:

@@ -4,8 +4,8 @@
  * layouts of older kernels so that CO-RE can pick whichever this kernel has.
  * Every reader checks bpf_core_field_exists() first; never LINUX_VERSION_CODE.
  */
-#ifndef CORE_FIXES_BPF_H
-#define CORE_FIXES_BPF_H
+#ifndef DISKIO_CORE_FIXES_BPF_H
+#define DISKIO_CORE_FIXES_BPF_H
 
 #include <vmlinux.h>
 #include <bpf/bpf_core_read.h>
@@ -98,4 +98,4 @@ static __always_inline __u32 req_flag(int bit_enum_value)
  * one this kernel has is read from BTF by user space, not guessed.
  */
 
-#endif /* CORE_FIXES_BPF_H */
+#endif /* DISKIO_CORE_FIXES_BPF_H */

@@ -43,7 +43,7 @@ static const char *const state_key_names[KEY_COUNT] = {
 	[KEY_CRASHFREE_PROGRESS] = "crashfree_progress_ns",
 };
 
-/* Modular comparison, as the kernel's time_before(): see crashfree.h. */
+/* Modular comparison, as the kernel's time_before(): see README.md. */
 static bool time_before(uint64_t a, uint64_t b)
 {
 	return (int64_t)(a - b) < 0;
@@ -197,17 +197,6 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
 	}
 	cf->crashes++;
 	return 0;
-}
-
-uint64_t crashfree_process_crashes(const struct crashfree *cf, const char *comm)
-{
-	char name[CRASHFREE_COMM_LEN];
-	bool found;
-	size_t index;
-
-	copy_comm(name, comm);
-	index = find_process(cf, name, &found);
-	return found ? cf->by_process[index].crashes : 0;
 }
 
 /* ---- state file ---- */

@@ -1,43 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Crash-free interval bookkeeping for diskio.
- *
- * Counts how stable the machine has been, with the semantics of memfaultd's
- * crashfree_interval.rs (operational_hours, operational_crashfree_hours,
- * operational_crashes, operational_crashes_<process>):
- *
- * - An operational interval is a whole interval_ns elapsed since the
- *   operational mark. Each update counts the whole intervals, advances the
- *   mark by exactly that many intervals and leaves the remainder for later.
- * - A crash-free interval is counted the same way from the crash-free mark;
- *   a crash at time t moves that mark to max(mark, t), so a crash stamped
- *   before the mark never moves it back.
- * - Crashes are counted in total and per process name (comm).
- *
- * Time comes from the caller (nanoseconds on any monotonic clock) so that
- * tests can move it. Marks are compared modulo 2^64, like the kernel's
- * time_after(): a mark restored from a state file to before the clock's zero
- * (diskio started at boot with progress saved from a previous run) wraps
- * around instead of losing that progress. Readings must therefore stay
- * within 2^63 ns (292 years) of the marks, and interval_ns below 2^63.
- *
- * A clock that goes backwards, as memfaultd handles it: a mark later than
- * the update's now_ns counts nothing and is reset to now_ns; each mark on
- * its own, so a crash-free mark still before now_ns keeps its progress.
- * Nothing underflows. The same applies to a crash stamped later than the
- * next update's now (clocks read in a different order): that crash-free
- * interval starts up to (crash time - now) early.
- *
- * Invariant the state file checks: crash-free time never exceeds
- * operational time, i.e. crashfree_intervals * interval_ns + crash-free
- * progress <= operational_intervals * interval_ns + operational progress.
- * It holds because after each update both marks lie within one interval
- * before now_ns.
- *
- * Not thread-safe: one thread owns a struct crashfree.
+ * Crash-free interval bookkeeping for diskio, as memfaultd counts it: whole
+ * operational and crash-free intervals, crashes in total and per comm, on a
+ * monotonic clock the caller passes in (readings within 2^63 ns of the marks).
+ * README.md, "How the numbers are kept", explains.  Not thread-safe.
  */
-#ifndef __CRASHFREE_H
-#define __CRASHFREE_H
+#ifndef DISKIO_CRASHFREE_H
+#define DISKIO_CRASHFREE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -120,7 +89,7 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
  * without sign or leading zeros. Loading rejects anything else, and
  * numbers this module cannot have written: 0 or >= 2^63 interval_ns,
  * progress not below interval_ns, more crash-free than operational time
- * (see the invariant above), operational time beyond 2^64 ns, a process
+ * (the invariant in README.md), operational time beyond 2^64 ns, a process
  * with 0 crashes or listed twice, per-process counts not adding up to
  * crashes.
  *
@@ -164,7 +133,4 @@ int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns
 int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
 		   uint64_t now_ns, FILE *warn);
 
-/* Per-process count of comm (cut like crashfree_record_crash()), 0 if none. */
-uint64_t crashfree_process_crashes(const struct crashfree *cf, const char *comm);
-
-#endif /* __CRASHFREE_H */
+#endif /* DISKIO_CRASHFREE_H */

@@ -59,7 +59,7 @@ void iostats_counters_from_kernel(const struct proc_dev_stats *stats,
  * what was seen means the kernel entry was removed and began anew: all of it
  * is new.  *created tells whether the row is new (its names are then unset).
  * NULL on allocation failure.  Row pointers stay valid until the next
- * iostats_record() or iostats_remove_idle(). */
+ * iostats_record() or iostats_end_interval(). */
 struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
 			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created);
 

@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Per-device I/O metric registry: one counter set per block device, kept
- * sorted by name, plus an aggregate that always equals the sum of the
- * devices. Each counter keeps a running total and, at every flush, the
- * change since the previous flush, so one interval can be shown either as
- * "what happened in the last interval" or "everything since start" (-a).
- *
- * The idea follows Firecracker's pmem metrics (SharedIncMetric counters
- * that report the difference since the last flush); the code is our own.
- *
- * Pure bookkeeping: no libbpf, no globals, the output stream is a parameter.
+ * Per-device I/O counters: one set per block device, sorted by name, plus an
+ * aggregate that always equals their sum.  Each counter keeps a running total
+ * and its change since the previous flush (README.md, "How the numbers are
+ * kept").  Pure bookkeeping: no libbpf, no globals.
  */
-#ifndef PMEM_METRICS_H
-#define PMEM_METRICS_H
+#ifndef DISKIO_PMEM_METRICS_H
+#define DISKIO_PMEM_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -135,4 +129,4 @@ void pmem_values(const struct pmem_device *dev, bool cumulative,
  */
 int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative);
 
-#endif /* PMEM_METRICS_H */
+#endif /* DISKIO_PMEM_METRICS_H */

@@ -1,6 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Deduplicating, append-only table of byte strings in one flat buffer.
- * See resources.h for the layout and the concurrency contract.
+ * Layout of buf[size], offsets relative to buf, everything 4-aligned:
+ *   [nbuckets x u32 bucket head][node][node]...[unused]
+ * A key is the offset of its node (README.md, "How the numbers are kept").
  */
 #include <stdbool.h>
 #include <string.h>
@@ -92,22 +95,6 @@ int res_table_init(struct res_table *t, void *buf, size_t size, uint32_t nbucket
 	return RES_OK;
 }
 
-int res_find(const struct res_table *t, const void *data, size_t len, res_key *key)
-{
-	uint32_t offset;
-
-	if (!table_is_ready(t) || !key || (!data && len))
-		return RES_INVALID;
-	if (len > RES_MAX_ENTRY)
-		return RES_TOO_BIG;
-
-	offset = chain_find(t, bucket_head(t, fnv1a_32(data, len)), data, len);
-	if (!offset)
-		return RES_NOT_FOUND;
-	*key = offset;
-	return RES_OK;
-}
-
 int res_intern(struct res_table *t, const void *data, size_t len, res_key *key)
 {
 	struct res_node *node;
@@ -189,22 +176,4 @@ const char *res_lookup(const struct res_table *t, res_key key, uint32_t *len)
 	if (len)
 		*len = node->len;
 	return (const char *)node->data;
-}
-
-const char *res_strerror(int status)
-{
-	switch (status) {
-	case RES_OK:
-		return "success";
-	case RES_OUT_OF_SPACE:
-		return "name table is full";
-	case RES_TOO_BIG:
-		return "entry is longer than the name table allows";
-	case RES_INVALID:
-		return "invalid argument or uninitialised name table";
-	case RES_NOT_FOUND:
-		return "entry not found in name table";
-	default:
-		return "unknown name table error";
-	}
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages diskio needs to build, test or benchmark,
 # only those missing: a no-op when everything is present.
 #   scripts/deps.sh build|test|bench

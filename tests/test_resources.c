@@ -1,11 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for resources.c, the deduplicating append-only name table.
  */
 #include <criterion/criterion.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "resources.h"
@@ -153,7 +151,6 @@ Test(res_intern, longest_entry_fits_and_one_more_is_too_big)
 	cr_assert_eq(untouched, 77);
 	cr_assert_eq(t.used, used);
 	cr_assert_eq(memcmp(snapshot, storage, sizeof(storage)), 0, "TOO_BIG changed the buffer");
-	cr_assert_eq(res_find(&t, longest, RES_MAX_ENTRY + 1, &untouched), RES_TOO_BIG);
 }
 
 Test(res_intern, fills_up_with_an_error_and_stays_usable)
@@ -304,7 +301,7 @@ Test(res_lookup, rejects_node_that_would_run_past_used)
 	cr_assert_null(res_lookup(&t, 16, NULL));
 }
 
-Test(res_find, finds_without_appending)
+Test(res_intern, finds_an_existing_entry_without_appending)
 {
 	struct res_table t = make_table(1024, 4);
 	res_key key, found = 5;
@@ -312,132 +309,7 @@ Test(res_find, finds_without_appending)
 
 	cr_assert_eq(res_intern_str(&t, "vda", &key), RES_OK);
 	used = t.used;
-	cr_assert_eq(res_find(&t, "vda", 3, &found), RES_OK);
+	cr_assert_eq(res_intern(&t, "vda", 3, &found), RES_OK);
 	cr_assert_eq(found, key);
-	found = 5;
-	cr_assert_eq(res_find(&t, "vdb", 3, &found), RES_NOT_FOUND);
-	cr_assert_eq(found, 5);
-	cr_assert_eq(res_find(&t, "vd", 2, &found), RES_NOT_FOUND);
 	cr_assert_eq(t.used, used);
-}
-
-Test(res_strerror, names_every_status)
-{
-	const int statuses[] = { RES_OK, RES_OUT_OF_SPACE, RES_TOO_BIG, RES_INVALID, RES_NOT_FOUND };
-	size_t i, j;
-
-	for (i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++) {
-		cr_assert_not_null(res_strerror(statuses[i]));
-		for (j = i + 1; j < sizeof(statuses) / sizeof(statuses[0]); j++)
-			cr_assert_str_neq(res_strerror(statuses[i]), res_strerror(statuses[j]));
-	}
-	cr_assert_not_null(res_strerror(12345));
-}
-
-/* One writer interns while a reader looks up what it has published so far. */
-enum { CONCURRENT_ENTRIES = 20000 };
-
-struct concurrent_run {
-	struct res_table table;
-	res_key keys[CONCURRENT_ENTRIES];
-	uint32_t published;		/* keys[0..published) are valid */
-	int writer_failures;
-	long reader_checks;
-	long reader_failures;
-};
-
-static void concurrent_name(char *name, size_t size, uint32_t i)
-{
-	snprintf(name, size, "comm-%u", i);
-}
-
-static void *concurrent_writer(void *arg)
-{
-	struct concurrent_run *run = arg;
-	char name[32];
-	uint32_t i;
-
-	for (i = 0; i < CONCURRENT_ENTRIES; i++) {
-		concurrent_name(name, sizeof(name), i);
-		if (res_intern_str(&run->table, name, &run->keys[i]) != RES_OK) {
-			__atomic_store_n(&run->writer_failures, 1, __ATOMIC_RELEASE);
-			break;
-		}
-		__atomic_store_n(&run->published, i + 1, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-static bool reader_sees(const struct concurrent_run *run, uint32_t i)
-{
-	char name[32];
-	uint32_t len;
-	const char *stored;
-
-	concurrent_name(name, sizeof(name), i);
-	stored = res_lookup(&run->table, run->keys[i], &len);
-	return stored && len == strlen(name) && memcmp(stored, name, len) == 0;
-}
-
-static void *concurrent_reader(void *arg)
-{
-	struct concurrent_run *run = arg;
-	uint32_t published, i, next = 0;
-	char name[32];
-	res_key key;
-	int status;
-
-	do {
-		published = __atomic_load_n(&run->published, __ATOMIC_ACQUIRE);
-		for (i = next; i < published; i++) {
-			run->reader_checks++;
-			if (!reader_sees(run, i))
-				run->reader_failures++;
-		}
-		next = published;
-
-		/* An entry being written right now is either absent or complete. */
-		concurrent_name(name, sizeof(name), published);
-		status = res_find(&run->table, name, strlen(name), &key);
-		if (status == RES_OK) {
-			uint32_t len;
-			const char *stored = res_lookup(&run->table, key, &len);
-
-			run->reader_checks++;
-			if (!stored || len != strlen(name) || memcmp(stored, name, len))
-				run->reader_failures++;
-		} else if (status != RES_NOT_FOUND) {
-			run->reader_failures++;
-		}
-	} while (published < CONCURRENT_ENTRIES &&
-		 !__atomic_load_n(&run->writer_failures, __ATOMIC_ACQUIRE));
-	return NULL;
-}
-
-Test(res_lookup, concurrent_reader_sees_only_complete_entries)
-{
-	struct concurrent_run *run = calloc(1, sizeof(*run));
-	size_t size = 1 << 20;
-	void *buf = malloc(size);
-	pthread_t writer, reader;
-	uint32_t i;
-
-	cr_assert_not_null(run);
-	cr_assert_not_null(buf);
-	cr_assert_eq(res_table_init(&run->table, buf, size, 64), RES_OK);
-
-	cr_assert_eq(pthread_create(&reader, NULL, concurrent_reader, run), 0);
-	cr_assert_eq(pthread_create(&writer, NULL, concurrent_writer, run), 0);
-	cr_assert_eq(pthread_join(writer, NULL), 0);
-	cr_assert_eq(pthread_join(reader, NULL), 0);
-
-	cr_assert_eq(run->writer_failures, 0, "1 MiB should hold %d names", CONCURRENT_ENTRIES);
-	cr_assert_geq(run->reader_checks, CONCURRENT_ENTRIES);
-	cr_assert_eq(run->reader_failures, 0, "%ld of %ld reads saw a bad entry",
-		     run->reader_failures, run->reader_checks);
-	for (i = 0; i < CONCURRENT_ENTRIES; i++)
-		cr_assert(reader_sees(run, i), "entry %u does not read back", i);
-
-	free(buf);
-	free(run);
 }

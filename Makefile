@@ -16,7 +16,11 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
-PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c
+PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
+	jsonw.c tally.c cgroups.c
+# The loader: libbpf and syscalls.
+LOADER_SRCS := msg.c probe.c maps.c
+LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
@@ -34,7 +38,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: deps diskio
+all: diskio
 
 deps:
 	$(Q)scripts/deps.sh build
@@ -45,7 +49,7 @@ deps-test:
 deps-bench:
 	$(Q)scripts/deps.sh bench
 
-diskio: $(OUTPUT)/diskio.o $(PURE_OBJS)
+diskio: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
 

@@ -92,6 +92,37 @@ static __always_inline __u32 req_flag(int bit_enum_value)
 	 req_flag(bpf_core_enum_value(enum req_flag_bits, __REQ_##name)) : 0)
 
 /*
+ * The number of pages of a folio (folio_nr_pages()): a large folio keeps it
+ * in _nr_pages since Linux 6.15, in _folio_nr_pages from 5.16 (64-bit), or
+ * only its order (_folio_order, 32-bit kernels before 6.6; the low byte of
+ * _flags_1 since).  6.18 wraps the flags word in memdesc_flags_t: it is
+ * read as a plain word at its relocated offset.
+ */
+struct folio___before_6_15 {
+	unsigned int _folio_nr_pages;
+} __attribute__((preserve_access_index));
+
+struct folio___order_32bit {
+	unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 folio_nr_pages(struct folio *folio)
+{
+	unsigned long flags = 0;
+
+	bpf_core_read(&flags, sizeof(flags), &folio->flags);
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	if (bpf_core_field_exists(folio->_nr_pages))
+		return BPF_CORE_READ(folio, _nr_pages);
+	if (bpf_core_field_exists(((struct folio___before_6_15 *)folio)->_folio_nr_pages))
+		return BPF_CORE_READ((struct folio___before_6_15 *)folio, _folio_nr_pages);
+	if (bpf_core_field_exists(((struct folio___order_32bit *)folio)->_folio_order))
+		return 1ULL << BPF_CORE_READ((struct folio___order_32bit *)folio, _folio_order);
+	return 1ULL << (BPF_CORE_READ(folio, _flags_1) & 0xff);
+}
+
+/*
  * Recent kernels (6.18 has it) pass sched_process_exit whether the whole
  * thread group is gone (group_dead); older ones pass only the task, and
  * diskio then reads signal->live instead (see handle_exit_legacy).  Which

@@ -468,3 +468,30 @@ int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
 		*is_partition = partition;
 	return 0;
 }
+
+int devname_resolve_args(const char *sysfs_root, const char *const *args, uint32_t n,
+			 uint32_t *devs, FILE *err)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = args[i];
+		int is_partition = 0, status;
+
+		if (!strncmp(name, "/dev/", 5))
+			name += 5;	/* people type the device node's path */
+		status = devname_resolve(sysfs_root, name, &devs[i], &is_partition);
+		if (status == -ENOENT) {
+			fprintf(err, "diskio: no such block device '%s' (see lsblk; give a name or "
+				"MAJ:MIN)\n", args[i]);
+			return -1;
+		}
+		if (status) {
+			fprintf(err, "diskio: invalid device '%s': give a disk name (vda) or MAJ:MIN "
+				"(254:0)\n", args[i]);
+			return -1;
+		}
+		if (is_partition)
+			fprintf(err, "diskio: %s is a partition: showing its whole disk %u:%u\n",
+				args[i], kdev_major(devs[i]), kdev_minor(devs[i]));
+	}
+	return 0;
+}

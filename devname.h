@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "diskio.h"
 
 /* Whole-disk kernel dev_t values (MKDEV of diskio.h), taken apart. */
@@ -87,5 +88,13 @@ void devname_refresh(struct devname_cache *c);
  */
 int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
 		    int *is_partition);
+
+/*
+ * devname_resolve() for each of the n arguments of -D ("/dev/vda" is taken
+ * as "vda"), into devs[].  0, or -1 after one "diskio: ..." line on err.
+ * A partition gets a note on err and resolves to its whole disk.
+ */
+int devname_resolve_args(const char *sysfs_root, const char *const *args, uint32_t n,
+			 uint32_t *devs, FILE *err);
 
 #endif /* DISKIO_DEVNAME_H */

@@ -20,6 +20,11 @@
 #include "core_fixes.bpf.h"
 
 #define EEXIST 17
+#define BDI_CAP_WRITEBACK	(1 << 0)	/* include/linux/backing-dev.h, 5.10+ */
+#define BDEVFS_MAGIC		0x62646576	/* the block devices' pseudo-fs */
+#define FOLIO_MAPPING_FLAGS	0x3UL		/* PAGE_MAPPING_ANON | PAGE_MAPPING_MOVABLE */
+#define S_IFMT			00170000
+#define S_IFREG			0100000
 
 /* Filters and modes, set by user space before load. */
 const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
@@ -28,6 +33,15 @@ const volatile __u32 filter_devs[MAX_FILTER_DEVS] = {};
 const volatile __u32 nr_filter_devs = 0;
 const volatile char filter_comm[TASK_COMM_LEN] = {};
 const volatile bool filter_by_comm = false;
+/* --cgroup: a process passes if one of its ancestors at filter_cgroup_levels[i]
+ * (the depth of the group) is filter_cgroups[i]. */
+const volatile __u64 filter_cgroups[MAX_FILTER_CGROUPS] = {};
+const volatile __u32 filter_cgroup_levels[MAX_FILTER_CGROUPS] = {};
+const volatile __u32 nr_filter_cgroups = 0;
+/* Charge writeback to the process that dirtied the pages (not --submitter). */
+const volatile bool charge_owner = true;
+/* PAGE_SHIFT is not in BTF. */
+const volatile __u32 page_shift = 12;
 /* Remember each I/O's submitter until completion (-L, -T, or a pid/comm
  * filter, which must also filter the per-device latency: it is then summed
  * from the selected processes' rows). */
@@ -88,6 +102,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* The last dirtier of each regular file whose pages are dirty; entries not
+ * dirtied for a while are deleted by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct inode_key);
+	__type(value, struct write_owner);
+} owners SEC(".maps");
 
 /* Crash counts by process name: exact even when crash events are lost. */
 struct {
@@ -193,6 +216,19 @@ static __always_inline void current_comm(char comm[TASK_COMM_LEN])
 	}
 }
 
+static __always_inline bool current_cgroup_selected(void)
+{
+	if (!nr_filter_cgroups)
+		return true;
+	for (int i = 0; i < MAX_FILTER_CGROUPS; i++) {
+		if (i >= nr_filter_cgroups)
+			break;
+		if (bpf_get_current_ancestor_cgroup_id(filter_cgroup_levels[i]) == filter_cgroups[i])
+			return true;
+	}
+	return false;
+}
+
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
@@ -203,7 +239,66 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 		return false;
 	key->dev = dev;
 	current_comm(key->comm);
-	return comm_selected(key->comm);
+	if (!comm_selected(key->comm) || !current_cgroup_selected())
+		return false;
+	key->cgroup = bpf_get_current_cgroup_id();
+	return true;
+}
+
+/*
+ * The process that last dirtied the file a write bio's data belongs to: the
+ * bio's first page -> its folio -> the folio's mapping -> a regular file.
+ * NULL for anything else (journal, metadata, swap, direct I/O buffers).
+ */
+static __always_inline struct write_owner *bio_owner(struct bio *bio)
+{
+	struct bio_vec *vecs = bio->bi_io_vec;
+	unsigned long head, mapping;
+	struct inode_key key = {};
+	struct folio *folio;
+	struct inode *host;
+	struct page *page;
+
+	if (!vecs || !bio->bi_vcnt)
+		return NULL;
+	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
+	if (!page)
+		return NULL;
+	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
+	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
+	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
+		return NULL;
+	host = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
+		return NULL;
+	key.ino = BPF_CORE_READ(host, i_ino);
+	key.sb_dev = BPF_CORE_READ(host, i_sb, s_dev);
+	key.generation = BPF_CORE_READ(host, i_generation);
+	return bpf_map_lookup_elem(&owners, &key);
+}
+
+/* Who a write is charged to: the file's dirtier when there is one (then
+ * *on_behalf if another task submits it), else the submitter.  false if the
+ * filters drop it. */
+static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct proc_dev_key *key,
+					     bool *on_behalf)
+{
+	struct write_owner *owner = bio && charge_owner ? bio_owner(bio) : NULL;
+
+	*on_behalf = false;
+	if (!owner)
+		return current_submitter(key, dev);
+	if (!dev_selected(dev) || !owner->cgroup_selected || !pid_selected(owner->tgid))
+		return false;
+	key->tgid = owner->tgid;
+	key->dev = dev;
+	key->cgroup = owner->cgroup;
+	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
+	if (!comm_selected(key->comm))
+		return false;
+	*on_behalf = owner->tgid != (__u32)(bpf_get_current_pid_tgid() >> 32);
+	return true;
 }
 
 /*
@@ -437,12 +532,16 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	struct proc_dev_key key = {};
 	struct proc_dev_stats *entry;
 	__u64 stamp_mask;
-	bool bio_based;
+	bool bio_based, on_behalf = false;
 
 	if (class == IO_IGNORED)
 		return 0;
-	if (!current_submitter(&key, disk_dev(disk)))
+	if (class == IO_WRITE) {
+		if (!write_charged_to(bio, disk_dev(disk), &key, &on_behalf))
+			return 0;
+	} else if (!current_submitter(&key, disk_dev(disk))) {
 		return 0;
+	}
 	bio_based = disk_is_bio_based(disk);
 	entry = aggregate ? stats_of(&key) : NULL;
 	if (entry) {
@@ -453,6 +552,8 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 			if (bio_based)
 				entry->ios[class] += 1;
 		}
+		if (on_behalf)
+			entry->writeback_bytes += bytes;
 	}
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
@@ -493,10 +594,16 @@ static __always_inline void request_started(void *ctx, struct request *rq)
 	struct proc_dev_key key = {};
 	struct proc_dev_stats *entry;
 
+	bool on_behalf;
+
 	if (class >= IO_NR_CLASSES)
 		return;
-	if (!current_submitter(&key, request_dev(rq)))
+	if (class == IO_WRITE) {
+		if (!write_charged_to(rq->bio, request_dev(rq), &key, &on_behalf))
+			return;
+	} else if (!current_submitter(&key, request_dev(rq))) {
 		return;
+	}
 	entry = aggregate ? stats_of(&key) : NULL;
 	if (entry)
 		entry->ios[class] += 1;
@@ -565,6 +672,94 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
 {
 	if (nr_bytes >= rq->__data_len)
 		request_done(ctx, rq);
+	return 0;
+}
+
+/*
+ * The whole disk under an inode, and whether the kernel charges dirtying its
+ * pages to the task: mapping_can_writeback(), i.e. BDI_CAP_WRITEBACK of
+ * inode_to_bdi(), which is the disk's own for block-device inodes.
+ */
+static __always_inline bool inode_charged(struct inode *inode, __u32 *dev)
+{
+	struct backing_dev_info *bdi;
+	struct super_block *sb = inode->i_sb;
+	struct gendisk *disk;
+
+	if (BPF_CORE_READ(sb, s_magic) == BDEVFS_MAGIC) {
+		/* I_BDEV(): struct bdev_inode { struct block_device bdev; struct inode vfs_inode; } */
+		struct block_device *bdev = (void *)inode -
+					    bpf_core_field_offset(struct bdev_inode, vfs_inode);
+
+		disk = BPF_CORE_READ(bdev, bd_disk);
+		bdi = BPF_CORE_READ(disk, bdi);
+	} else {
+		bdi = BPF_CORE_READ(sb, s_bdi);
+		disk = BPF_CORE_READ(sb, s_bdev, bd_disk);	/* none: nfs, fuse, tmpfs */
+	}
+	if (!disk || !(BPF_CORE_READ(bdi, capabilities) & BDI_CAP_WRITEBACK))
+		return false;
+	*dev = MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+	return true;
+}
+
+/* The file's dirtier, so that its writeback is charged to it. */
+static __always_inline void remember_owner(struct inode *host, const struct proc_dev_key *who,
+					   bool cgroup_selected)
+{
+	struct inode_key key = {
+		.ino = host->i_ino,
+		.sb_dev = host->i_sb->s_dev,
+		.generation = host->i_generation,
+	};
+	struct write_owner *owner = bpf_map_lookup_elem(&owners, &key), fresh = {};
+	__u64 now = bpf_ktime_get_ns();
+
+	/* comm compared as two words: both are 8-byte aligned */
+	if (owner && owner->tgid == who->tgid && owner->cgroup == who->cgroup &&
+	    ((__u64 *)owner->comm)[0] == ((const __u64 *)who->comm)[0] &&
+	    ((__u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1]) {
+		owner->dirtied_ns = now;	/* the common case: no update */
+		return;
+	}
+	fresh.tgid = who->tgid;
+	fresh.cgroup = who->cgroup;
+	fresh.cgroup_selected = cgroup_selected;
+	fresh.dirtied_ns = now;
+	__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
+	if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY))
+		count_lost(LOST_OWNER_MAP_FULL);
+}
+
+/* Page cache dirtied, where the kernel charges it to the task's
+ * /proc/PID/io write_bytes (folio_account_dirtied()). */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct proc_dev_key key = {};
+	struct proc_dev_stats *entry;
+	struct inode *host;
+	bool selected;
+	__u32 dev;
+
+	/* The event class allows a NULL mapping (the verifier says so). */
+	if (!mapping)
+		return 0;
+	host = mapping->host;
+	if (!host || !inode_charged(host, &dev))
+		return 0;
+	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	key.dev = dev;
+	key.cgroup = bpf_get_current_cgroup_id();
+	current_comm(key.comm);
+	selected = current_cgroup_selected();
+	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {
+		entry = stats_of(&key);
+		if (entry)
+			entry->dirtied_bytes += folio_nr_pages(folio) << page_shift;
+	}
+	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG)
+		remember_owner(host, &key, selected);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "diskio.h"
 #include "diskio.skel.h"
+#include "cgroups.h"
 #include "crashfree.h"
 #include "devname.h"
 #include "maps.h"
@@ -33,6 +35,11 @@
 #define DEFAULT_TRACE_RINGBUF_KB (16 * 1024)
 #define DEFAULT_PERF_KB		256	/* per CPU */
 #define TRACE_POLL_MS		50
+/* A file's dirtier is forgotten when it has not dirtied it for this long:
+ * its pages have been written back long since (dirty_expire_centisecs is
+ * 30 s by default). */
+#define OWNER_TTL_NS		(120ULL * 1000000000ULL)
+#define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
 
 static volatile sig_atomic_t exiting;
 static bool verbose;
@@ -80,6 +87,11 @@ struct run {
 	bool track_inflight;		/* -L, -T, -p, -c */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
 	bool output_broken;
+	bool owners_used;		/* writeback is charged to its dirtier */
+	uint64_t owners_swept_ns;
+	char cgroup_mount[PATH_MAX];	/* "" without cgroup2 */
+	uint64_t cgroup_ids[MAX_FILTER_CGROUPS];
+	uint32_t cgroup_levels[MAX_FILTER_CGROUPS];
 };
 
 static void set_filters(struct diskio_bpf *skel, const struct options *opts,
@@ -91,6 +103,33 @@ static void set_filters(struct diskio_bpf *skel, const struct options *opts,
 	skel->rodata->nr_filter_devs = opts->nr_devices;
 	memcpy((void *)skel->rodata->filter_comm, opts->comm, sizeof(opts->comm));
 	skel->rodata->filter_by_comm = opts->filter_comm;
+}
+
+static void set_cgroup_filter(struct run *run)
+{
+	struct diskio_bpf *skel = run->skel;
+
+	memcpy((void *)skel->rodata->filter_cgroups, run->cgroup_ids, sizeof(run->cgroup_ids));
+	memcpy((void *)skel->rodata->filter_cgroup_levels, run->cgroup_levels,
+	       sizeof(run->cgroup_levels));
+	skel->rodata->nr_filter_cgroups = run->opts->nr_cgroups;
+}
+
+/* Page-cache dirtying: dirtied bytes, and the owners of writeback. */
+static void choose_dirty_hook(struct run *run, const struct kernel_hooks *hooks)
+{
+	struct diskio_bpf *skel = run->skel;
+	bool rows = !run->opts->trace;
+
+	run->owners_used = rows && hooks->dirty_folio && !run->opts->submitter;
+	skel->rodata->charge_owner = run->owners_used;
+	skel->rodata->page_shift = __builtin_ctzl(sysconf(_SC_PAGESIZE));
+	bpf_program__set_autoload(skel->progs.handle_dirty_folio, rows && hooks->dirty_folio);
+	if (!run->owners_used)
+		bpf_map__set_max_entries(skel->maps.owners, 1);
+	if (rows && !hooks->dirty_folio)
+		warn("no writeback_dirty_folio tracepoint (Linux 5.17+): no dirtied bytes, "
+		     "writeback is charged to its submitter");
 }
 
 /* block_io_start/done from Linux 6.5, block_rq_issue/complete before. */
@@ -165,6 +204,8 @@ static void configure(struct run *run, const struct kernel_hooks *hooks, const u
 	struct diskio_bpf *skel = run->skel;
 
 	set_filters(skel, opts, devs);
+	set_cgroup_filter(run);
+	choose_dirty_hook(run, hooks);
 	skel->rodata->track_inflight = run->track_inflight;
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
@@ -353,6 +394,50 @@ static int take_snapshot(struct run *run, bool at_exit)
 	return err;
 }
 
+static int collect_old_owner(const void *key, const void *value, void *arg)
+{
+	const struct write_owner *owner = value;
+	struct {
+		struct inode_key *keys;
+		size_t n, capacity;
+		uint64_t before_ns;
+	} *old = arg;
+
+	if (owner->dirtied_ns >= old->before_ns)
+		return 0;
+	if (old->n == old->capacity) {
+		size_t capacity = old->capacity ? old->capacity * 2 : 256;
+		struct inode_key *grown = realloc(old->keys, capacity * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		old->keys = grown;
+		old->capacity = capacity;
+	}
+	memcpy(&old->keys[old->n++], key, sizeof(*old->keys));
+	return 0;
+}
+
+/* Owners of files not dirtied for OWNER_TTL_NS go, every OWNER_SWEEP_NS. */
+static void sweep_owners(struct run *run, uint64_t now_ns)
+{
+	int fd = bpf_map__fd(run->skel->maps.owners);
+	struct {
+		struct inode_key *keys;
+		size_t n, capacity;
+		uint64_t before_ns;
+	} old = { .before_ns = now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0 };
+
+	if (!run->owners_used || now_ns - run->owners_swept_ns < OWNER_SWEEP_NS)
+		return;
+	run->owners_swept_ns = now_ns;
+	map_for_each(fd, sizeof(struct inode_key), sizeof(struct write_owner), collect_old_owner,
+		     &old);
+	for (size_t i = 0; i < old.n; i++)
+		bpf_map_delete_elem(fd, &old.keys[i]);
+	free(old.keys);
+}
+
 /* Rows of exited processes: their kernel entries go. */
 static void forget_rows(struct run *run)
 {
@@ -443,6 +528,7 @@ static void end_interval(struct run *run, bool final)
 	view_show_frame(&run->view, &frame);
 	tally_close_interval(&run->tally);
 	forget_rows(run);
+	sweep_owners(run, monotonic_ns());
 	save_crash_state(run);
 	check_output(run);
 }
@@ -484,29 +570,26 @@ static void run_loop(struct run *run)
 
 /* ---- setup ---- */
 
-static int resolve_devices(const struct options *opts, uint32_t *devs)
+/* The cgroup2 mount, and --cgroup paths as ids and levels. */
+static int resolve_cgroups(struct run *run)
 {
-	for (uint32_t i = 0; i < opts->nr_devices; i++) {
-		const char *name = opts->devices[i];
-		int is_partition = 0, err;
+	const struct options *opts = run->opts;
 
-		if (!strncmp(name, "/dev/", 5))
-			name += 5;	/* people type the device node's path */
-		err = devname_resolve("/sys", name, &devs[i], &is_partition);
+	if (cgroup2_mount("/proc/mounts", run->cgroup_mount, sizeof(run->cgroup_mount)))
+		run->cgroup_mount[0] = '\0';
+	if (opts->nr_cgroups && !run->cgroup_mount[0]) {
+		fail("--cgroup needs a cgroup v2 hierarchy, and none is mounted");
+		return -1;
+	}
+	for (uint32_t i = 0; i < opts->nr_cgroups; i++) {
+		int err = cgroup_resolve(run->cgroup_mount, opts->cgroups[i], &run->cgroup_ids[i],
+					 &run->cgroup_levels[i]);
 
-		if (err == -ENOENT) {
-			fail("no such block device '%s' (see lsblk; give a name or MAJ:MIN)",
-			     opts->devices[i]);
-			return -1;
-		}
 		if (err) {
-			fail("invalid device '%s': give a disk name (vda) or MAJ:MIN (254:0)",
-			     opts->devices[i]);
+			fail("no cgroup '%s' under %s: %s", opts->cgroups[i], run->cgroup_mount,
+			     strerror(-err));
 			return -1;
 		}
-		if (is_partition)
-			fprintf(stderr, "diskio: %s is a partition: showing its whole disk %u:%u\n",
-				opts->devices[i], kdev_major(devs[i]), kdev_minor(devs[i]));
 	}
 	return 0;
 }
@@ -527,6 +610,8 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		.trace = opts->trace,
 		.latency_from_rows = run->track_inflight,
 		.sort = opts->sort,
+		.by_cgroup = opts->by_cgroup,
+		.cgroup_mount = run->cgroup_mount[0] ? run->cgroup_mount : NULL,
 		.crash_interval_ns = opts->crash_interval_s * 1000000000ULL,
 		.sysfs_root = "/sys",
 		.process_alive = process_alive,
@@ -586,7 +671,8 @@ int main(int argc, char **argv)
 
 	options_parse(argc, argv, &opts);
 	verbose = opts.verbose;
-	if (resolve_devices(&opts, devs))
+	if (devname_resolve_args("/sys", opts.devices, opts.nr_devices, devs, stderr) ||
+	    resolve_cgroups(&run))
 		return EXIT_USAGE;
 	if (check_system() || probe_hooks(&hooks))
 		return EXIT_START;

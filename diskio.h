@@ -15,6 +15,7 @@
 #define TASK_COMM_LEN	16
 #define MAX_FILTER_PIDS	16
 #define MAX_FILTER_DEVS	16
+#define MAX_FILTER_CGROUPS	16
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
@@ -33,11 +34,13 @@ enum io_class {
 #define MINORMASK	((1U << MINORBITS) - 1)
 #define MKDEV(major, minor)	(((__u32)(major) << MINORBITS) | ((__u32)(minor) & MINORMASK))
 
-/* Aggregation key: the submitting process and the whole disk it submitted to. */
+/* Aggregation key: the process an I/O is charged to (its submitter, or for
+ * writeback the process that dirtied the data) and the whole disk. */
 struct proc_dev_key {
 	__u32 tgid;
 	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
 	char comm[TASK_COMM_LEN];
+	__u64 cgroup;		/* cgroup v2 id of the process (its directory's inode) */
 };
 
 struct proc_dev_stats {
@@ -46,6 +49,25 @@ struct proc_dev_stats {
 	__u64 flushes;
 	__u64 latency_ns;	/* only with -L: sum over completions */
 	__u64 latency_ios;	/* only with -L: completions in latency_ns */
+	__u64 dirtied_bytes;	/* page cache dirtied, as /proc/PID/io write_bytes */
+	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
+};
+
+/* A regular file: its filesystem's dev_t, inode number and generation. */
+struct inode_key {
+	__u64 ino;
+	__u32 sb_dev;
+	__u32 generation;
+};
+
+/* The process that last dirtied a file's pages: its writeback is charged
+ * to it. */
+struct write_owner {
+	__u32 tgid;
+	__u32 cgroup_selected;	/* passed the --cgroup filter when it dirtied */
+	__u64 cgroup;
+	__u64 dirtied_ns;	/* CLOCK_MONOTONIC of the last dirtying */
+	char comm[TASK_COMM_LEN];
 };
 
 struct dev_latency {
@@ -116,11 +138,13 @@ enum lost_cause {
 	LOST_CRASH_MAP_FULL = 3,	/* crash count map full */
 	LOST_PERF_BUFFER = 4,		/* perf buffer full: the sample was dropped */
 	LOST_COMPLETION_UNSEEN = 5,	/* an I/O completed without diskio's hook running */
-	LOST_NR_KERNEL_CAUSES = 6,
+	LOST_OWNER_MAP_FULL = 6,	/* a file's dirtier not kept: its writeback stays
+					 * with the submitter */
+	LOST_NR_KERNEL_CAUSES = 7,
 	LOST_NAMES_TABLE_FULL = LOST_NR_KERNEL_CAUSES,	/* no room to keep a name */
-	LOST_ROW_ALLOC = 7,		/* no memory for a row: its counts are not shown */
-	LOST_CRASH_EVENTS_FULL = 8,	/* more crashes in an interval than it lists */
-	LOST_NR_CAUSES = 9,
+	LOST_ROW_ALLOC = 8,		/* no memory for a row: its counts are not shown */
+	LOST_CRASH_EVENTS_FULL = 9,	/* more crashes in an interval than it lists */
+	LOST_NR_CAUSES = 10,
 };
 
 /* The signals whose default action dumps core (signal(7)): a process they

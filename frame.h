@@ -20,9 +20,10 @@ struct frame {
 	double interval_s;
 	bool cumulative;		/* -a: totals since start */
 	bool per_process_latency;	/* -L */
+	bool by_cgroup;			/* rows are per (cgroup, disk): no pid, no comm */
 	struct proc_io *const *rows;	/* sorted; only rows with something to show */
 	size_t nrows;
-	const struct res_table *names;	/* of the rows' comm and device */
+	const struct res_table *names;	/* of the rows' comm, device and cgroup */
 	const struct pmem_metrics *devices;
 	uint64_t lost[LOST_NR_CAUSES];	/* in this interval */
 	uint64_t io_events;		/* trace mode: events received in this interval */

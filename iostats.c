@@ -7,7 +7,7 @@
 static const char *const sort_names[SORT_NR_KEYS] = {
 	[SORT_BYTES] = "bytes", [SORT_READ] = "read", [SORT_WRITE] = "write",
 	[SORT_IOS] = "ios", [SORT_LATENCY] = "latency", [SORT_PID] = "pid",
-	[SORT_COMM] = "comm",
+	[SORT_COMM] = "comm", [SORT_DIRTY] = "dirty",
 };
 
 const char *sort_key_name(enum sort_key key)
@@ -47,6 +47,8 @@ void iostats_counters_from_kernel(const struct proc_dev_stats *stats,
 	counters[PMEM_FLUSHES] = stats->flushes;
 	counters[PMEM_LATENCY_NS] = stats->latency_ns;
 	counters[PMEM_LATENCY_IOS] = stats->latency_ios;
+	counters[PMEM_DIRTIED_BYTES] = stats->dirtied_bytes;
+	counters[PMEM_WRITEBACK_BYTES] = stats->writeback_bytes;
 }
 
 static uint32_t key_hash(const struct proc_dev_key *key)
@@ -61,7 +63,7 @@ static uint32_t key_hash(const struct proc_dev_key *key)
 
 static bool key_equal(const struct proc_dev_key *a, const struct proc_dev_key *b)
 {
-	return a->tgid == b->tgid && a->dev == b->dev &&
+	return a->tgid == b->tgid && a->dev == b->dev && a->cgroup == b->cgroup &&
 	       !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
@@ -238,6 +240,9 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 	case SORT_LATENCY:
 		order = compare_latency_desc(va, vb);
 		break;
+	case SORT_DIRTY:
+		order = compare_u64_desc(va[PMEM_DIRTIED_BYTES], vb[PMEM_DIRTIED_BYTES]);
+		break;
 	case SORT_PID:
 		order = (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);
 		break;
@@ -252,6 +257,8 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		return (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);
 	if (a->key.dev != b->key.dev)
 		return (a->key.dev > b->key.dev) - (a->key.dev < b->key.dev);
+	if (a->key.cgroup != b->key.cgroup)
+		return (a->key.cgroup > b->key.cgroup) - (a->key.cgroup < b->key.cgroup);
 	return memcmp(a->key.comm, b->key.comm, sizeof(a->key.comm));
 }
 

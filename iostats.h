@@ -20,8 +20,9 @@ enum sort_key {
 	SORT_LATENCY,
 	SORT_PID,		/* ascending */
 	SORT_COMM,		/* ascending */
+	SORT_DIRTY,		/* dirtied bytes, descending */
 };
-#define SORT_NR_KEYS (SORT_COMM + 1)
+#define SORT_NR_KEYS (SORT_DIRTY + 1)
 
 /* "bytes", "read", ...: the key as -s takes it. */
 const char *sort_key_name(enum sort_key key);
@@ -31,6 +32,7 @@ struct proc_io {
 	struct proc_dev_key key;
 	res_key comm_name;
 	res_key device_name;
+	res_key cgroup_name;			/* its path; 0: no cgroup2 */
 	uint64_t seen[PMEM_NR_COUNTERS];	/* last values read from the kernel */
 	uint64_t delta[PMEM_NR_COUNTERS];	/* change in the current interval */
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */

@@ -35,6 +35,7 @@ static const char doc[] =
 "    diskio -c postgres -L   # only postgres, with per-process latency\n"
 "    diskio -D vda -D 8:16   # only these disks (name or MAJ:MIN)\n"
 "    diskio -T -D zram0      # one line per completed I/O on zram0\n"
+"    diskio --by cgroup -s dirty   # which service dirties the page cache\n"
 "    diskio --state /var/lib/diskio/crash.state   # crash-free hours across runs\n";
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
@@ -44,6 +45,9 @@ enum {
 	OPT_CRASH_INTERVAL,
 	OPT_STATE,
 	OPT_BUFFER_KB,
+	OPT_SUBMITTER,
+	OPT_CGROUP,
+	OPT_BY,
 };
 
 static const struct argp_option option_table[] = {
@@ -51,7 +55,7 @@ static const struct argp_option option_table[] = {
 	{ "no-clear", 'C', NULL, 0, "Top view: do not redraw in place, append", 0 },
 	{ "rows", 'r', "ROWS", 0, "Show at most ROWS processes per interval", 0 },
 	{ "sort", 's', "SORT", 0,
-	  "Sort by bytes (default), read, write, ios, latency, pid or comm", 0 },
+	  "Sort by bytes (default), read, write, ios, latency, pid, comm or dirty", 0 },
 	{ "accumulated", 'a', NULL, 0, "Show totals since start, not per interval", 0 },
 	{ "latency", 'L', NULL, 0, "Per-process average latency (costs more per I/O)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
@@ -59,6 +63,12 @@ static const struct argp_option option_table[] = {
 	{ "comm", 'c', "COMM", 0, "Only processes named COMM (exact, up to 15 bytes)", 0 },
 	{ "device", 'D', "DEVICE", 0,
 	  "Only this disk: name (vda) or MAJ:MIN (repeatable, up to 16)", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Only this cgroup v2 group and its descendants, e.g. /system.slice/nginx.service "
+	  "(repeatable, up to 16)", 0 },
+	{ "by", OPT_BY, "KEY", 0, "Rows per process (default) or per cgroup", 0 },
+	{ "submitter", OPT_SUBMITTER, NULL, 0,
+	  "Charge writes to the task that submitted them, not the one that dirtied them", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
 	{ "crash-interval", OPT_CRASH_INTERVAL, "SECONDS", 0,
 	  "Length of a crash-free interval (default 3600)", 0 },
@@ -127,8 +137,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 				return 0;
 			}
 		}
-		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid or comm",
-			   arg);
+		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid, comm "
+			   "or dirty", arg);
 		break;
 	case 'a':
 		opts->cumulative = true;
@@ -160,6 +170,25 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		if (opts->nr_devices >= MAX_FILTER_DEVS)
 			argp_error(state, "too many -D: at most %d", MAX_FILTER_DEVS);
 		opts->devices[opts->nr_devices++] = arg;
+		break;
+	case OPT_CGROUP:
+		if (arg[0] != '/')
+			argp_error(state, "invalid cgroup '%s': a path below the cgroup2 mount, "
+				   "starting with / (e.g. /system.slice)", arg);
+		if (opts->nr_cgroups >= MAX_FILTER_CGROUPS)
+			argp_error(state, "too many --cgroup: at most %d", MAX_FILTER_CGROUPS);
+		opts->cgroups[opts->nr_cgroups++] = arg;
+		break;
+	case OPT_BY:
+		if (!strcmp(arg, "cgroup"))
+			opts->by_cgroup = true;
+		else if (!strcmp(arg, "process"))
+			opts->by_cgroup = false;
+		else
+			argp_error(state, "unknown --by '%s': process or cgroup", arg);
+		break;
+	case OPT_SUBMITTER:
+		opts->submitter = true;
 		break;
 	case OPT_JSON:
 		opts->output = OUTPUT_JSON;

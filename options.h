@@ -34,6 +34,10 @@ struct options {
 	bool filter_comm;
 	const char *devices[MAX_FILTER_DEVS];	/* as given; resolved in main */
 	uint32_t nr_devices;
+	const char *cgroups[MAX_FILTER_CGROUPS];	/* --cgroup, as given */
+	uint32_t nr_cgroups;
+	bool by_cgroup;		/* --by cgroup */
+	bool submitter;		/* --submitter */
 	bool verbose;
 	uint64_t crash_interval_s;
 	const char *state_path;

@@ -19,6 +19,8 @@ const char *const pmem_counter_names[PMEM_NR_COUNTERS] = {
 	[PMEM_FLUSHES] = "flushes",
 	[PMEM_LATENCY_NS] = "latency_ns",
 	[PMEM_LATENCY_IOS] = "latency_ios",
+	[PMEM_DIRTIED_BYTES] = "dirtied_bytes",
+	[PMEM_WRITEBACK_BYTES] = "writeback_bytes",
 };
 
 /*

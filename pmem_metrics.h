@@ -24,6 +24,8 @@ enum pmem_counter_id {
 	PMEM_FLUSHES,
 	PMEM_LATENCY_NS,	/* sum of completion latencies */
 	PMEM_LATENCY_IOS,	/* completions that contributed to PMEM_LATENCY_NS */
+	PMEM_DIRTIED_BYTES,	/* page cache dirtied (rows only) */
+	PMEM_WRITEBACK_BYTES,	/* of PMEM_WRITE_BYTES: submitted by another task (rows only) */
 	PMEM_NR_COUNTERS
 };
 

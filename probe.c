@@ -90,6 +90,7 @@ int probe_hooks(struct kernel_hooks *hooks)
 	hooks->rq_issue = btf_has_tracepoint(btf, "block_rq_issue") &&
 			  btf_has_tracepoint(btf, "block_rq_complete");
 	hooks->process_exit = btf_has_tracepoint(btf, "sched_process_exit");
+	hooks->dirty_folio = btf_has_tracepoint(btf, "writeback_dirty_folio");
 	hooks->exit_group_dead = btf_tracepoint_args(btf, "sched_process_exit") >= 2;
 	btf__free(btf);
 	if (!hooks->bio_queue || !(hooks->io_start || hooks->rq_issue)) {

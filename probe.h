@@ -12,6 +12,7 @@ struct kernel_hooks {
 	bool rq_issue;		/* block_rq_issue and block_rq_complete */
 	bool exit_group_dead;	/* sched_process_exit passes group_dead */
 	bool process_exit;
+	bool dirty_folio;	/* writeback_dirty_folio (Linux 5.17+) */
 };
 
 /* Privileges and BTF: 0, or -1 after one "diskio: ..." line. */

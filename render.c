@@ -11,6 +11,7 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 	[LOST_CRASH_MAP_FULL] = "crash_map_full",
 	[LOST_PERF_BUFFER] = "perf_buffer",
 	[LOST_COMPLETION_UNSEEN] = "completion_unseen",
+	[LOST_OWNER_MAP_FULL] = "owner_map_full",
 	[LOST_NAMES_TABLE_FULL] = "names_table_full",
 	[LOST_ROW_ALLOC] = "row_alloc_failed",
 	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
@@ -153,7 +154,7 @@ const char *signal_name(uint32_t sig, char *buf, size_t size)
 static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
-	      " discard_ios flushes avg_latency_us\n", v->out);
+	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup\n", v->out);
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
@@ -247,18 +248,31 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	uint32_t len;
 
 	batch_begin_rows(v, f);
-	fprintf(v->out, "%s %" PRIu32 " ", v->when, row->key.tgid);
-	name = row_name(f, row->comm_name, &len);
-	batch_write_name(v->out, name, len);
-	fputc(' ', v->out);
+	if (f->by_cgroup) {
+		fprintf(v->out, "%s - - ", v->when);
+	} else {
+		fprintf(v->out, "%s %" PRIu32 " ", v->when, row->key.tgid);
+		name = row_name(f, row->comm_name, &len);
+		batch_write_name(v->out, name, len);
+		fputc(' ', v->out);
+	}
 	name = row_name(f, row->device_name, &len);
 	batch_write_name(v->out, name, len);
 	for (size_t i = 0; i < NR_SHOWN; i++)
 		fprintf(v->out, " %" PRIu64, values[shown_counters[i]]);
 	if (row_latency_tenths(f, values, &tenths))
-		fprintf(v->out, " %" PRIu64 ".%u\n", tenths / 10, (unsigned int)(tenths % 10));
+		fprintf(v->out, " %" PRIu64 ".%u", tenths / 10, (unsigned int)(tenths % 10));
 	else
-		fputs(" -\n", v->out);
+		fputs(" -", v->out);
+	fprintf(v->out, " %" PRIu64 " %" PRIu64 " ", values[PMEM_DIRTIED_BYTES],
+		values[PMEM_WRITEBACK_BYTES]);
+	if (row->cgroup_name) {
+		name = row_name(f, row->cgroup_name, &len);
+		batch_write_name(v->out, name, len);
+	} else {
+		fputc('-', v->out);
+	}
+	fputc('\n', v->out);
 }
 
 static void batch_interval_end(struct view *v, const struct frame *f)
@@ -347,9 +361,14 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	uint32_t len;
 
 	jsonw_object(w, NULL);
-	jsonw_u64(w, "pid", row->key.tgid);
-	name = row_name(f, row->comm_name, &len);
-	jsonw_string(w, "comm", name, len);
+	if (f->by_cgroup) {
+		jsonw_null(w, "pid");
+		jsonw_null(w, "comm");
+	} else {
+		jsonw_u64(w, "pid", row->key.tgid);
+		name = row_name(f, row->comm_name, &len);
+		jsonw_string(w, "comm", name, len);
+	}
 	name = row_name(f, row->device_name, &len);
 	jsonw_string(w, "device", name, len);
 	for (size_t i = 0; i < NR_SHOWN; i++)
@@ -358,6 +377,14 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		jsonw_tenths(w, "avg_latency_us", tenths);
 	else
 		jsonw_null(w, "avg_latency_us");
+	jsonw_u64(w, "dirtied_bytes", values[PMEM_DIRTIED_BYTES]);
+	jsonw_u64(w, "writeback_bytes", values[PMEM_WRITEBACK_BYTES]);
+	if (row->cgroup_name) {
+		name = row_name(f, row->cgroup_name, &len);
+		jsonw_string(w, "cgroup", name, len);
+	} else {
+		jsonw_null(w, "cgroup");
+	}
 	jsonw_object_end(w);
 }
 
@@ -559,25 +586,39 @@ static void top_begin_rows(struct view *v, const struct frame *f)
 		return;
 	v->rows_begun = true;
 	top_line(v, "");
-	snprintf(line, sizeof(line), "%8s %-16s %-10s %12s %12s %12s %7s %7s %7s %10s", "PID",
-		 "COMM", "DEVICE", f->cumulative ? "READ" : "READ/s",
+	snprintf(line, sizeof(line), "%8s %-16s %-10s %12s %12s %12s %7s %7s %7s %10s %12s %s",
+		 "PID", "COMM", "DEVICE", f->cumulative ? "READ" : "READ/s",
 		 f->cumulative ? "WRITE" : "WRITE/s", f->cumulative ? "DISCARD" : "DISCARD/s",
-		 "R_IO", "W_IO", "D_IO", "LAT_us");
+		 "R_IO", "W_IO", "D_IO", "LAT_us", f->cumulative ? "DIRTY" : "DIRTY/s", "CGROUP");
 	top_line(v, line);
 }
 
 static void top_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
-	char line[512], comm[TASK_COMM_LEN], devname[32], r[32], w[32], d[32], lat[32];
+	char line[512], pid[16], comm[TASK_COMM_LEN], devname[32], r[32], w[32], d[32], lat[32];
+	char dirty[32], cgroup[128];
 	const char *name;
 	uint32_t len;
 
 	top_begin_rows(v, f);
 	if (v->screen.max_rows && v->rows_shown >= v->screen.max_rows)
 		return;
-	name = row_name(f, row->comm_name, &len);
-	top_name(comm, sizeof(comm), name, len);
+	if (f->by_cgroup) {
+		strcpy(pid, "-");
+		strcpy(comm, "-");
+	} else {
+		snprintf(pid, sizeof(pid), "%" PRIu32, row->key.tgid);
+		name = row_name(f, row->comm_name, &len);
+		top_name(comm, sizeof(comm), name, len);
+	}
+	if (row->cgroup_name) {
+		name = row_name(f, row->cgroup_name, &len);
+		top_name(cgroup, sizeof(cgroup), name, len);
+	} else {
+		strcpy(cgroup, "-");
+	}
+	top_rate(dirty, sizeof(dirty), values[PMEM_DIRTIED_BYTES], f);
 	name = row_name(f, row->device_name, &len);
 	top_name(devname, sizeof(devname), name, len);
 	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], f);
@@ -587,9 +628,9 @@ static void top_row(struct view *v, const struct frame *f, const struct proc_io 
 		format_latency(lat, sizeof(lat), values);
 	else
 		snprintf(lat, sizeof(lat), "-");
-	snprintf(line, sizeof(line), "%8" PRIu32 " %-16s %-10s %12s %12s %12s %7" PRIu64
-		 " %7" PRIu64 " %7" PRIu64 " %10s", row->key.tgid, comm, devname, r, w, d,
-		 values[PMEM_READ_IOS], values[PMEM_WRITE_IOS], values[PMEM_DISCARD_IOS], lat);
+	snprintf(line, sizeof(line), "%8s %-16s %-10s %12s %12s %12s %7" PRIu64 " %7" PRIu64
+		 " %7" PRIu64 " %10s %12s %s", pid, comm, devname, r, w, d, values[PMEM_READ_IOS],
+		 values[PMEM_WRITE_IOS], values[PMEM_DISCARD_IOS], lat, dirty, cgroup);
 	if (top_line(v, line))
 		v->rows_shown++;
 }

@@ -40,6 +40,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	t->config = *config;
 	t->start_ns = start_ns;
 	devname_init(&t->devnames, config->sysfs_root);
+	cgroup_names_init(&t->cgroups, config->cgroup_mount);
 	iostats_init(&t->procs);
 	pmem_init(&t->devices);
 	crashfree_init(&t->crash, config->crash_interval_ns, start_ns);
@@ -56,6 +57,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 void tally_free(struct tally *t)
 {
 	devname_free(&t->devnames);
+	cgroup_names_free(&t->cgroups);
 	iostats_free(&t->procs);
 	pmem_free(&t->devices);
 	crashfree_free(&t->crash);
@@ -63,6 +65,7 @@ void tally_free(struct tally *t)
 	free(t->latency_seen);
 	free(t->crash_seen);
 	free(t->shown);
+	free(t->folded);
 	free(t->forget);
 	memset(t, 0, sizeof(*t));
 }
@@ -178,6 +181,17 @@ static struct pmem_device *device_metrics(struct tally *t, uint32_t dev)
 	return pmem_device_get(&t->devices, devname_lookup(&t->devnames, dev));
 }
 
+/* A row's cgroup path; 0 without a cgroup2 hierarchy. */
+static res_key cgroup_name(struct tally *t, uint64_t id)
+{
+	const char *path;
+
+	if (!t->config.cgroup_mount)
+		return 0;
+	path = cgroup_names_lookup(&t->cgroups, id);
+	return path ? intern_name(t, path, strlen(path)) : t->unknown_name;
+}
+
 static void count_rows(struct tally *t, const struct snapshot *s)
 {
 	uint64_t counters[PMEM_NR_COUNTERS];
@@ -201,6 +215,7 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 			row->comm_name = intern_name(t, entry->key.comm,
 						     strnlen(entry->key.comm, TASK_COMM_LEN));
 			row->device_name = intern_name(t, device, strlen(device));
+			row->cgroup_name = cgroup_name(t, entry->key.cgroup);
 		}
 	}
 	/* A device's counts are the sum of its rows' changes. */
@@ -263,7 +278,54 @@ static bool row_has_values(const struct proc_io *row, bool cumulative)
 	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
 		if (v[c])
 			return true;
-	return false;
+	return v[PMEM_DIRTIED_BYTES] != 0;
+}
+
+static int compare_cgroup_dev(const void *pa, const void *pb)
+{
+	const struct proc_io *a = *(struct proc_io *const *)pa, *b = *(struct proc_io *const *)pb;
+
+	if (a->key.cgroup != b->key.cgroup)
+		return (a->key.cgroup > b->key.cgroup) - (a->key.cgroup < b->key.cgroup);
+	return (a->key.dev > b->key.dev) - (a->key.dev < b->key.dev);
+}
+
+/* --by cgroup: the n shown rows summed per (cgroup, disk), in place of them. */
+static size_t fold_by_cgroup(struct tally *t, size_t n)
+{
+	size_t folded = 0;
+
+	if (n > t->folded_capacity) {
+		struct proc_io *grown = realloc(t->folded, n * sizeof(*grown));
+
+		if (!grown) {
+			t->lost[LOST_ROW_ALLOC] += n;
+			return 0;
+		}
+		t->folded = grown;
+		t->folded_capacity = n;
+	}
+	qsort(t->shown, n, sizeof(*t->shown), compare_cgroup_dev);
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_io *row = t->shown[i];
+		struct proc_io *sum = folded ? &t->folded[folded - 1] : NULL;
+
+		if (!sum || compare_cgroup_dev(&row, &sum) != 0) {
+			sum = &t->folded[folded++];
+			memset(sum, 0, sizeof(*sum));
+			sum->key.dev = row->key.dev;
+			sum->key.cgroup = row->key.cgroup;
+			sum->device_name = row->device_name;
+			sum->cgroup_name = row->cgroup_name;
+		}
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++) {
+			sum->delta[c] += row->delta[c];
+			sum->total[c] += row->total[c];
+		}
+	}
+	for (size_t i = 0; i < folded; i++)
+		t->shown[i] = &t->folded[i];
+	return folded;
 }
 
 /* The rows a frame shows, in display order. */
@@ -284,6 +346,8 @@ static size_t sort_shown_rows(struct tally *t)
 	for (size_t i = 0; i < t->procs.count; i++)
 		if (row_has_values(&t->procs.rows[i], t->config.cumulative))
 			t->shown[n++] = &t->procs.rows[i];
+	if (t->config.by_cgroup)
+		n = fold_by_cgroup(t, n);
 	iostats_sort(t->shown, n, t->config.sort, t->config.cumulative, &t->names);
 	return n;
 }
@@ -296,6 +360,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	reconcile_crashes(t, s, now_ns, final);
 	count_losses(t, s);
 	devname_refresh(&t->devnames);
+	cgroup_names_refresh(&t->cgroups);
 	crashfree_update(&t->crash, now_ns);
 
 	memset(frame, 0, sizeof(*frame));
@@ -303,6 +368,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->interval_s = t->config.interval_s;
 	frame->cumulative = t->config.cumulative;
 	frame->per_process_latency = t->config.per_process_latency;
+	frame->by_cgroup = t->config.by_cgroup;
 	frame->names = &t->names;
 	frame->devices = &t->devices;
 	frame->crash = &t->crash;
@@ -311,8 +377,8 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_rows(t, s);
 		count_device_latency(t, s);
 		pmem_flush(&t->devices);
+		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;
-		frame->nrows = sort_shown_rows(t);
 		frame->crash_events = t->crash_events;
 		frame->ncrash_events = t->ncrash_events;
 	}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "cgroups.h"
 #include "crashfree.h"
 #include "devname.h"
 #include "diskio.h"
@@ -65,8 +66,10 @@ struct tally_config {
 	 * the sum of its rows', the kernel keeps no per-device latency then. */
 	bool latency_from_rows;
 	enum sort_key sort;
+	bool by_cgroup;			/* --by cgroup: rows per (cgroup, disk) */
 	uint64_t crash_interval_ns;
 	const char *sysfs_root;		/* "/sys" */
+	const char *cgroup_mount;	/* the cgroup2 mount, NULL when none */
 	/* Whether a process still exists (its rows may be forgotten if not). */
 	bool (*process_alive)(uint32_t tgid);
 	FILE *warn;			/* "diskio: warning: ..." lines */
@@ -88,7 +91,8 @@ struct tally_crash_seen {
 struct tally {
 	struct tally_config config;
 	struct devname_cache devnames;
-	struct res_table names;		/* comm and device names of rows */
+	struct cgroup_names cgroups;
+	struct res_table names;		/* comm, device and cgroup names of rows */
 	void *names_buf;
 	res_key unknown_name;
 	struct iostats procs;
@@ -112,6 +116,8 @@ struct tally {
 
 	struct proc_io **shown;		/* the frame's sorted rows */
 	size_t shown_capacity;
+	struct proc_io *folded;		/* --by cgroup: rows per (cgroup, disk) */
+	size_t folded_capacity;
 	/* Kernel entries of exited processes' rows, for the loader to delete
 	 * after tally_close_interval(). */
 	struct proc_dev_key *forget;

@@ -395,7 +395,7 @@ Test(registry, counter_names_are_the_json_keys)
 	static const char *const expected[PMEM_NR_COUNTERS] = {
 		"read_bytes", "write_bytes", "discard_bytes",
 		"read_ios", "write_ios", "discard_ios",
-		"flushes", "latency_ns", "latency_ios",
+		"flushes", "latency_ns", "latency_ios", "dirtied_bytes", "writeback_bytes",
 	};
 	int id;
 

@@ -77,6 +77,8 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 /* ---- frames built by hand ---- */
 
 #define MAXROWS 512
+/* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup */
+#define BATCH_FIELDS 15
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -266,7 +268,7 @@ static const struct {
 
 /* ---- batch ---- */
 
-Test(render_batch, data_lines_have_twelve_fields_whatever_the_names)
+Test(render_batch, data_lines_have_fifteen_fields_whatever_the_names)
 {
 	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
 	struct fx *f = fx_new();
@@ -282,7 +284,7 @@ Test(render_batch, data_lines_have_twelve_fields_whatever_the_names)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), 12, "line %zu has not 12 fields: %s",
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 15 fields: %s",
 			     i, lines[i]);
 		cr_assert_str_eq(fields[0], WALL_TEXT);
 		data++;
@@ -310,7 +312,7 @@ Test(render_batch, names_are_escaped_as_hex_and_round_trip)
 		if (lines[i][0] == '#')
 			continue;
 		cr_assert_lt(r, NHOSTILE);
-		cr_assert_eq(split_fields(lines[i], fields), 12, "%s", lines[i]);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
 		cr_assert_eq(strtoul(fields[1], NULL, 10), 100 + r);
 		cr_assert_str_eq(fields[2], hostile[r].escaped, "comm #%zu", r);
 		dlen = unescape(fields[2], decoded);
@@ -369,7 +371,7 @@ Test(render_batch, counters_are_raw_integers_in_column_order)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), 12);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS);
 		cr_assert_str_eq(fields[1], "4242");
 		cr_assert_str_eq(fields[2], "dd");
 		cr_assert_str_eq(fields[3], "vda");
@@ -402,7 +404,7 @@ static void latency_field(struct fx *f, char *field)
 		if (lines[i][0] == '#')
 			continue;
 		cr_assert_not(found);
-		cr_assert_eq(split_fields(lines[i], fields), 12);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS);
 		strcpy(field, fields[11]);
 		found = true;
 	}
@@ -445,7 +447,7 @@ Test(render_batch, cumulative_shows_totals)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), 12);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS);
 		cr_assert_str_eq(fields[4], "40960");
 		cr_assert_str_eq(fields[5], "81920");
 	}
@@ -620,7 +622,7 @@ Test(render_batch, crash_events_are_hash_lines)
 	fx_free(f);
 }
 
-Test(render_batch, columns_line_names_twelve_fields)
+Test(render_batch, columns_line_names_fifteen_fields)
 {
 	struct cap c;
 	static char fields[MAXFIELDS][FIELDLEN];
@@ -630,11 +632,14 @@ Test(render_batch, columns_line_names_twelve_fields)
 	cr_assert_eq(c.buf[0], '#');
 	cr_assert_eq(c.buf[c.len - 1], '\n');
 	c.buf[c.len - 1] = '\0';
-	cr_assert_eq(split_fields(c.buf + 1, fields), 12, "%s", c.buf);
+	cr_assert_eq(split_fields(c.buf + 1, fields), BATCH_FIELDS, "%s", c.buf);
 	cr_assert_str_eq(fields[0], "time");
 	cr_assert_str_eq(fields[2], "comm");
 	cr_assert_str_eq(fields[5], "write_bytes");
 	cr_assert_str_eq(fields[11], "avg_latency_us");
+	cr_assert_str_eq(fields[12], "dirtied_bytes");
+	cr_assert_str_eq(fields[13], "writeback_bytes");
+	cr_assert_str_eq(fields[14], "cgroup");
 	free(c.buf);
 }
 

@@ -447,7 +447,8 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 12	/* time pid comm device 7 counters avg_latency_us */
+#define H_BATCH_FIELDS 15	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cgroups.h"
+
+int cgroup2_mount(const char *mounts_file, char *mount, size_t size)
+{
+	char line[4096], source[256], point[PATH_MAX], type[64];
+	FILE *in = fopen(mounts_file, "re");
+	int err = -ENOENT;
+
+	if (!in)
+		return -errno;
+	while (fgets(line, sizeof(line), in)) {
+		/* "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,... 0 0"; octal
+		 * escapes (\040 for a space) are not undone: such mount
+		 * points are not supported. */
+		if (sscanf(line, "%255s %4095s %63s", source, point, type) != 3)
+			continue;
+		if (!strcmp(type, "cgroup2") && strlen(point) < size) {
+			strcpy(mount, point);
+			err = 0;
+			break;
+		}
+	}
+	fclose(in);
+	return err;
+}
+
+static bool has_parent_component(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
+int cgroup_resolve(const char *mount, const char *path, uint64_t *id, uint32_t *level)
+{
+	char full[PATH_MAX];
+	struct stat st;
+	uint32_t depth = 0;
+
+	if (path[0] != '/' || has_parent_component(path))
+		return -EINVAL;
+	if (snprintf(full, sizeof(full), "%s%s", mount, path) >= (int)sizeof(full))
+		return -ENAMETOOLONG;
+	if (stat(full, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (const char *p = path; *p; p++)
+		if (p[0] == '/' && p[1] && p[1] != '/')
+			depth++;
+	*id = st.st_ino;
+	*level = depth;
+	return 0;
+}
+
+void cgroup_names_init(struct cgroup_names *c, const char *mount)
+{
+	memset(c, 0, sizeof(*c));
+	if (mount && strlen(mount) < sizeof(c->mount))
+		strcpy(c->mount, mount);
+}
+
+void cgroup_names_free(struct cgroup_names *c)
+{
+	for (size_t i = 0; i < c->count; i++)
+		free(c->entries[i].path);
+	free(c->entries);
+	c->entries = NULL;
+	c->count = c->capacity = 0;
+}
+
+static struct cgroup_entry *find(struct cgroup_names *c, uint64_t id, size_t *where)
+{
+	size_t low = 0, high = c->count;
+
+	while (low < high) {
+		size_t middle = low + (high - low) / 2;
+
+		if (c->entries[middle].id == id)
+			return &c->entries[middle];
+		if (c->entries[middle].id < id)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	*where = low;
+	return NULL;
+}
+
+static void add(struct cgroup_names *c, uint64_t id, const char *path)
+{
+	struct cgroup_entry *entry;
+	size_t where;
+	char *copy;
+
+	entry = find(c, id, &where);
+	if (entry && !strcmp(entry->path, path))
+		return;
+	copy = strdup(path);
+	if (!copy)
+		return;
+	if (entry) {		/* an id is never reused while the group lives */
+		free(entry->path);
+		entry->path = copy;
+		return;
+	}
+	if (c->count == c->capacity) {
+		size_t capacity = c->capacity ? c->capacity * 2 : 64;
+		struct cgroup_entry *grown = realloc(c->entries, capacity * sizeof(*grown));
+
+		if (!grown) {
+			free(copy);
+			return;
+		}
+		c->entries = grown;
+		c->capacity = capacity;
+	}
+	memmove(&c->entries[where + 1], &c->entries[where],
+		(c->count - where) * sizeof(*c->entries));
+	c->entries[where].id = id;
+	c->entries[where].path = copy;
+	c->count++;
+}
+
+/* nftw() has no argument for its callback. */
+static struct cgroup_names *scanning;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t root_len = strlen(scanning->mount);
+
+	(void)ftw;
+	if (type == FTW_D)
+		add(scanning, st->st_ino, path[root_len] ? path + root_len : "/");
+	return 0;
+}
+
+const char *cgroup_names_lookup(struct cgroup_names *c, uint64_t id)
+{
+	struct cgroup_entry *entry;
+	size_t where;
+
+	if (!c->mount[0])
+		return NULL;
+	entry = find(c, id, &where);
+	if (entry)
+		return entry->path;
+	if (c->scanned)
+		return NULL;
+	c->scanned = true;
+	scanning = c;
+	nftw(c->mount, visit, 16, FTW_PHYS | FTW_MOUNT);
+	scanning = NULL;
+	entry = find(c, id, &where);
+	return entry ? entry->path : NULL;
+}
+
+void cgroup_names_refresh(struct cgroup_names *c)
+{
+	c->scanned = false;
+}

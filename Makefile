@@ -19,7 +19,7 @@ LIBS := -lbpf -lelf -lz
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
 	jsonw.c tally.c cgroups.c
 # The loader: libbpf and syscalls.
-LOADER_SRCS := msg.c probe.c maps.c
+LOADER_SRCS := msg.c probe.c maps.c events.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
@@ -108,6 +108,7 @@ integration: diskio $(INTEGRATION_TESTS)
 bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio
 	$(Q)scripts/bench.sh
+	$(Q)scripts/bench_writeback.sh
 
 clean:
 	$(call msg,CLEAN)

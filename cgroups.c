@@ -168,3 +168,22 @@ void cgroup_names_refresh(struct cgroup_names *c)
 {
 	c->scanned = false;
 }
+
+int cgroup_resolve_args(const char *mount, const char *const *paths, uint32_t n, uint64_t *ids,
+			uint32_t *levels, FILE *err)
+{
+	if (n && !mount[0]) {
+		fprintf(err, "diskio: --cgroup needs a cgroup v2 hierarchy, and none is mounted\n");
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int status = cgroup_resolve(mount, paths[i], &ids[i], &levels[i]);
+
+		if (status) {
+			fprintf(err, "diskio: no cgroup '%s' under %s: %s\n", paths[i], mount,
+				strerror(-status));
+			return -1;
+		}
+	}
+	return 0;
+}

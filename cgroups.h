@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Where cgroup2 is mounted, from a mounts file (/proc/mounts): 0, or
  * -ENOENT when no cgroup2 hierarchy is mounted. */
@@ -18,6 +19,11 @@ int cgroup2_mount(const char *mounts_file, char *mount, size_t size);
  * its path relative to the mount.  0, -ENOENT (no such group), -EINVAL (not
  * an absolute path, or ".." in it), -ENOTDIR. */
 int cgroup_resolve(const char *mount, const char *path, uint64_t *id, uint32_t *level);
+
+/* cgroup_resolve() for each of the n --cgroup paths; mount "" means no
+ * cgroup2.  0, or -1 after one "diskio: ..." line on err. */
+int cgroup_resolve_args(const char *mount, const char *const *paths, uint32_t n, uint64_t *ids,
+			uint32_t *levels, FILE *err);
 
 struct cgroup_entry {
 	uint64_t id;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include "cgroups.h"
 #include "crashfree.h"
 #include "devname.h"
+#include "events.h"
 #include "maps.h"
 #include "msg.h"
 #include "options.h"
@@ -77,8 +77,7 @@ static bool env_flag(const char *name)
 struct run {
 	const struct options *opts;
 	struct diskio_bpf *skel;
-	struct ring_buffer *ringbuf;
-	struct perf_buffer *perfbuf;
+	struct events events;
 	struct tally tally;
 	struct snapshot snapshot;
 	struct view view;
@@ -271,84 +270,25 @@ static void handle_event(struct run *run, const void *data, size_t size)
 	}
 }
 
-static int on_ringbuf_event(void *ctx, void *data, size_t size)
+static void on_event(void *ctx, const void *data, size_t size)
 {
 	handle_event(ctx, data, size);
-	return 0;
-}
-
-/* perf buffer records, read raw so that wakeups can be batched. */
-struct perf_sample {
-	struct perf_event_header header;
-	uint32_t size;
-	char data[];
-};
-
-struct perf_lost_record {
-	struct perf_event_header header;
-	uint64_t id;
-	uint64_t lost;
-};
-
-static enum bpf_perf_event_ret on_perf_record(void *ctx, int cpu, struct perf_event_header *header)
-{
-	struct run *run = ctx;
-
-	(void)cpu;
-	if (header->type == PERF_RECORD_SAMPLE) {
-		struct perf_sample *sample = (struct perf_sample *)header;
-
-		handle_event(run, sample->data, sample->size);
-	} else if (header->type == PERF_RECORD_LOST) {
-		struct perf_lost_record lost;
-
-		memcpy(&lost, header, sizeof(lost));
-		run->snapshot.perf_lost_records += lost.lost;
-	}
-	return LIBBPF_PERF_EVENT_CONT;
 }
 
 static int open_events(struct run *run)
 {
 	const struct options *opts = run->opts;
+	uint32_t pages;
 
-	if (run->use_ringbuf) {
-		run->ringbuf = ring_buffer__new(bpf_map__fd(run->skel->maps.events),
-						on_ringbuf_event, run, NULL);
-		if (!run->ringbuf) {
-			fail("cannot open the ring buffer: %s", strerror(errno));
-			return -1;
-		}
-	} else {
-		struct perf_event_attr attr = {
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_BPF_OUTPUT,
-			.sample_type = PERF_SAMPLE_RAW,
-			.sample_period = 1,
-		};
-		uint32_t kb = opts->buffer_kb ? opts->buffer_kb : DEFAULT_PERF_KB;
-		uint32_t pages = pages_for_kb(kb);
-
-		/* Batch wakeups: once a quarter of a CPU's buffer holds events
-		 * in trace mode; at every event otherwise (crashes only). */
-		attr.watermark = 1;
-		attr.wakeup_watermark = opts->trace ? pages * 4096 / 4 : 1;
-		run->perfbuf = perf_buffer__new_raw(bpf_map__fd(run->skel->maps.perf_events), pages,
-						    &attr, on_perf_record, run, NULL);
-		if (!run->perfbuf) {
-			fail("cannot open the perf buffer: %s", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Read what the events channel holds, whether or not it woke us up: trace
- * events are submitted without a wakeup until a batch has gathered. */
-static int drain_events(struct run *run)
-{
-	return run->ringbuf ? ring_buffer__consume(run->ringbuf) :
-			      perf_buffer__consume(run->perfbuf);
+	run->events.on_event = on_event;
+	run->events.ctx = run;
+	if (run->use_ringbuf)
+		return events_open_ringbuf(&run->events, bpf_map__fd(run->skel->maps.events));
+	/* Batch wakeups: once a quarter of a CPU's buffer holds events in
+	 * trace mode; at every event otherwise (crashes only). */
+	pages = pages_for_kb(opts->buffer_kb ? opts->buffer_kb : DEFAULT_PERF_KB);
+	return events_open_perfbuf(&run->events, bpf_map__fd(run->skel->maps.perf_events), pages,
+				   opts->trace ? pages * 4096 / 4 : 1);
 }
 
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal. */
@@ -363,10 +303,7 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 		timeout_ms = (deadline_ns - now + 999999) / 1000000;
 		if (run->opts->trace && timeout_ms > TRACE_POLL_MS)
 			timeout_ms = TRACE_POLL_MS;
-		err = run->ringbuf ? ring_buffer__poll(run->ringbuf, timeout_ms) :
-				     perf_buffer__poll(run->perfbuf, timeout_ms);
-		if (err >= 0)
-			err = drain_events(run);
+		err = events_poll(&run->events, timeout_ms);
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
 			exiting = 1;
@@ -389,53 +326,20 @@ static int take_snapshot(struct run *run, bool at_exit)
 	};
 	int err = snapshot_read(&run->snapshot, &maps, run->nr_cpus);
 
+	run->snapshot.perf_lost_records = run->events.perf_lost_records;
 	if (err)
 		fail("reading the BPF maps failed: %s", strerror(-err));
 	return err;
 }
 
-static int collect_old_owner(const void *key, const void *value, void *arg)
-{
-	const struct write_owner *owner = value;
-	struct {
-		struct inode_key *keys;
-		size_t n, capacity;
-		uint64_t before_ns;
-	} *old = arg;
-
-	if (owner->dirtied_ns >= old->before_ns)
-		return 0;
-	if (old->n == old->capacity) {
-		size_t capacity = old->capacity ? old->capacity * 2 : 256;
-		struct inode_key *grown = realloc(old->keys, capacity * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		old->keys = grown;
-		old->capacity = capacity;
-	}
-	memcpy(&old->keys[old->n++], key, sizeof(*old->keys));
-	return 0;
-}
-
 /* Owners of files not dirtied for OWNER_TTL_NS go, every OWNER_SWEEP_NS. */
 static void sweep_owners(struct run *run, uint64_t now_ns)
 {
-	int fd = bpf_map__fd(run->skel->maps.owners);
-	struct {
-		struct inode_key *keys;
-		size_t n, capacity;
-		uint64_t before_ns;
-	} old = { .before_ns = now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0 };
-
 	if (!run->owners_used || now_ns - run->owners_swept_ns < OWNER_SWEEP_NS)
 		return;
 	run->owners_swept_ns = now_ns;
-	map_for_each(fd, sizeof(struct inode_key), sizeof(struct write_owner), collect_old_owner,
-		     &old);
-	for (size_t i = 0; i < old.n; i++)
-		bpf_map_delete_elem(fd, &old.keys[i]);
-	free(old.keys);
+	owners_forget_older(bpf_map__fd(run->skel->maps.owners),
+			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
 }
 
 /* Rows of exited processes: their kernel entries go. */
@@ -515,7 +419,7 @@ static void end_interval(struct run *run, bool final)
 	struct timespec wall;
 	struct frame frame;
 
-	drain_events(run);
+	events_drain(&run->events);
 	if (attach_bio_complete(run))
 		warn("cannot attach to block_bio_complete: bio-based disks' latency is not measured");
 	if (take_snapshot(run, false)) {
@@ -538,7 +442,7 @@ static void finish(struct run *run)
 	struct timespec wall;
 	struct summary summary;
 
-	drain_events(run);
+	events_drain(&run->events);
 	if (!take_snapshot(run, true)) {
 		clock_gettime(CLOCK_REALTIME, &wall);
 		tally_summary(&run->tally, &run->snapshot, monotonic_ns(), &wall, &summary);
@@ -573,25 +477,10 @@ static void run_loop(struct run *run)
 /* The cgroup2 mount, and --cgroup paths as ids and levels. */
 static int resolve_cgroups(struct run *run)
 {
-	const struct options *opts = run->opts;
-
 	if (cgroup2_mount("/proc/mounts", run->cgroup_mount, sizeof(run->cgroup_mount)))
 		run->cgroup_mount[0] = '\0';
-	if (opts->nr_cgroups && !run->cgroup_mount[0]) {
-		fail("--cgroup needs a cgroup v2 hierarchy, and none is mounted");
-		return -1;
-	}
-	for (uint32_t i = 0; i < opts->nr_cgroups; i++) {
-		int err = cgroup_resolve(run->cgroup_mount, opts->cgroups[i], &run->cgroup_ids[i],
-					 &run->cgroup_levels[i]);
-
-		if (err) {
-			fail("no cgroup '%s' under %s: %s", opts->cgroups[i], run->cgroup_mount,
-			     strerror(-err));
-			return -1;
-		}
-	}
-	return 0;
+	return cgroup_resolve_args(run->cgroup_mount, run->opts->cgroups, run->opts->nr_cgroups,
+				   run->cgroup_ids, run->cgroup_levels, stderr);
 }
 
 static bool process_alive(uint32_t tgid)
@@ -653,8 +542,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 
 static void cleanup(struct run *run)
 {
-	ring_buffer__free(run->ringbuf);
-	perf_buffer__free(run->perfbuf);
+	events_free(&run->events);
 	diskio_bpf__destroy(run->skel);
 	tally_free(&run->tally);
 	snapshot_free(&run->snapshot);

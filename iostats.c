@@ -281,5 +281,7 @@ void iostats_sort(struct proc_io **rows, size_t n, enum sort_key key, bool cumul
 {
 	struct sort_context ctx = { key, cumulative, names };
 
+	if (n < 2)
+		return;
 	qsort_r(rows, n, sizeof(*rows), compare_row_pointers, &ctx);
 }

@@ -189,3 +189,34 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 				   count_in_flight, &ctx);
 	return err;
 }
+
+struct old_owners {
+	struct inode_key *keys;
+	size_t n, capacity;
+	uint64_t before_ns;
+};
+
+static int collect_old_owner(const void *key, const void *value, void *arg)
+{
+	const struct write_owner *owner = value;
+	struct old_owners *old = arg;
+
+	if (owner->dirtied_ns >= old->before_ns)
+		return 0;
+	if (!grow((void **)&old->keys, &old->capacity, old->n, sizeof(*old->keys)))
+		return -ENOMEM;
+	memcpy(&old->keys[old->n++], key, sizeof(*old->keys));
+	return 0;
+}
+
+int owners_forget_older(int fd, uint64_t before_ns)
+{
+	struct old_owners old = { .before_ns = before_ns };
+	int err = map_for_each(fd, sizeof(struct inode_key), sizeof(struct write_owner),
+			       collect_old_owner, &old);
+
+	for (size_t i = 0; i < old.n; i++)
+		bpf_map_delete_elem(fd, &old.keys[i]);
+	free(old.keys);
+	return err;
+}

@@ -25,4 +25,8 @@ struct snapshot_maps {
 /* s := the maps as they are now (s's arrays are reused).  0 or -errno. */
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus);
 
+/* Delete the owners map's entries last dirtied before before_ns
+ * (CLOCK_MONOTONIC).  0 or -errno. */
+int owners_forget_older(int fd, uint64_t before_ns);
+
 #endif /* DISKIO_MAPS_H */

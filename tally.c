@@ -120,7 +120,10 @@ void tally_crash_event(struct tally *t, struct crash_event *event, uint64_t now_
 	seen = crash_seen_of(t, event->comm);
 	if (seen)
 		seen->received++;
-	if (t->ncrash_events < TALLY_CRASH_EVENTS)
+	/* Trace mode shows each crash as it comes; frames list them. */
+	if (t->config.trace)
+		;
+	else if (t->ncrash_events < TALLY_CRASH_EVENTS)
 		t->crash_events[t->ncrash_events++] = *event;
 	else
 		t->lost[LOST_CRASH_EVENTS_FULL]++;
@@ -261,10 +264,12 @@ static void count_device_latency(struct tally *t, const struct snapshot *s)
 
 		if (!seen)
 			continue;
-		ns = counter_delta(&seen->latency_ns, entry->latency.latency_ns);
+		/* The kernel adds the time before the count: time without a
+		 * new count waits for its count. */
 		ios = counter_delta(&seen->ios, entry->latency.ios);
 		if (!ios)
 			continue;
+		ns = counter_delta(&seen->latency_ns, entry->latency.latency_ns);
 		metrics = device_metrics(t, entry->dev);
 		pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
 		pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The events channel of diskio.bpf.c: a ring buffer, or per-CPU perf buffers
+ * where the kernel has no ring buffer. */
+#ifndef DISKIO_EVENTS_H
+#define DISKIO_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ring_buffer;
+struct perf_buffer;
+
+struct events {
+	struct ring_buffer *ringbuf;
+	struct perf_buffer *perfbuf;
+	/* Each record as it is read; data may be unaligned: copy before use. */
+	void (*on_event)(void *ctx, const void *data, size_t size);
+	void *ctx;
+	uint64_t perf_lost_records;	/* sum of the kernel's PERF_RECORD_LOST */
+};
+
+/* Set on_event and ctx first.  0, or -1 after one "diskio: ..." line. */
+int events_open_ringbuf(struct events *ev, int map_fd);
+/* pages per CPU; the reader wakes once wakeup_bytes are waiting on a CPU. */
+int events_open_perfbuf(struct events *ev, int map_fd, uint32_t pages, uint32_t wakeup_bytes);
+/* Wait up to timeout_ms for a wakeup, then read everything there: records
+ * are submitted without a wakeup until a batch has gathered.  >= 0 or -errno. */
+int events_poll(struct events *ev, int timeout_ms);
+/* Read everything there, without waiting.  >= 0 or -errno. */
+int events_drain(struct events *ev);
+void events_free(struct events *ev);
+
+#endif /* DISKIO_EVENTS_H */

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# diskio benchmark, part C: buffered writes.  fio writes a file through the
+# page cache on ext4 over a loop device in /dev/shm and fsyncs at the end; the
+# kernel runs writeback_dirty_folio for every folio dirtied and
+# block_bio_queue for every writeback bio.  Compared: `diskio -b 1` (dirtied
+# bytes, the file's owner remembered, writeback charged to it) against a
+# bpftrace one-liner counting the same two tracepoints per comm.  Reported:
+# in-kernel ns per run of each hook (run_time_ns / run_cnt, with
+# kernel.bpf_stats_enabled=1), medians over interleaved rounds, and the ratio
+# to bpftrace's in the same round.
+#
+#   scripts/bench_writeback.sh   (make bench runs it after scripts/bench.sh)
+#
+# Environment: BENCH_WB_ROUNDS=3, BENCH_WB_MIB=256 (MiB written per run),
+# DISKIO=./diskio.  Writes its table to .output/bench-writeback.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+ROUNDS=${BENCH_WB_ROUNDS:-3}
+MIB=${BENCH_WB_MIB:-256}
+DISKIO=${DISKIO:-./diskio}
+OUT_MD=.output/bench-writeback.md
+BPF_STATS=/proc/sys/kernel/bpf_stats_enabled
+BT_PROG='tracepoint:writeback:writeback_dirty_folio { @d[comm] = count(); }
+tracepoint:block:block_bio_queue { @b[comm] = count(); }'
+
+die() { echo "diskio bench: $*" >&2; exit 1; }
+[[ $ROUNDS =~ ^[1-9][0-9]*$ && $MIB =~ ^[1-9][0-9]*$ ]] || die "BENCH_WB_ROUNDS and BENCH_WB_MIB: whole numbers from 1"
+[[ $(id -u) -eq 0 ]] || die "needs root"
+for tool in fio bpftrace bpftool losetup mkfs.ext4 python3; do
+	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps-bench'"
+done
+[[ -x $DISKIO ]] || die "$DISKIO is not built"
+
+WORK=$(mktemp -d /dev/shm/diskio-bench-wb.XXXXXX)
+MNT=$WORK/mnt LOOP="" TOOL_PID="" OLD_STATS=$(<"$BPF_STATS") MOUNTED_TRACEFS=0
+cleanup() {
+	set +e
+	[[ -n $TOOL_PID ]] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
+	echo "$OLD_STATS" >"$BPF_STATS"
+	mountpoint -q "$MNT" && umount "$MNT"
+	[[ -n $LOOP ]] && losetup -d "$LOOP"
+	((MOUNTED_TRACEFS)) && umount /sys/kernel/tracing
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ ! -d /sys/kernel/tracing/events ]]; then
+	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs (bpftrace needs it)"
+	MOUNTED_TRACEFS=1
+fi
+truncate -s $((MIB * 2 + 256))M "$WORK/disk.img"
+LOOP=$(losetup -f --show "$WORK/disk.img")
+mkfs.ext4 -q "$LOOP"
+mkdir -p "$MNT"
+mount "$LOOP" "$MNT"
+
+# "name run_time_ns run_cnt" of the programs a process holds
+prog_stats_of() {
+	local ids
+	ids=$({ grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null || true; } | awk '{ print $2 }' | sort -un | tr '\n' ' ')
+	bpftool prog show --json | python3 -c '
+import json, sys
+ids = set(int(i) for i in sys.argv[1].split())
+for p in json.load(sys.stdin):
+    if p["id"] in ids:
+        print(p.get("name") or "?", p.get("run_time_ns") or 0, p.get("run_cnt") or 0)' "$ids"
+}
+
+start() {	# tool: sets TOOL_PID once its programs are attached
+	local i
+	case $1 in
+	diskio) "$DISKIO" -b 1 >"$WORK/tool.out" 2>"$WORK/tool.err" & ;;
+	bpftrace) bpftrace -e "$BT_PROG" >"$WORK/tool.out" 2>"$WORK/tool.err" & ;;
+	esac
+	TOOL_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -qs -e '^# time' -e 'Attaching' "$WORK/tool.out" "$WORK/tool.err" && break
+		kill -0 "$TOOL_PID" 2>/dev/null || die "$1 exited: $(tail -2 "$WORK/tool.err")"
+		sleep 0.1
+	done
+	sleep 1
+}
+
+stop() {
+	kill -INT "$TOOL_PID" 2>/dev/null || true
+	wait "$TOOL_PID" 2>/dev/null || true
+	TOOL_PID=""
+}
+
+RESULTS=$WORK/results
+: >"$RESULTS"
+run() {	# tool round
+	local before=$WORK/before after=$WORK/after
+	rm -f "$MNT/f"
+	sync
+	start "$1"
+	echo 1 >"$BPF_STATS"
+	prog_stats_of "$TOOL_PID" >"$before"
+	fio --name=bw --filename="$MNT/f" --rw=write --bs=64k --size="${MIB}M" --ioengine=psync \
+		--end_fsync=1 --output="$WORK/fio.log" >/dev/null || die "fio failed: $(tail -3 "$WORK/fio.log")"
+	prog_stats_of "$TOOL_PID" >"$after"
+	echo 0 >"$BPF_STATS"
+	stop
+	# hook: the dirty-folio and bio-queue programs of either tool
+	awk -v tool="$1" -v round="$2" 'NR == FNR { t[$1] = $2; c[$1] = $3; next }
+		{ hook = ""
+		  if ($1 ~ /dirty/) hook = "dirty_folio"
+		  else if ($1 ~ /bio_queue/) hook = "bio_queue"
+		  if (hook != "" && $3 > c[$1])
+			printf "%s\t%s\t%s\t%.1f\t%d\n", tool, round, hook, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' \
+		"$before" "$after" >>"$RESULTS"
+	echo "  round $2 $1: $(awk -v t="$1" -v r="$2" '$1 == t && $2 == r { printf "%s %s ns × %s  ", $3, $4, $5 }' "$RESULTS")"
+}
+
+echo "== part C: buffered writes, $ROUNDS rounds, fio ${MIB} MiB write bs=64k + fsync on ext4/$(basename "$LOOP")"
+TOOLS=(diskio bpftrace)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for ((k = 0; k < 2; k++)); do
+		run "${TOOLS[$(((r - 1 + k) % 2))]}" "$r"
+	done
+done
+
+python3 - "$RESULTS" "$ROUNDS" "$MIB" >"$OUT_MD" <<'PY'
+import statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
+ns = {}
+for tool, rnd, hook, per_run, runs in rows:
+    ns[(tool, rnd, hook)] = (float(per_run), int(runs))
+print("## C. Buffered writes (%s rounds, interleaved; fio %s MiB, bs=64k, end_fsync, ext4 on loop)\n" % (sys.argv[2], sys.argv[3]))
+print("| hook | diskio ns per run | bpftrace ns per run | diskio / bpftrace | runs per fio run (diskio) |")
+print("| --- | ---: | ---: | ---: | ---: |")
+verdicts = []
+for hook, label in (("dirty_folio", "writeback_dirty_folio (per dirtied folio)"), ("bio_queue", "block_bio_queue (per writeback bio)")):
+    d = [ns[k][0] for k in ns if k[0] == "diskio" and k[2] == hook]
+    b = [ns[k][0] for k in ns if k[0] == "bpftrace" and k[2] == hook]
+    runs = [ns[k][1] for k in ns if k[0] == "diskio" and k[2] == hook]
+    ratios = [ns[("diskio", r, hook)][0] / ns[("bpftrace", r, hook)][0]
+              for (t, r, h) in ns if t == "diskio" and h == hook and ("bpftrace", r, hook) in ns]
+    if not d or not b or not ratios:
+        print("| %s | NA | NA | NA | NA |" % label)
+        continue
+    ratio = statistics.median(ratios)
+    print("| %s | %.0f | %.0f | %.2f × | %d |" % (label, statistics.median(d), statistics.median(b), ratio, statistics.median(runs)))
+    verdicts.append("- %s: %s per-run cost ≤ 1.0 × bpftrace's: %.2f ×" % ("PASS" if ratio <= 1.0 else "MISS", label, ratio))
+print("\n### Targets\n")
+print("\n".join(verdicts))
+PY
+cat "$OUT_MD"
+echo "diskio bench: part C report in $OUT_MD"

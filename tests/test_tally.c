@@ -1,0 +1,1426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the per-interval bookkeeping step (tally.c): snapshots of
+ * running totals built by hand, events fed in, and the frame's and summary's
+ * per-interval numbers checked exactly.  Devices without a sysfs entry are
+ * named "MAJ:MIN"; one suite builds a tiny fake sysfs for a real name.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tally.h"
+
+#define SECOND UINT64_C(1000000000)
+#define HOUR (UINT64_C(3600) * SECOND)
+#define T0 (100 * SECOND)
+#define AT(step) (T0 + (uint64_t)(step) * SECOND)
+
+/* No such directory: every device is named "MAJ:MIN". */
+#define NO_SYSFS "/nonexistent/diskio-test-tally-sysfs"
+
+#define DEV_A kdev_make(8, 0)		/* "8:0" */
+#define DEV_B kdev_make(253, 16)	/* "253:16" */
+#define NAME_A "8:0"
+#define NAME_B "253:16"
+
+/* ---- the process table ---- */
+
+static uint32_t dead_pids[16];
+static size_t ndead;
+
+static bool fake_alive(uint32_t tgid)
+{
+	for (size_t i = 0; i < ndead; i++)
+		if (dead_pids[i] == tgid)
+			return false;
+	return true;
+}
+
+static void mark_dead(uint32_t tgid)
+{
+	cr_assert_lt(ndead, sizeof(dead_pids) / sizeof(dead_pids[0]));
+	dead_pids[ndead++] = tgid;
+}
+
+/* ---- snapshots built by hand ---- */
+
+#define SNAP_ROWS 32
+#define SNAP_LATENCY 8
+#define SNAP_CRASHES 8
+
+struct snap {
+	struct snapshot s;
+	struct snapshot_row rows[SNAP_ROWS];
+	struct snapshot_latency latency[SNAP_LATENCY];
+	struct snapshot_crashes crashes[SNAP_CRASHES];
+};
+
+/* An empty snapshot over the fixed arrays (never snapshot_free()d). */
+static void snap_init(struct snap *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->s.rows = sp->rows;
+	sp->s.rows_capacity = SNAP_ROWS;
+	sp->s.latency = sp->latency;
+	sp->s.latency_capacity = SNAP_LATENCY;
+	sp->s.crashes = sp->crashes;
+	sp->s.crashes_capacity = SNAP_CRASHES;
+}
+
+static struct proc_dev_key make_key(uint32_t tgid, uint32_t dev, const char *comm)
+{
+	struct proc_dev_key key;
+
+	memset(&key, 0, sizeof(key));
+	key.tgid = tgid;
+	key.dev = dev;
+	memcpy(key.comm, comm, strnlen(comm, sizeof(key.comm)));
+	return key;
+}
+
+/* Set (or add) the running totals of one kernel entry. */
+static void snap_row(struct snap *sp, uint32_t tgid, uint32_t dev, const char *comm,
+		     struct proc_dev_stats stats)
+{
+	struct proc_dev_key key = make_key(tgid, dev, comm);
+	size_t i;
+
+	for (i = 0; i < sp->s.nrows; i++)
+		if (!memcmp(&sp->rows[i].key, &key, sizeof(key)))
+			break;
+	if (i == sp->s.nrows) {
+		cr_assert_lt(sp->s.nrows, SNAP_ROWS);
+		sp->s.nrows++;
+		sp->rows[i].key = key;
+	}
+	sp->rows[i].stats = stats;
+}
+
+static void snap_latency(struct snap *sp, uint32_t dev, uint64_t ns, uint64_t ios)
+{
+	size_t i;
+
+	for (i = 0; i < sp->s.nlatency; i++)
+		if (sp->latency[i].dev == dev)
+			break;
+	if (i == sp->s.nlatency) {
+		cr_assert_lt(sp->s.nlatency, SNAP_LATENCY);
+		sp->s.nlatency++;
+		sp->latency[i].dev = dev;
+	}
+	sp->latency[i].latency.latency_ns = ns;
+	sp->latency[i].latency.ios = ios;
+}
+
+/* comm: up to 16 bytes copied as they are (16 leaves no NUL, as a raw key may). */
+static void snap_crashes(struct snap *sp, const char *comm, uint64_t count)
+{
+	char raw[TASK_COMM_LEN];
+	size_t i;
+
+	memset(raw, 0, sizeof(raw));
+	memcpy(raw, comm, strnlen(comm, TASK_COMM_LEN));
+	for (i = 0; i < sp->s.ncrashes; i++)
+		if (!memcmp(sp->crashes[i].comm, raw, TASK_COMM_LEN))
+			break;
+	if (i == sp->s.ncrashes) {
+		cr_assert_lt(sp->s.ncrashes, SNAP_CRASHES);
+		sp->s.ncrashes++;
+		memcpy(sp->crashes[i].comm, raw, TASK_COMM_LEN);
+	}
+	sp->crashes[i].count = count;
+}
+
+/* ---- the tally ---- */
+
+static struct tally_config base_config(void)
+{
+	struct tally_config config;
+
+	memset(&config, 0, sizeof(config));
+	config.interval_s = 1.0;
+	config.sort = SORT_BYTES;
+	config.crash_interval_ns = HOUR;
+	config.sysfs_root = NO_SYSFS;
+	config.process_alive = fake_alive;
+	config.warn = NULL;
+	return config;
+}
+
+static void start(struct tally *t, const struct tally_config *config)
+{
+	cr_assert_eq(tally_init(t, config, T0), 0);
+}
+
+static const struct timespec wall = { .tv_sec = 1700000000, .tv_nsec = 5 };
+
+static void step(struct tally *t, const struct snap *sp, int n, bool final, struct frame *f)
+{
+	tally_frame(t, &sp->s, AT(n), &wall, final, f);
+}
+
+static void crash(struct tally *t, uint32_t tgid, const char *comm, uint64_t time_ns)
+{
+	struct crash_event event;
+
+	memset(&event, 0, sizeof(event));
+	event.type = EVENT_CRASH;
+	event.tgid = tgid;
+	event.time_ns = time_ns;
+	event.signal = 11;
+	event.core_dumped = 1;
+	memcpy(event.comm, comm, strnlen(comm, TASK_COMM_LEN));
+	tally_crash_event(t, &event, time_ns);
+}
+
+static const struct pmem_device *find_device(const struct pmem_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->count; i++)
+		if (!strcmp(m->devices[i].name, name))
+			return &m->devices[i];
+	return NULL;
+}
+
+/* The per-interval values of device name in the frame (it must exist). */
+static void device_values(const struct frame *f, const char *name,
+			  uint64_t values[PMEM_NR_COUNTERS])
+{
+	const struct pmem_device *dev = find_device(f->devices, name);
+
+	cr_assert_not_null(dev, "no device %s in the frame", name);
+	pmem_values(dev, false, values);
+}
+
+static void total_values(const struct frame *f, uint64_t values[PMEM_NR_COUNTERS])
+{
+	pmem_values(&f->devices->aggregate, false, values);
+}
+
+static void expect_values(const uint64_t got[PMEM_NR_COUNTERS],
+			  const uint64_t want[PMEM_NR_COUNTERS], const char *what)
+{
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		cr_expect_eq(got[c], want[c], "%s: %s is %" PRIu64 ", expected %" PRIu64,
+			     what, pmem_counter_names[c], got[c], want[c]);
+}
+
+static void expect_device(const struct frame *f, const char *name,
+			  const uint64_t want[PMEM_NR_COUNTERS])
+{
+	uint64_t got[PMEM_NR_COUNTERS];
+
+	device_values(f, name, got);
+	expect_values(got, want, name);
+}
+
+static void expect_total(const struct frame *f, const uint64_t want[PMEM_NR_COUNTERS])
+{
+	uint64_t got[PMEM_NR_COUNTERS];
+
+	total_values(f, got);
+	expect_values(got, want, "total");
+}
+
+static const struct proc_io *frame_row(const struct frame *f, uint32_t tgid, uint32_t dev)
+{
+	for (size_t i = 0; i < f->nrows; i++)
+		if (f->rows[i]->key.tgid == tgid && f->rows[i]->key.dev == dev)
+			return f->rows[i];
+	return NULL;
+}
+
+static const char *name_of(const struct frame *f, res_key key)
+{
+	uint32_t len;
+	const char *name = res_lookup(f->names, key, &len);
+
+	cr_assert_not_null(name);
+	cr_assert_eq(strlen(name), len);
+	return name;
+}
+
+static void expect_lost(const uint64_t got[LOST_NR_CAUSES],
+			const uint64_t want[LOST_NR_CAUSES], const char *what)
+{
+	for (int c = 0; c < LOST_NR_CAUSES; c++)
+		cr_expect_eq(got[c], want[c], "%s: lost[%d] is %" PRIu64 ", expected %" PRIu64,
+			     what, c, got[c], want[c]);
+}
+
+/* The per-process count of comm (cut to 15 bytes like the kernel's comm), 0
+ * if none: read from by_process directly. */
+static uint64_t process_crashes(const struct crashfree *cf, const char *comm)
+{
+	char name[CRASHFREE_COMM_LEN];
+
+	memset(name, 0, sizeof(name));
+	memcpy(name, comm, strnlen(comm, CRASHFREE_COMM_LEN - 1));
+	for (size_t i = 0; i < cf->nprocesses; i++)
+		if (!strcmp(cf->by_process[i].comm, name))
+			return cf->by_process[i].crashes;
+	return 0;
+}
+
+/* ======================================================================
+ * 1. Crash shortfall reconciliation
+ * ====================================================================== */
+
+Test(crashes, shortfall_waits_one_step_then_is_recorded)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	crash(&t, 10, "worker", AT(0) + 1);
+	cr_assert_eq(t.crash.crashes, 1);
+
+	/* The kernel counted 3: 2 not (yet) received.  Nothing recorded now. */
+	snap_crashes(&sp, "worker", 3);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(t.crash.crashes, 1);
+	cr_assert_eq(process_crashes(&t.crash, "worker"), 1);
+	cr_assert_eq(f.ncrash_events, 1);
+	tally_close_interval(&t);
+
+	/* Still short at the next step: the 2 are recorded. */
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(t.crash.crashes, 3);
+	cr_assert_eq(process_crashes(&t.crash, "worker"), 3);
+	cr_assert_eq(t.crash.nprocesses, 1);
+	cr_assert_eq(f.ncrash_events, 0, "recovered crashes have no event to list");
+	cr_assert_eq(f.crash, &t.crash);
+	tally_close_interval(&t);
+
+	/* And never again. */
+	step(&t, &sp, 3, false, &f);
+	tally_close_interval(&t);
+	step(&t, &sp, 4, true, &f);
+	cr_assert_eq(t.crash.crashes, 3);
+	cr_assert_eq(process_crashes(&t.crash, "worker"), 3);
+	tally_free(&t);
+}
+
+Test(crashes, late_event_is_not_counted_twice)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_crashes(&sp, "svc", 2);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(t.crash.crashes, 0);
+	tally_close_interval(&t);
+
+	/* One of the two arrives between the steps: it is counted at once. */
+	crash(&t, 7, "svc", AT(1) + 5);
+	cr_assert_eq(t.crash.crashes, 1);
+
+	/* The remaining shortfall (1) lasted both steps: recorded, but only it. */
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(t.crash.crashes, 2);
+	cr_assert_eq(process_crashes(&t.crash, "svc"), 2);
+	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_eq(f.crash_events[0].tgid, 7);
+	tally_close_interval(&t);
+
+	step(&t, &sp, 3, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 2);
+	tally_free(&t);
+}
+
+Test(crashes, all_late_events_arrive_nothing_recovered)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_crashes(&sp, "svc", 2);
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+	crash(&t, 7, "svc", AT(1) + 5);
+	crash(&t, 8, "svc", AT(1) + 6);
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(t.crash.crashes, 2);
+	cr_assert_eq(f.ncrash_events, 2);
+	tally_close_interval(&t);
+	step(&t, &sp, 3, true, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 2);
+	cr_assert_eq(process_crashes(&t.crash, "svc"), 2);
+	tally_free(&t);
+}
+
+Test(crashes, growing_shortfall_records_only_what_lasted)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_crashes(&sp, "app", 1);
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 0);
+
+	/* 3 short now, but only 1 was short at the previous step. */
+	snap_crashes(&sp, "app", 3);
+	step(&t, &sp, 2, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 1);
+
+	/* The other 2 lasted too. */
+	step(&t, &sp, 3, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 3);
+	cr_assert_eq(process_crashes(&t.crash, "app"), 3);
+	tally_free(&t);
+}
+
+Test(crashes, final_frame_records_shortfall_at_once)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	start(&t, &config);
+	snap_init(&sp);
+	crash(&t, 3, "a", AT(0) + 1);
+	snap_crashes(&sp, "a", 1);
+	snap_crashes(&sp, "b", 2);
+	step(&t, &sp, 1, true, &f);
+	cr_assert_eq(t.crash.crashes, 3);
+	cr_assert_eq(process_crashes(&t.crash, "a"), 1);
+	cr_assert_eq(process_crashes(&t.crash, "b"), 2);
+	tally_close_interval(&t);
+
+	/* The summary from the same counts adds nothing. */
+	tally_summary(&t, &sp.s, AT(2), &wall, &sum);
+	cr_assert_eq(sum.crash, &t.crash);
+	cr_assert_eq(t.crash.crashes, 3);
+	tally_free(&t);
+}
+
+Test(crashes, summary_records_shortfall_at_once)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_crashes(&sp, "x", 1);
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 0);
+
+	crash(&t, 4, "x", AT(1) + 9);
+	snap_crashes(&sp, "x", 4);
+	snap_crashes(&sp, "y", 1);
+	tally_summary(&t, &sp.s, AT(2), &wall, &sum);
+	cr_assert_eq(sum.crash->crashes, 5);
+	cr_assert_eq(process_crashes(sum.crash, "x"), 4);
+	cr_assert_eq(process_crashes(sum.crash, "y"), 1);
+	cr_assert_eq(sum.duration_s, 2.0);
+	cr_assert_eq(sum.wall.tv_sec, wall.tv_sec);
+	cr_assert_eq(sum.wall.tv_nsec, wall.tv_nsec);
+	tally_free(&t);
+}
+
+Test(crashes, comm_of_16_bytes_without_nul_is_cut_to_15)
+{
+	static const char raw16[TASK_COMM_LEN] = "0123456789abcdef";	/* no NUL */
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct crash_event event;
+
+	start(&t, &config);
+	snap_init(&sp);
+
+	memset(&event, 0, sizeof(event));
+	event.type = EVENT_CRASH;
+	event.tgid = 99;
+	event.time_ns = AT(0) + 1;
+	event.signal = 6;
+	memcpy(event.comm, raw16, TASK_COMM_LEN);
+	tally_crash_event(&t, &event, AT(0) + 1);
+	cr_assert_eq(event.comm[TASK_COMM_LEN - 1], '\0');
+	cr_assert_str_eq(event.comm, "0123456789abcde");
+
+	snap_crashes(&sp, raw16, 2);
+	cr_assert_eq(memcmp(sp.crashes[0].comm, raw16, TASK_COMM_LEN), 0);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_str_eq(f.crash_events[0].comm, "0123456789abcde");
+	cr_assert_eq(t.crash.crashes, 1, "the received event matches the raw key");
+	tally_close_interval(&t);
+
+	step(&t, &sp, 2, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 2);
+	cr_assert_eq(t.crash.nprocesses, 1, "one process, not two spellings");
+	cr_assert_str_eq(t.crash.by_process[0].comm, "0123456789abcde");
+	cr_assert_eq(t.crash.by_process[0].crashes, 2);
+	cr_assert_eq(process_crashes(&t.crash, "0123456789abcde"), 2);
+	/* The snapshot itself is not changed. */
+	cr_assert_eq(memcmp(sp.crashes[0].comm, raw16, TASK_COMM_LEN), 0);
+	tally_free(&t);
+}
+
+Test(crashes, processes_are_reconciled_independently)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	crash(&t, 1, "full", AT(0) + 1);
+	crash(&t, 2, "full", AT(0) + 2);
+	snap_crashes(&sp, "full", 2);
+	snap_crashes(&sp, "short", 3);
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 2);
+	step(&t, &sp, 2, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, 5);
+	cr_assert_eq(process_crashes(&t.crash, "full"), 2);
+	cr_assert_eq(process_crashes(&t.crash, "short"), 3);
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 2. Loss accounting
+ * ====================================================================== */
+
+Test(losses, per_interval_changes_and_run_totals)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	start(&t, &config);
+	snap_init(&sp);
+
+	sp.s.lost[LOST_STATS_MAP_FULL] = 3;
+	sp.s.lost[LOST_INFLIGHT_FULL] = 1;
+	sp.s.lost[LOST_PERF_BUFFER] = 5;
+	step(&t, &sp, 1, false, &f);
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_STATS_MAP_FULL] = 3,
+			[LOST_INFLIGHT_FULL] = 1, [LOST_PERF_BUFFER] = 5 };
+
+		expect_lost(f.lost, want, "interval 1");
+	}
+	tally_close_interval(&t);
+
+	sp.s.lost[LOST_STATS_MAP_FULL] = 10;
+	sp.s.perf_lost_records = 7;
+	step(&t, &sp, 2, false, &f);
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_STATS_MAP_FULL] = 7,
+			[LOST_PERF_BUFFER] = 2 };
+
+		expect_lost(f.lost, want, "interval 2");
+	}
+	tally_close_interval(&t);
+
+	sp.s.lost[LOST_RINGBUF_FULL] = 4;
+	sp.s.lost[LOST_CRASH_MAP_FULL] = 2;
+	sp.s.lost[LOST_PERF_BUFFER] = 9;
+	step(&t, &sp, 3, false, &f);
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_RINGBUF_FULL] = 4,
+			[LOST_CRASH_MAP_FULL] = 2, [LOST_PERF_BUFFER] = 2 };
+
+		expect_lost(f.lost, want, "interval 3");
+	}
+	tally_close_interval(&t);
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_STATS_MAP_FULL] = 10,
+			[LOST_INFLIGHT_FULL] = 1, [LOST_RINGBUF_FULL] = 4,
+			[LOST_CRASH_MAP_FULL] = 2, [LOST_PERF_BUFFER] = 9 };
+
+		expect_lost(t.lost_run, want, "run after 3 intervals");
+	}
+
+	/* The last, partial interval: not trace mode, so unfinished is no loss. */
+	sp.s.lost[LOST_STATS_MAP_FULL] = 12;
+	sp.s.lost[LOST_COMPLETION_UNSEEN] = 6;
+	sp.s.perf_lost_records = 11;
+	sp.s.unfinished = 100;
+	tally_summary(&t, &sp.s, AT(3) + SECOND / 2, &wall, &sum);
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_STATS_MAP_FULL] = 12,
+			[LOST_INFLIGHT_FULL] = 1, [LOST_RINGBUF_FULL] = 4,
+			[LOST_CRASH_MAP_FULL] = 2, [LOST_PERF_BUFFER] = 11,
+			[LOST_COMPLETION_UNSEEN] = 6 };
+
+		expect_lost(sum.lost, want, "summary");
+	}
+	cr_assert_eq(sum.duration_s, 3.5);
+	cr_assert_not(sum.has_io_events);
+	tally_free(&t);
+}
+
+Test(losses, perf_buffer_takes_the_larger_count_once)
+{
+	static const struct { uint64_t bpf, records, reported; } steps[] = {
+		{ 5, 0, 5 },	/* BPF side first */
+		{ 5, 7, 2 },	/* PERF_RECORD_LOST caught up and passed it */
+		{ 9, 7, 2 },	/* BPF side ahead again */
+		{ 9, 9, 0 },	/* both agree: nothing new */
+		{ 9, 12, 3 },
+	};
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+	uint64_t sum_reported = 0;
+
+	start(&t, &config);
+	snap_init(&sp);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		sp.s.lost[LOST_PERF_BUFFER] = steps[i].bpf;
+		sp.s.perf_lost_records = steps[i].records;
+		step(&t, &sp, (int)i + 1, false, &f);
+		cr_expect_eq(f.lost[LOST_PERF_BUFFER], steps[i].reported,
+			     "interval %zu: %" PRIu64 " perf losses, expected %" PRIu64,
+			     i + 1, f.lost[LOST_PERF_BUFFER], steps[i].reported);
+		cr_expect_eq(lost_total(f.lost), steps[i].reported);
+		sum_reported += steps[i].reported;
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(sum_reported, 12);
+	tally_summary(&t, &sp.s, AT(6), &wall, &sum);
+	cr_assert_eq(sum.lost[LOST_PERF_BUFFER], 12);
+	cr_assert_eq(lost_total(sum.lost), 12);
+	tally_free(&t);
+}
+
+Test(losses, summary_after_an_unclosed_frame_counts_it_once)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	start(&t, &config);
+	snap_init(&sp);
+	sp.s.lost[LOST_STATS_MAP_FULL] = 3;
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+	sp.s.lost[LOST_STATS_MAP_FULL] = 8;
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.lost[LOST_STATS_MAP_FULL], 5);
+	/* no tally_close_interval(): the summary folds the frame's counts in */
+	sp.s.lost[LOST_STATS_MAP_FULL] = 9;
+	tally_summary(&t, &sp.s, AT(3), &wall, &sum);
+	cr_assert_eq(sum.lost[LOST_STATS_MAP_FULL], 9);
+	tally_free(&t);
+}
+
+Test(losses, trace_summary_adds_unfinished_to_completion_unseen)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	config.trace = true;
+	start(&t, &config);
+	snap_init(&sp);
+	sp.s.lost[LOST_COMPLETION_UNSEEN] = 2;
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.lost[LOST_COMPLETION_UNSEEN], 2);
+	tally_close_interval(&t);
+	sp.s.lost[LOST_COMPLETION_UNSEEN] = 6;
+	sp.s.unfinished = 40;
+	tally_summary(&t, &sp.s, AT(2), &wall, &sum);
+	cr_assert_eq(sum.lost[LOST_COMPLETION_UNSEEN], 46);
+	cr_assert_eq(lost_total(sum.lost), 46);
+	cr_assert(sum.has_io_events);
+	tally_free(&t);
+}
+
+Test(losses, non_trace_summary_ignores_unfinished)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct summary sum;
+
+	config.latency_from_rows = true;	/* -L tracks I/Os too */
+	start(&t, &config);
+	snap_init(&sp);
+	sp.s.lost[LOST_COMPLETION_UNSEEN] = 6;
+	sp.s.unfinished = 40;
+	tally_summary(&t, &sp.s, AT(1), &wall, &sum);
+	cr_assert_eq(sum.lost[LOST_COMPLETION_UNSEEN], 6);
+	cr_assert_eq(lost_total(sum.lost), 6);
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 3. Device latency from the kernel's per-device totals
+ * ====================================================================== */
+
+Test(latency, device_deltas_from_running_totals)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_latency(&sp, DEV_A, 1000, 2);
+	snap_latency(&sp, DEV_B, 5000, 5);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.devices->count, 2);
+	cr_assert_str_eq(f.devices->devices[0].name, NAME_B, "devices in name order");
+	cr_assert_str_eq(f.devices->devices[1].name, NAME_A);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 1000, [PMEM_LATENCY_IOS] = 2 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 5000, [PMEM_LATENCY_IOS] = 5 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 6000, [PMEM_LATENCY_IOS] = 7 });
+	tally_close_interval(&t);
+
+	/* B had no new I/O: 0, not its total again. */
+	snap_latency(&sp, DEV_A, 1600, 3);
+	step(&t, &sp, 2, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 600, [PMEM_LATENCY_IOS] = 1 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){ 0 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 600, [PMEM_LATENCY_IOS] = 1 });
+	tally_close_interval(&t);
+
+	snap_latency(&sp, DEV_B, 5900, 6);
+	step(&t, &sp, 3, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){ 0 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 900, [PMEM_LATENCY_IOS] = 1 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 900, [PMEM_LATENCY_IOS] = 1 });
+	{
+		uint64_t totals[PMEM_NR_COUNTERS];
+
+		pmem_values(&f.devices->aggregate, true, totals);
+		cr_assert_eq(totals[PMEM_LATENCY_NS], 7500);
+		cr_assert_eq(totals[PMEM_LATENCY_IOS], 9);
+	}
+	tally_close_interval(&t);
+	tally_free(&t);
+}
+
+Test(latency, rows_latency_is_not_folded_when_the_kernel_keeps_it_per_device)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "dd", (struct proc_dev_stats){
+		.bytes = { 4096 }, .ios = { 1 }, .latency_ns = 999, .latency_ios = 1 });
+	snap_latency(&sp, DEV_A, 2000, 4);
+	step(&t, &sp, 1, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096, [PMEM_READ_IOS] = 1,
+		[PMEM_LATENCY_NS] = 2000, [PMEM_LATENCY_IOS] = 4 });
+	tally_free(&t);
+}
+
+/*
+ * The BPF side adds latency_ns, then ios, with two separate atomic adds, so a
+ * snapshot can see latency_ns grown while ios has not yet: those nanoseconds
+ * must show up with their I/O in the interval after, never be dropped.
+ */
+Test(latency, latency_seen_before_its_io_is_not_lost)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	uint64_t totals[PMEM_NR_COUNTERS];
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_latency(&sp, DEV_A, 1000, 1);
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+
+	snap_latency(&sp, DEV_A, 1500, 1);	/* ns added, ios not yet */
+	step(&t, &sp, 2, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){ 0 });
+	tally_close_interval(&t);
+
+	snap_latency(&sp, DEV_A, 1500, 2);	/* now the ios */
+	step(&t, &sp, 3, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_LATENCY_NS] = 500, [PMEM_LATENCY_IOS] = 1 });
+	pmem_values(find_device(f.devices, NAME_A), true, totals);
+	cr_expect_eq(totals[PMEM_LATENCY_NS], 1500, "device total %" PRIu64 " ns, kernel 1500",
+		     totals[PMEM_LATENCY_NS]);
+	cr_expect_eq(totals[PMEM_LATENCY_IOS], 2);
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 4. Rows folded into devices
+ * ====================================================================== */
+
+Test(devices, rows_fold_into_their_devices_and_the_total)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 100, DEV_A, "dd", (struct proc_dev_stats){
+		.bytes = { 4096 }, .ios = { 1 } });
+	snap_row(&sp, 200, DEV_A, "cp", (struct proc_dev_stats){
+		.bytes = { 0, 8192 }, .ios = { 0, 2 }, .flushes = 1 });
+	snap_row(&sp, 200, DEV_B, "cp", (struct proc_dev_stats){
+		.bytes = { 0, 1000 }, .ios = { 0, 1 } });
+	snap_row(&sp, 300, DEV_B, "fstrim", (struct proc_dev_stats){
+		.bytes = { 0, 0, 1 << 20 }, .ios = { 0, 0, 1 } });
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.devices->count, 2);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096, [PMEM_WRITE_BYTES] = 8192,
+		[PMEM_READ_IOS] = 1, [PMEM_WRITE_IOS] = 2, [PMEM_FLUSHES] = 1 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 1000, [PMEM_DISCARD_BYTES] = 1 << 20,
+		[PMEM_WRITE_IOS] = 1, [PMEM_DISCARD_IOS] = 1 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096, [PMEM_WRITE_BYTES] = 9192,
+		[PMEM_DISCARD_BYTES] = 1 << 20, [PMEM_READ_IOS] = 1, [PMEM_WRITE_IOS] = 3,
+		[PMEM_DISCARD_IOS] = 1, [PMEM_FLUSHES] = 1 });
+	cr_assert_eq(f.nrows, 4);
+	tally_close_interval(&t);
+
+	/* Interval 2: only the changes; a new row on B. */
+	snap_row(&sp, 100, DEV_A, "dd", (struct proc_dev_stats){
+		.bytes = { 4096 + 512 }, .ios = { 2 } });
+	snap_row(&sp, 200, DEV_A, "cp", (struct proc_dev_stats){
+		.bytes = { 0, 8192 + 100 }, .ios = { 0, 3 }, .flushes = 3 });
+	snap_row(&sp, 400, DEV_B, "tar", (struct proc_dev_stats){
+		.bytes = { 70, 30 }, .ios = { 1, 1 } });
+	step(&t, &sp, 2, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 512, [PMEM_WRITE_BYTES] = 100,
+		[PMEM_READ_IOS] = 1, [PMEM_WRITE_IOS] = 1, [PMEM_FLUSHES] = 2 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 70, [PMEM_WRITE_BYTES] = 30,
+		[PMEM_READ_IOS] = 1, [PMEM_WRITE_IOS] = 1 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 582, [PMEM_WRITE_BYTES] = 130,
+		[PMEM_READ_IOS] = 2, [PMEM_WRITE_IOS] = 2, [PMEM_FLUSHES] = 2 });
+	/* (rows are looked at in the shown suite; t->shown grows from 4 to 5
+	 * here, see shown/frames_rows_point_at_the_sorted_rows) */
+	cr_assert_eq(f.nrows, 3, "the idle rows on B are not shown");
+	tally_close_interval(&t);
+	tally_free(&t);
+}
+
+Test(devices, latency_from_rows_sums_the_rows_latency)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.latency_from_rows = true;
+	config.per_process_latency = true;
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
+		.bytes = { 100 }, .ios = { 2 }, .latency_ns = 1000, .latency_ios = 2 });
+	snap_row(&sp, 2, DEV_A, "b", (struct proc_dev_stats){
+		.bytes = { 0, 100 }, .ios = { 0, 1 }, .latency_ns = 3000, .latency_ios = 1 });
+	snap_row(&sp, 3, DEV_B, "c", (struct proc_dev_stats){
+		.bytes = { 50 }, .ios = { 1 }, .latency_ns = 500, .latency_ios = 1 });
+	step(&t, &sp, 1, false, &f);
+	cr_assert(f.per_process_latency);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 100, [PMEM_WRITE_BYTES] = 100, [PMEM_READ_IOS] = 2,
+		[PMEM_WRITE_IOS] = 1, [PMEM_LATENCY_NS] = 4000, [PMEM_LATENCY_IOS] = 3 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 50, [PMEM_READ_IOS] = 1,
+		[PMEM_LATENCY_NS] = 500, [PMEM_LATENCY_IOS] = 1 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 150, [PMEM_WRITE_BYTES] = 100, [PMEM_READ_IOS] = 3,
+		[PMEM_WRITE_IOS] = 1, [PMEM_LATENCY_NS] = 4500, [PMEM_LATENCY_IOS] = 4 });
+	tally_close_interval(&t);
+
+	snap_row(&sp, 2, DEV_A, "b", (struct proc_dev_stats){
+		.bytes = { 0, 300 }, .ios = { 0, 2 }, .latency_ns = 3700, .latency_ios = 2 });
+	step(&t, &sp, 2, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 200, [PMEM_WRITE_IOS] = 1,
+		[PMEM_LATENCY_NS] = 700, [PMEM_LATENCY_IOS] = 1 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){ 0 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 200, [PMEM_WRITE_IOS] = 1,
+		[PMEM_LATENCY_NS] = 700, [PMEM_LATENCY_IOS] = 1 });
+	tally_free(&t);
+}
+
+/*
+ * What the code does, not a rule: with latency_from_rows, snapshot->latency is
+ * NOT ignored; tally_frame() still adds it on top of the rows' latency.  The
+ * loader never copies the device_latency map in that mode (diskio.c,
+ * take_snapshot(): device_latency = -1 when track_inflight), so this does not
+ * double count in practice; should tally.c start ignoring it, change this test.
+ */
+Test(devices, latency_from_rows_still_adds_a_given_device_latency)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.latency_from_rows = true;
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
+		.bytes = { 100 }, .ios = { 2 }, .latency_ns = 1000, .latency_ios = 2 });
+	snap_latency(&sp, DEV_A, 7000, 7);
+	step(&t, &sp, 1, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 100, [PMEM_READ_IOS] = 2,
+		[PMEM_LATENCY_NS] = 8000, [PMEM_LATENCY_IOS] = 9 });
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 5. Restarted kernel entries, forgotten rows, reused keys
+ * ====================================================================== */
+
+Test(rows, counters_going_backwards_count_the_new_value)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){
+		.bytes = { 1000, 2000 }, .ios = { 10, 20 } });
+	step(&t, &sp, 1, false, &f);
+	tally_close_interval(&t);
+
+	/* The entry was deleted and made anew: 300 read bytes, 5 write bytes. */
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){
+		.bytes = { 300, 2005 }, .ios = { 3, 21 } });
+	step(&t, &sp, 2, false, &f);
+	row = frame_row(&f, 500, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 300);
+	cr_assert_eq(row->delta[PMEM_WRITE_BYTES], 2005);
+	cr_assert_eq(row->delta[PMEM_READ_IOS], 3);
+	cr_assert_eq(row->delta[PMEM_WRITE_IOS], 21);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 1300);
+	cr_assert_eq(row->total[PMEM_WRITE_BYTES], 4005);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 300, [PMEM_WRITE_BYTES] = 2005,
+		[PMEM_READ_IOS] = 3, [PMEM_WRITE_IOS] = 21 });
+	tally_free(&t);
+}
+
+Test(rows, exited_idle_row_is_forgotten_and_a_reused_key_starts_anew)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+	struct proc_dev_key gone = make_key(500, DEV_A, "app");
+
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(500);
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 1000 }, .ios = { 4 } });
+	snap_row(&sp, 501, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 10 }, .ios = { 1 } });
+
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.nrows, 2);
+	tally_close_interval(&t);
+	cr_assert_eq(t.nforget, 0, "it just did I/O");
+
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.nrows, 0);
+	tally_close_interval(&t);
+	cr_assert_eq(t.nforget, 0, "idle for one interval only");
+	cr_assert_eq(t.procs.count, 2);
+
+	step(&t, &sp, 3, false, &f);
+	tally_close_interval(&t);
+	cr_assert_eq(t.nforget, 1);
+	cr_assert_eq(memcmp(&t.forget[0], &gone, sizeof(gone)), 0);
+	cr_assert_eq(t.procs.count, 1, "the row is dropped; the live process's stays");
+	cr_assert_eq(t.procs.rows[0].key.tgid, 501);
+
+	/* The loader deleted the entry; the same pid+comm+dev does I/O again. */
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 50 }, .ios = { 1 } });
+	step(&t, &sp, 4, false, &f);
+	cr_assert_eq(f.nrows, 1);
+	row = frame_row(&f, 500, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 50);
+	cr_assert_eq(row->delta[PMEM_READ_IOS], 1);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 50);
+	cr_assert_eq(row->total[PMEM_READ_IOS], 1);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 50, [PMEM_READ_IOS] = 1 });
+	tally_close_interval(&t);
+	cr_assert_eq(t.nforget, 0, "the forget list is per interval");
+	tally_free(&t);
+}
+
+Test(rows, cumulative_forgets_the_entry_but_keeps_the_totals)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	config.cumulative = true;
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(500);
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 1000 } });
+	for (int n = 1; n <= 3; n++) {
+		step(&t, &sp, n, false, &f);
+		cr_assert_eq(f.nrows, 1, "cumulative rows show their totals");
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nforget, 1);
+	cr_assert_eq(t.procs.count, 1);
+
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 50 } });
+	step(&t, &sp, 4, false, &f);
+	row = frame_row(&f, 500, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 50);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 1050);
+	{
+		uint64_t v[PMEM_NR_COUNTERS];
+
+		pmem_values(find_device(f.devices, NAME_A), true, v);
+		cr_assert_eq(v[PMEM_READ_BYTES], 1050);
+	}
+	tally_free(&t);
+}
+
+Test(rows, live_idle_process_is_never_forgotten)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 77, DEV_B, "db", (struct proc_dev_stats){ .bytes = { 0, 64 } });
+	for (int n = 1; n <= 6; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+		cr_assert_eq(t.nforget, 0);
+	}
+	cr_assert_eq(t.procs.count, 1);
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 6. Rows shown, their order and names
+ * ====================================================================== */
+
+static char sysfs_root[64];	/* "/tmp/diskio-test-tally-XXXXXX" */
+
+static void make_fake_sysfs(void)
+{
+	char path[PATH_MAX];
+	FILE *file;
+
+	snprintf(sysfs_root, sizeof(sysfs_root), "/tmp/diskio-test-tally-XXXXXX");
+	cr_assert_not_null(mkdtemp(sysfs_root));
+	snprintf(path, sizeof(path), "%s/dev", sysfs_root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dev/block", sysfs_root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dev/block/253:16", sysfs_root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dev/block/253:16/uevent", sysfs_root);
+	file = fopen(path, "w");
+	cr_assert_not_null(file);
+	fputs("MAJOR=253\nMINOR=16\nDEVNAME=vda\nDEVTYPE=disk\n", file);
+	cr_assert_eq(fclose(file), 0);
+}
+
+static void remove_fake_sysfs(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/dev/block/253:16/uevent", sysfs_root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/dev/block/253:16", sysfs_root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/dev/block", sysfs_root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/dev", sysfs_root);
+	rmdir(path);
+	rmdir(sysfs_root);
+}
+
+TestSuite(shown, .init = make_fake_sysfs, .fini = remove_fake_sysfs);
+
+/* Five rows, their running totals k times a base: one with only latency (not
+ * shown), one with only a flush. */
+static void shown_rows(struct snap *sp, uint64_t k)
+{
+	snap_row(sp, 10, DEV_A, "zeta", (struct proc_dev_stats){
+		.bytes = { 100 * k }, .ios = { 1 * k } });
+	snap_row(sp, 20, DEV_A, "alpha", (struct proc_dev_stats){
+		.bytes = { 0, 300 * k }, .ios = { 0, 1 * k } });
+	snap_row(sp, 30, DEV_B, "mid", (struct proc_dev_stats){
+		.bytes = { 0, 0, 200 * k }, .ios = { 0, 0, 1 * k } });
+	snap_row(sp, 40, DEV_B, "lat", (struct proc_dev_stats){
+		.latency_ns = 500 * k, .latency_ios = 1 * k });
+	snap_row(sp, 50, DEV_A, "flush", (struct proc_dev_stats){ .flushes = 1 * k });
+}
+
+/*
+ * The rows of the second step (the same five rows doing the same again), so
+ * that order and names are checked apart from the frame->rows bug below
+ * (frames_rows_point_at_the_sorted_rows): t->shown already has room then,
+ * so the order is checked even where that bug is back.
+ */
+static void second_step(struct tally *t, struct snap *sp, struct frame *f)
+{
+	snap_init(sp);
+	shown_rows(sp, 1);
+	step(t, sp, 1, false, f);
+	tally_close_interval(t);
+	shown_rows(sp, 2);
+	step(t, sp, 2, false, f);
+	cr_assert_eq(f->rows, (struct proc_io *const *)t->shown);
+}
+
+static void expect_order(const struct frame *f, const uint32_t *tgids, size_t n)
+{
+	cr_assert_eq(f->nrows, n, "%zu rows shown, expected %zu", f->nrows, n);
+	cr_assert_not_null(f->rows);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(f->rows[i]->key.tgid, tgids[i], "row %zu is pid %u, expected %u",
+			     i, f->rows[i]->key.tgid, tgids[i]);
+}
+
+Test(shown, only_rows_with_values_sorted_by_bytes_with_names)
+{
+	static const uint32_t order[] = { 20, 30, 10, 50 };
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	config.sysfs_root = sysfs_root;
+	start(&t, &config);
+	second_step(&t, &sp, &f);
+	expect_order(&f, order, 4);
+	cr_assert_null(frame_row(&f, 40, DEV_B), "latency alone is nothing to show");
+	cr_assert_eq(t.procs.count, 5);
+	row = frame_row(&f, 20, DEV_A);
+	cr_assert_eq(row->delta[PMEM_WRITE_BYTES], 300);
+	cr_assert_eq(row->total[PMEM_WRITE_BYTES], 600);
+
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 10, DEV_A)->comm_name), "zeta");
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 20, DEV_A)->comm_name), "alpha");
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 30, DEV_B)->comm_name), "mid");
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 50, DEV_A)->comm_name), "flush");
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 10, DEV_A)->device_name), NAME_A);
+	cr_assert_str_eq(name_of(&f, frame_row(&f, 30, DEV_B)->device_name), "vda");
+	cr_assert_eq(frame_row(&f, 10, DEV_A)->device_name, frame_row(&f, 20, DEV_A)->device_name,
+		     "one interned name per device");
+	cr_assert_not_null(find_device(f.devices, "vda"));
+	cr_assert_null(find_device(f.devices, NAME_B));
+	cr_assert_eq(f.wall.tv_sec, wall.tv_sec);
+	cr_assert_eq(f.wall.tv_nsec, wall.tv_nsec);
+	cr_assert_eq(f.interval_s, 1.0);
+	cr_assert_not(f.cumulative);
+	tally_close_interval(&t);
+
+	/* Only pid 10 moves: only it is shown. */
+	snap_row(&sp, 10, DEV_A, "zeta", (struct proc_dev_stats){ .bytes = { 250 }, .ios = { 3 } });
+	step(&t, &sp, 3, false, &f);
+	expect_order(&f, (const uint32_t[]){ 10 }, 1);
+	cr_assert_eq(f.rows[0]->delta[PMEM_READ_BYTES], 50);
+	cr_assert_eq(f.rows[0]->delta[PMEM_READ_IOS], 1);
+	tally_free(&t);
+}
+
+Test(shown, sorted_by_pid)
+{
+	static const uint32_t order[] = { 10, 20, 30, 50 };
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.sysfs_root = sysfs_root;
+	config.sort = SORT_PID;
+	start(&t, &config);
+	second_step(&t, &sp, &f);
+	expect_order(&f, order, 4);
+	tally_free(&t);
+}
+
+Test(shown, sorted_by_comm)
+{
+	static const uint32_t order[] = { 20, 50, 30, 10 };	/* alpha flush mid zeta */
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.sysfs_root = sysfs_root;
+	config.sort = SORT_COMM;
+	start(&t, &config);
+	second_step(&t, &sp, &f);
+	expect_order(&f, order, 4);
+	tally_free(&t);
+}
+
+Test(shown, sorted_by_write)
+{
+	static const uint32_t order[] = { 20, 10, 30, 50 };	/* 300, then ties by pid */
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.sysfs_root = sysfs_root;
+	config.sort = SORT_WRITE;
+	start(&t, &config);
+	second_step(&t, &sp, &f);
+	expect_order(&f, order, 4);
+	tally_free(&t);
+}
+
+Test(shown, cumulative_shows_rows_with_totals)
+{
+	static const uint32_t order[] = { 20, 30, 10, 50 };
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	config.sysfs_root = sysfs_root;
+	config.cumulative = true;
+	start(&t, &config);
+	second_step(&t, &sp, &f);
+	tally_close_interval(&t);
+	/* Nothing moves: cumulative rows are still shown, by their totals. */
+	step(&t, &sp, 3, false, &f);
+	cr_assert(f.cumulative);
+	expect_order(&f, order, 4);
+	cr_assert_eq(frame_row(&f, 20, DEV_A)->delta[PMEM_WRITE_BYTES], 0);
+	cr_assert_eq(frame_row(&f, 20, DEV_A)->total[PMEM_WRITE_BYTES], 600);
+	tally_free(&t);
+}
+
+/*
+ * Regression test of a bug in tally.c's tally_frame() as first read for these
+ * tests: "frame->rows = t->shown;" came before "frame->nrows =
+ * sort_shown_rows(t);", which realloc()s t->shown when there are more rows
+ * than it has room for.  So the first frame with rows got frame->rows == NULL
+ * with nrows > 0 (a view walking the rows dereferences NULL: diskio's first
+ * interval with any I/O), and a frame where the row count grew got the freed
+ * old array (use after free).  It was fixed in the working tree (the
+ * assignment now follows the call) while these tests were being written.
+ */
+Test(shown, frames_rows_point_at_the_sorted_rows)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "one", (struct proc_dev_stats){ .bytes = { 10 } });
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.nrows, 1);
+	cr_expect_not_null(f.rows, "the first frame's rows are NULL");
+	cr_expect_eq(f.rows, (struct proc_io *const *)t.shown);
+	tally_close_interval(&t);
+
+	/* Many more rows: t->shown grows (and moves) during the frame. */
+	for (uint32_t pid = 2; pid <= 30; pid++)
+		snap_row(&sp, pid, DEV_A, "many", (struct proc_dev_stats){ .bytes = { pid } });
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.nrows, 29);
+	cr_expect_eq(f.rows, (struct proc_io *const *)t.shown,
+		     "the frame's rows are the array before it grew");
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * 7. Crash events beyond what a frame lists
+ * ====================================================================== */
+
+Test(crash_events, beyond_the_list_are_counted_and_reported_lost)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+	const int n = TALLY_CRASH_EVENTS + 4;
+
+	start(&t, &config);
+	snap_init(&sp);
+	for (int i = 0; i < n; i++)
+		crash(&t, 1000 + i, "boom", AT(0) + 1 + i);
+	cr_assert_eq(t.crash.crashes, (uint64_t)n);
+	snap_crashes(&sp, "boom", n);
+
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.ncrash_events, TALLY_CRASH_EVENTS);
+	for (int i = 0; i < TALLY_CRASH_EVENTS; i++) {
+		cr_expect_eq(f.crash_events[i].tgid, (uint32_t)(1000 + i));
+		cr_expect_eq(f.crash_events[i].time_ns, AT(0) + 1 + i);
+		cr_expect_str_eq(f.crash_events[i].comm, "boom");
+	}
+	{
+		uint64_t want[LOST_NR_CAUSES] = { [LOST_CRASH_EVENTS_FULL] = 4 };
+
+		expect_lost(f.lost, want, "interval 1");
+	}
+	tally_close_interval(&t);
+
+	/* Next interval: nothing listed, nothing lost, no crash recovered. */
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.ncrash_events, 0);
+	cr_assert_eq(f.lost[LOST_CRASH_EVENTS_FULL], 0);
+	tally_close_interval(&t);
+	cr_assert_eq(t.crash.crashes, (uint64_t)n);
+	cr_assert_eq(process_crashes(&t.crash, "boom"), (uint64_t)n);
+
+	crash(&t, 5000, "boom", AT(2) + 1);
+	snap_crashes(&sp, "boom", n + 1);
+	tally_summary(&t, &sp.s, AT(3), &wall, &sum);
+	cr_assert_eq(sum.lost[LOST_CRASH_EVENTS_FULL], 4);
+	cr_assert_eq(lost_total(sum.lost), 4);
+	cr_assert_eq(sum.crash->crashes, (uint64_t)n + 1);
+	tally_free(&t);
+}
+
+/* ======================================================================
+ * Trace mode
+ * ====================================================================== */
+
+Test(trace, frames_count_events_and_show_no_rows)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+
+	config.trace = true;
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "x", (struct proc_dev_stats){ .bytes = { 100 } });
+	for (int i = 0; i < 5; i++)
+		tally_io_event(&t);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.io_events, 5);
+	cr_assert_eq(f.nrows, 0);
+	cr_assert_eq(f.devices->count, 0);
+	tally_close_interval(&t);
+	for (int i = 0; i < 3; i++)
+		tally_io_event(&t);
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.io_events, 3);
+	tally_close_interval(&t);
+	tally_io_event(&t);
+	tally_summary(&t, &sp.s, AT(3), &wall, &sum);
+	cr_assert(sum.has_io_events);
+	cr_assert_eq(sum.io_events, 9);
+	tally_free(&t);
+}
+
+/*
+ * Trace views print every crash event as it arrives and a trace frame lists
+ * none: no crash event is lost for want of room in the frame's list.
+ */
+Test(trace, crash_events_shown_live_are_not_lost)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+	const int n = TALLY_CRASH_EVENTS + 4;
+
+	config.trace = true;
+	start(&t, &config);
+	snap_init(&sp);
+	for (int i = 0; i < n; i++)
+		crash(&t, 1000 + i, "boom", AT(0) + 1 + i);
+	snap_crashes(&sp, "boom", n);
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(t.crash.crashes, (uint64_t)n);
+	cr_assert_eq(f.ncrash_events, 0);
+	cr_expect_eq(f.lost[LOST_CRASH_EVENTS_FULL], 0,
+		     "%" PRIu64 " crash events reported lost in trace mode",
+		     f.lost[LOST_CRASH_EVENTS_FULL]);
+	tally_close_interval(&t);
+	tally_summary(&t, &sp.s, AT(2), &wall, &sum);
+	cr_expect_eq(sum.lost[LOST_CRASH_EVENTS_FULL], 0);
+	tally_free(&t);
+}

@@ -95,8 +95,9 @@ static __always_inline __u32 req_flag(int bit_enum_value)
  * The number of pages of a folio (folio_nr_pages()): a large folio keeps it
  * in _nr_pages since Linux 6.15, in _folio_nr_pages from 5.16 (64-bit), or
  * only its order (_folio_order, 32-bit kernels before 6.6; the low byte of
- * _flags_1 since).  6.18 wraps the flags word in memdesc_flags_t: it is
- * read as a plain word at its relocated offset.
+ * _flags_1 since).  6.18 wraps the flags word in memdesc_flags_t.  Page flag
+ * bits are read from this kernel's enum pageflags (PG_head was bit 16 in 6.1,
+ * 6 in 6.12).
  */
 struct folio___before_6_15 {
 	unsigned int _folio_nr_pages;
@@ -106,12 +107,29 @@ struct folio___order_32bit {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
+/* Before 6.18 the flags are a plain word: a relocation of 6.18's struct
+ * memdesc_flags_t would not match it. */
+struct folio___flags_word {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long folio_flags(struct folio *folio)
+{
+	if (bpf_core_field_exists(((struct folio___flags_word *)folio)->flags) &&
+	    bpf_core_field_size(((struct folio___flags_word *)folio)->flags) == sizeof(long) &&
+	    !bpf_core_type_exists(memdesc_flags_t))
+		return BPF_CORE_READ((struct folio___flags_word *)folio, flags);
+	return BPF_CORE_READ(folio, flags.f);
+}
+
+static __always_inline bool folio_test(struct folio *folio, int bit)
+{
+	return folio_flags(folio) & (1UL << bit);
+}
+
 static __always_inline __u64 folio_nr_pages(struct folio *folio)
 {
-	unsigned long flags = 0;
-
-	bpf_core_read(&flags, sizeof(flags), &folio->flags);
-	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+	if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_head)))
 		return 1;
 	if (bpf_core_field_exists(folio->_nr_pages))
 		return BPF_CORE_READ(folio, _nr_pages);

@@ -25,6 +25,7 @@
 #define FOLIO_MAPPING_FLAGS	0x3UL		/* PAGE_MAPPING_ANON | PAGE_MAPPING_MOVABLE */
 #define S_IFMT			00170000
 #define S_IFREG			0100000
+#define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
 
 /* Filters and modes, set by user space before load. */
 const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
@@ -259,13 +260,19 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 	struct inode *host;
 	struct page *page;
 
-	if (!vecs || !bio->bi_vcnt)
+	/* A split-off part of a bio (a clone) has no bi_vcnt of its own but
+	 * shares its parent's vector from bi_idx on. */
+	if (!vecs || !bio->bi_iter.bi_size)
 		return NULL;
 	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
 	if (!page)
 		return NULL;
 	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
 	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
+	/* Writeback sets PG_writeback before submitting; a direct write from
+	 * a buffer that maps a file does not, and stays with its submitter. */
+	if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)))
+		return NULL;
 	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
 	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
 		return NULL;
@@ -758,7 +765,10 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		if (entry)
 			entry->dirtied_bytes += folio_nr_pages(folio) << page_shift;
 	}
-	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG)
+	/* A kernel thread (the flusher) re-dirtying a page does not take the
+	 * file over from the process that wrote it. */
+	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG &&
+	    !(bpf_get_current_task_btf()->flags & PF_KTHREAD))
 		remember_owner(host, &key, selected);
 	return 0;
 }

@@ -65,12 +65,26 @@ static bool row_latency_tenths(const struct frame *f, const uint64_t *values, ui
 
 void view_show_frame(struct view *v, const struct frame *f)
 {
-	v->begin(v, f);
-	for (size_t i = 0; i < f->devices->count; i++)
+	if (v->begin)
+		v->begin(v, f);
+	for (size_t i = 0; v->device && i < f->devices->count; i++)
 		v->device(v, f, &f->devices->devices[i]);
-	for (size_t i = 0; i < f->nrows; i++)
+	for (size_t i = 0; v->row && i < f->nrows; i++)
 		v->row(v, f, f->rows[i]);
 	v->interval_end(v, f);
+}
+
+void json_write_crash_event(struct jsonw *w, const char *key, const struct crash_event *e)
+{
+	char buf[16];
+	const char *sig = signal_name(e->signal, buf, sizeof(buf));
+
+	jsonw_object(w, key);
+	jsonw_u64(w, "pid", e->tgid);
+	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	jsonw_string(w, "signal", sig, strlen(sig));
+	jsonw_bool(w, "core_dumped", e->core_dumped);
+	jsonw_object_end(w);
 }
 
 static void write_escaped(FILE *out, const char *name, size_t len, const char *also_escaped)
@@ -344,14 +358,6 @@ static void json_begin(struct view *v, const struct frame *f)
 	jsonw_array(&v->json, "processes");
 }
 
-/* The devices are written with the registry's own serializer at the end. */
-static void json_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
-{
-	(void)v;
-	(void)f;
-	(void)dev;
-}
-
 static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -399,18 +405,8 @@ static void json_interval_end(struct view *v, const struct frame *f)
 		json_crash(w, f->crash);
 	if (f->ncrash_events) {
 		jsonw_array(w, "crash_events");
-		for (size_t i = 0; i < f->ncrash_events; i++) {
-			const struct crash_event *e = &f->crash_events[i];
-			char buf[16];
-			const char *sig = signal_name(e->signal, buf, sizeof(buf));
-
-			jsonw_object(w, NULL);
-			jsonw_u64(w, "pid", e->tgid);
-			jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
-			jsonw_string(w, "signal", sig, strlen(sig));
-			jsonw_bool(w, "core_dumped", e->core_dumped);
-			jsonw_object_end(w);
-		}
+		for (size_t i = 0; i < f->ncrash_events; i++)
+			json_write_crash_event(w, NULL, &f->crash_events[i]);
 		jsonw_array_end(w);
 	}
 	jsonw_object_end(w);
@@ -439,8 +435,7 @@ void view_json_summary(struct view *v, const struct summary *s)
 void view_json(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.begin = json_begin,
-		.device = json_device,
+		.begin = json_begin,	/* devices: pmem_write_json() at the end */
 		.row = json_row,
 		.interval_end = json_interval_end,
 		.summary = view_json_summary,

@@ -104,17 +104,10 @@ static void trace_json_io(struct view *v, const struct block_io_event *e, const 
 static void trace_json_crash(struct view *v, const struct crash_event *e, double time_s)
 {
 	struct jsonw *w = &v->json;
-	char buf[16];
-	const char *sig = signal_name(e->signal, buf, sizeof(buf));
 
 	jsonw_object(w, NULL);
 	jsonw_double(w, "time", "%.6f", time_s);
-	jsonw_object(w, "crash");
-	jsonw_u64(w, "pid", e->tgid);
-	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
-	jsonw_string(w, "signal", sig, strlen(sig));
-	jsonw_bool(w, "core_dumped", e->core_dumped);
-	jsonw_object_end(w);
+	json_write_crash_event(w, "crash", e);
 	jsonw_object_end(w);
 	jsonw_end_record(w);
 }
@@ -135,33 +128,10 @@ static void trace_json_interval_end(struct view *v, const struct frame *f)
 }
 
 /* Trace mode shows no rows or devices: an interval is one summary line. */
-static void trace_no_begin(struct view *v, const struct frame *f)
-{
-	(void)v;
-	(void)f;
-}
-
-static void trace_no_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
-{
-	(void)v;
-	(void)f;
-	(void)dev;
-}
-
-static void trace_no_row(struct view *v, const struct frame *f, const struct proc_io *row)
-{
-	(void)v;
-	(void)f;
-	(void)row;
-}
-
 void view_trace_batch(struct view *v, FILE *out)
 {
 	*v = (struct view){
 		.start = trace_batch_start,
-		.begin = trace_no_begin,
-		.device = trace_no_device,
-		.row = trace_no_row,
 		.interval_end = trace_batch_interval_end,
 		.io_event = trace_batch_io,
 		.crash_event = trace_batch_crash,
@@ -173,9 +143,6 @@ void view_trace_batch(struct view *v, FILE *out)
 void view_trace_json(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.begin = trace_no_begin,
-		.device = trace_no_device,
-		.row = trace_no_row,
 		.interval_end = trace_json_interval_end,
 		.io_event = trace_json_io,
 		.crash_event = trace_json_crash,

@@ -21,7 +21,8 @@ struct screen {
 struct view {
 	/* Once, before the first interval (a columns line, a cleared screen). */
 	void (*start)(struct view *v);
-	/* Each interval: begin, every device, every row, interval_end. */
+	/* Each interval: begin, every device, every row, interval_end; begin,
+	 * device and row may be NULL. */
 	void (*begin)(struct view *v, const struct frame *f);
 	void (*device)(struct view *v, const struct frame *f, const struct pmem_device *dev);
 	void (*row)(struct view *v, const struct frame *f, const struct proc_io *row);
@@ -62,6 +63,9 @@ void batch_write_name(FILE *out, const char *name, size_t len);
 void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES]);
 /* "lost":{"events":N,"by_cause":{...}} */
 void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES]);
+
+/* {"pid":…,"comm":…,"signal":"SIGSEGV","core_dumped":false} as member key. */
+void json_write_crash_event(struct jsonw *w, const char *key, const struct crash_event *e);
 
 /* "SIGSEGV" for the signals that make a crash, "SIG<n>" otherwise. */
 const char *signal_name(uint32_t sig, char *buf, size_t size);

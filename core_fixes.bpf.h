@@ -113,11 +113,11 @@ struct folio___flags_word {
 	unsigned long flags;
 } __attribute__((preserve_access_index));
 
+/* The flags of a folio reached through a computed address (read with
+ * bpf_probe_read_kernel()). */
 static __always_inline unsigned long folio_flags(struct folio *folio)
 {
-	if (bpf_core_field_exists(((struct folio___flags_word *)folio)->flags) &&
-	    bpf_core_field_size(((struct folio___flags_word *)folio)->flags) == sizeof(long) &&
-	    !bpf_core_type_exists(memdesc_flags_t))
+	if (!bpf_core_type_exists(memdesc_flags_t))
 		return BPF_CORE_READ((struct folio___flags_word *)folio, flags);
 	return BPF_CORE_READ(folio, flags.f);
 }
@@ -127,17 +127,24 @@ static __always_inline bool folio_test(struct folio *folio, int bit)
 	return folio_flags(folio) & (1UL << bit);
 }
 
+/* folio_nr_pages() of a folio a tracepoint passed: direct loads. */
 static __always_inline __u64 folio_nr_pages(struct folio *folio)
 {
-	if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_head)))
+	unsigned long flags;
+
+	if (bpf_core_type_exists(memdesc_flags_t))
+		flags = folio->flags.f;
+	else
+		flags = ((struct folio___flags_word *)folio)->flags;
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
 		return 1;
 	if (bpf_core_field_exists(folio->_nr_pages))
-		return BPF_CORE_READ(folio, _nr_pages);
+		return folio->_nr_pages;
 	if (bpf_core_field_exists(((struct folio___before_6_15 *)folio)->_folio_nr_pages))
-		return BPF_CORE_READ((struct folio___before_6_15 *)folio, _folio_nr_pages);
+		return ((struct folio___before_6_15 *)folio)->_folio_nr_pages;
 	if (bpf_core_field_exists(((struct folio___order_32bit *)folio)->_folio_order))
-		return 1ULL << BPF_CORE_READ((struct folio___order_32bit *)folio, _folio_order);
-	return 1ULL << (BPF_CORE_READ(folio, _flags_1) & 0xff);
+		return 1ULL << ((struct folio___order_32bit *)folio)->_folio_order;
+	return 1ULL << (folio->_flags_1 & 0xff);
 }
 
 /*

@@ -154,30 +154,30 @@ static __always_inline void count_lost(__u32 cause)
 		*counter += 1;	/* per-CPU: no other writer */
 }
 
-static __always_inline bool pid_selected(__u32 tgid)
+_Static_assert(MAX_FILTER_PIDS == MAX_FILTER_DEVS, "one loop bound for both filters");
+
+/* value is one of set[0..n), or n is 0 (no filter). */
+static __always_inline bool selected_by(const volatile __u32 *set, __u32 n, __u32 value)
 {
-	if (!nr_filter_pids)
+	if (!n)
 		return true;
 	for (int i = 0; i < MAX_FILTER_PIDS; i++) {
-		if (i >= nr_filter_pids)
+		if (i >= n)
 			break;
-		if (filter_pids[i] == tgid)
+		if (set[i] == value)
 			return true;
 	}
 	return false;
 }
 
+static __always_inline bool pid_selected(__u32 tgid)
+{
+	return selected_by(filter_pids, nr_filter_pids, tgid);
+}
+
 static __always_inline bool dev_selected(__u32 dev)
 {
-	if (!nr_filter_devs)
-		return true;
-	for (int i = 0; i < MAX_FILTER_DEVS; i++) {
-		if (i >= nr_filter_devs)
-			break;
-		if (filter_devs[i] == dev)
-			return true;
-	}
-	return false;
+	return selected_by(filter_devs, nr_filter_devs, dev);
 }
 
 static __always_inline bool comm_selected(const char *comm)
@@ -230,6 +230,18 @@ static __always_inline bool current_cgroup_selected(void)
 	return false;
 }
 
+/*
+ * The current task's cgroup v2 id, as bpf_get_current_cgroup_id() returns it:
+ * read through BTF (Linux 5.11+) it is four loads instead of a helper call
+ * on every I/O.
+ */
+static __always_inline __u64 current_cgroup_id(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->cgroups->dfl_cgrp->kn->id;
+	return bpf_get_current_cgroup_id();
+}
+
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
@@ -242,7 +254,7 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 	current_comm(key->comm);
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
-	key->cgroup = bpf_get_current_cgroup_id();
+	key->cgroup = current_cgroup_id();
 	return true;
 }
 
@@ -279,9 +291,7 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 	host = BPF_CORE_READ((struct address_space *)mapping, host);
 	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
 		return NULL;
-	key.ino = BPF_CORE_READ(host, i_ino);
-	key.sb_dev = BPF_CORE_READ(host, i_sb, s_dev);
-	key.generation = BPF_CORE_READ(host, i_generation);
+	key.inode = (__u64)host;
 	return bpf_map_lookup_elem(&owners, &key);
 }
 
@@ -689,53 +699,92 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
  */
 static __always_inline bool inode_charged(struct inode *inode, __u32 *dev)
 {
-	struct backing_dev_info *bdi;
 	struct super_block *sb = inode->i_sb;
 	struct gendisk *disk;
 
-	if (BPF_CORE_READ(sb, s_magic) == BDEVFS_MAGIC) {
+	if (sb->s_magic == BDEVFS_MAGIC) {
 		/* I_BDEV(): struct bdev_inode { struct block_device bdev; struct inode vfs_inode; } */
 		struct block_device *bdev = (void *)inode -
 					    bpf_core_field_offset(struct bdev_inode, vfs_inode);
 
 		disk = BPF_CORE_READ(bdev, bd_disk);
-		bdi = BPF_CORE_READ(disk, bdi);
-	} else {
-		bdi = BPF_CORE_READ(sb, s_bdi);
-		disk = BPF_CORE_READ(sb, s_bdev, bd_disk);	/* none: nfs, fuse, tmpfs */
+		if (!disk || !(BPF_CORE_READ(disk, bdi, capabilities) & BDI_CAP_WRITEBACK))
+			return false;
+		*dev = MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+		return true;
 	}
-	if (!disk || !(BPF_CORE_READ(bdi, capabilities) & BDI_CAP_WRITEBACK))
+	/* Direct loads through BTF pointers: a NULL s_bdev (nfs, fuse, tmpfs)
+	 * reads as a NULL disk. */
+	disk = sb->s_bdev->bd_disk;
+	if (!disk || !(sb->s_bdi->capabilities & BDI_CAP_WRITEBACK))
 		return false;
-	*dev = MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
+	*dev = disk_dev(disk);
 	return true;
+}
+
+/* This CPU's last owner written to the owners map: a process writing a file
+ * dirties folio after folio of it, and needs one map update a second. */
+struct owner_memo {
+	struct inode_key key;
+	struct write_owner owner;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct owner_memo);
+} last_owner SEC(".maps");
+
+#define OWNER_REFRESH_NS	1000000000ULL	/* user space forgets after 120 s */
+
+static __always_inline bool same_owner(const struct write_owner *owner,
+				       const struct proc_dev_key *who)
+{
+	/* comm compared as two words: both are 8-byte aligned */
+	return owner->tgid == who->tgid && owner->cgroup == who->cgroup &&
+	       ((const __u64 *)owner->comm)[0] == ((const __u64 *)who->comm)[0] &&
+	       ((const __u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1];
 }
 
 /* The file's dirtier, so that its writeback is charged to it. */
 static __always_inline void remember_owner(struct inode *host, const struct proc_dev_key *who,
 					   bool cgroup_selected)
 {
-	struct inode_key key = {
-		.ino = host->i_ino,
-		.sb_dev = host->i_sb->s_dev,
-		.generation = host->i_generation,
-	};
-	struct write_owner *owner = bpf_map_lookup_elem(&owners, &key), fresh = {};
+	struct inode_key key = { .inode = (__u64)host };
+	__u32 zero = 0;
+	struct owner_memo *memo = bpf_map_lookup_elem(&last_owner, &zero);
+	struct write_owner *owner;
 	__u64 now = bpf_ktime_get_ns();
 
-	/* comm compared as two words: both are 8-byte aligned */
-	if (owner && owner->tgid == who->tgid && owner->cgroup == who->cgroup &&
-	    ((__u64 *)owner->comm)[0] == ((const __u64 *)who->comm)[0] &&
-	    ((__u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1]) {
-		owner->dirtied_ns = now;	/* the common case: no update */
+	if (!memo)
 		return;
+	if (memo->key.inode == key.inode && same_owner(&memo->owner, who) &&
+	    now - memo->owner.dirtied_ns < OWNER_REFRESH_NS)
+		return;
+	owner = bpf_map_lookup_elem(&owners, &key);
+	if (owner && same_owner(owner, who)) {
+		owner->dirtied_ns = now;
+	} else {
+		struct write_owner fresh = {
+			.tgid = who->tgid,
+			.cgroup = who->cgroup,
+			.cgroup_selected = cgroup_selected,
+			.dirtied_ns = now,
+		};
+
+		__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
+		if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY)) {
+			count_lost(LOST_OWNER_MAP_FULL);
+			memo->key.inode = 0;	/* not in the map: nothing to remember */
+			return;
+		}
 	}
-	fresh.tgid = who->tgid;
-	fresh.cgroup = who->cgroup;
-	fresh.cgroup_selected = cgroup_selected;
-	fresh.dirtied_ns = now;
-	__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
-	if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY))
-		count_lost(LOST_OWNER_MAP_FULL);
+	memo->key = key;
+	memo->owner.tgid = who->tgid;
+	memo->owner.cgroup = who->cgroup;
+	memo->owner.dirtied_ns = now;
+	__builtin_memcpy(memo->owner.comm, who->comm, TASK_COMM_LEN);
 }
 
 /* Page cache dirtied, where the kernel charges it to the task's
@@ -757,7 +806,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		return 0;
 	key.tgid = bpf_get_current_pid_tgid() >> 32;
 	key.dev = dev;
-	key.cgroup = bpf_get_current_cgroup_id();
+	key.cgroup = current_cgroup_id();
 	current_comm(key.comm);
 	selected = current_cgroup_selected();
 	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {

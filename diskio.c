@@ -126,6 +126,9 @@ static void choose_dirty_hook(struct run *run, const struct kernel_hooks *hooks)
 	bpf_program__set_autoload(skel->progs.handle_dirty_folio, rows && hooks->dirty_folio);
 	if (!run->owners_used)
 		bpf_map__set_max_entries(skel->maps.owners, 1);
+	else if (getenv("DISKIO_OWNER_MAP_ENTRIES"))	/* tests: a full owner map */
+		bpf_map__set_max_entries(skel->maps.owners,
+					 strtoul(getenv("DISKIO_OWNER_MAP_ENTRIES"), NULL, 10) ?: 1);
 	if (rows && !hooks->dirty_folio)
 		warn("no writeback_dirty_folio tracepoint (Linux 5.17+): no dirtied bytes, "
 		     "writeback is charged to its submitter");

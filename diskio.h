@@ -53,11 +53,11 @@ struct proc_dev_stats {
 	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
 };
 
-/* A regular file: its filesystem's dev_t, inode number and generation. */
+/* A regular file: the address of its struct inode.  An address freed and
+ * used again names the new file only once that file is dirtied, which
+ * rewrites its owner: writeback always follows dirtying. */
 struct inode_key {
-	__u64 ino;
-	__u32 sb_dev;
-	__u32 generation;
+	__u64 inode;
 };
 
 /* The process that last dirtied a file's pages: its writeback is charged

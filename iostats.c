@@ -195,14 +195,6 @@ static int compare_latency_desc(const uint64_t *a, const uint64_t *b)
 	return (left < right) - (left > right);
 }
 
-static const char *name_of(const struct res_table *names, res_key key)
-{
-	uint32_t len;
-	const char *name = names ? res_lookup(names, key, &len) : NULL;
-
-	return name ? name : "";
-}
-
 int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_key key,
 		    bool cumulative, const struct res_table *names)
 {
@@ -247,7 +239,7 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		order = (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);
 		break;
 	case SORT_COMM:
-		order = strcmp(name_of(names, a->comm_name), name_of(names, b->comm_name));
+		order = strcmp(res_name(names, a->comm_name, NULL), res_name(names, b->comm_name, NULL));
 		break;
 	}
 	if (order)

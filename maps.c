@@ -106,15 +106,23 @@ static bool grow(void **array, size_t *capacity, size_t count, size_t size)
 	return true;
 }
 
+/* A new element at the end of *array (count and capacity in elements). */
+static void *append(void **array, size_t *count, size_t *capacity, size_t size)
+{
+	if (!grow(array, capacity, *count, size))
+		return NULL;
+	return (char *)*array + (*count)++ * size;
+}
+
 static int copy_row(const void *key, const void *value, void *arg)
 {
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
-	struct snapshot_row *row;
+	struct snapshot_row *row = append((void **)&s->rows, &s->nrows, &s->rows_capacity,
+					  sizeof(*row));
 
-	if (!grow((void **)&s->rows, &s->rows_capacity, s->nrows, sizeof(*s->rows)))
+	if (!row)
 		return -ENOMEM;
-	row = &s->rows[s->nrows++];
 	memcpy(&row->key, key, sizeof(row->key));
 	sum_per_cpu(value, ctx->nr_cpus, sizeof(row->stats), &row->stats);
 	return 0;
@@ -123,11 +131,11 @@ static int copy_row(const void *key, const void *value, void *arg)
 static int copy_latency(const void *key, const void *value, void *arg)
 {
 	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_latency *entry;
+	struct snapshot_latency *entry = append((void **)&s->latency, &s->nlatency,
+						&s->latency_capacity, sizeof(*entry));
 
-	if (!grow((void **)&s->latency, &s->latency_capacity, s->nlatency, sizeof(*s->latency)))
+	if (!entry)
 		return -ENOMEM;
-	entry = &s->latency[s->nlatency++];
 	memcpy(&entry->dev, key, sizeof(entry->dev));
 	memcpy(&entry->latency, value, sizeof(entry->latency));
 	return 0;
@@ -136,11 +144,11 @@ static int copy_latency(const void *key, const void *value, void *arg)
 static int copy_crashes(const void *key, const void *value, void *arg)
 {
 	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_crashes *entry;
+	struct snapshot_crashes *entry = append((void **)&s->crashes, &s->ncrashes,
+						&s->crashes_capacity, sizeof(*entry));
 
-	if (!grow((void **)&s->crashes, &s->crashes_capacity, s->ncrashes, sizeof(*s->crashes)))
+	if (!entry)
 		return -ENOMEM;
-	entry = &s->crashes[s->ncrashes++];
 	memcpy(entry->comm, key, sizeof(entry->comm));
 	memcpy(&entry->count, value, sizeof(entry->count));
 	return 0;
@@ -203,9 +211,11 @@ static int collect_old_owner(const void *key, const void *value, void *arg)
 
 	if (owner->dirtied_ns >= old->before_ns)
 		return 0;
-	if (!grow((void **)&old->keys, &old->capacity, old->n, sizeof(*old->keys)))
+	void *slot = append((void **)&old->keys, &old->n, &old->capacity, sizeof(*old->keys));
+
+	if (!slot)
 		return -ENOMEM;
-	memcpy(&old->keys[old->n++], key, sizeof(*old->keys));
+	memcpy(slot, key, sizeof(*old->keys));
 	return 0;
 }
 

@@ -33,18 +33,6 @@ uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])
 	return sum;
 }
 
-/* A row's comm or device name; "?" if the table does not know the key. */
-static const char *row_name(const struct frame *f, res_key key, uint32_t *len)
-{
-	const char *name = res_lookup(f->names, key, len);
-
-	if (!name) {
-		*len = 1;
-		return "?";
-	}
-	return name;
-}
-
 /* "52.1" (one rounding rule for every average latency), or "-". */
 static void format_latency(char *buf, size_t size, const uint64_t *values)
 {
@@ -266,11 +254,11 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 		fprintf(v->out, "%s - - ", v->when);
 	} else {
 		fprintf(v->out, "%s %" PRIu32 " ", v->when, row->key.tgid);
-		name = row_name(f, row->comm_name, &len);
+		name = res_name(f->names, row->comm_name, &len);
 		batch_write_name(v->out, name, len);
 		fputc(' ', v->out);
 	}
-	name = row_name(f, row->device_name, &len);
+	name = res_name(f->names, row->device_name, &len);
 	batch_write_name(v->out, name, len);
 	for (size_t i = 0; i < NR_SHOWN; i++)
 		fprintf(v->out, " %" PRIu64, values[shown_counters[i]]);
@@ -281,7 +269,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	fprintf(v->out, " %" PRIu64 " %" PRIu64 " ", values[PMEM_DIRTIED_BYTES],
 		values[PMEM_WRITEBACK_BYTES]);
 	if (row->cgroup_name) {
-		name = row_name(f, row->cgroup_name, &len);
+		name = res_name(f->names, row->cgroup_name, &len);
 		batch_write_name(v->out, name, len);
 	} else {
 		fputc('-', v->out);
@@ -310,13 +298,9 @@ void view_batch_summary(struct view *v, const struct summary *s)
 void view_batch(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.start = batch_start,
-		.begin = batch_begin,
-		.device = batch_device,
-		.row = batch_row,
-		.interval_end = batch_interval_end,
-		.summary = view_batch_summary,
-		.out = out,
+		.start = batch_start, .begin = batch_begin, .device = batch_device,
+		.row = batch_row, .interval_end = batch_interval_end,
+		.summary = view_batch_summary, .out = out
 	};
 }
 
@@ -372,10 +356,10 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		jsonw_null(w, "comm");
 	} else {
 		jsonw_u64(w, "pid", row->key.tgid);
-		name = row_name(f, row->comm_name, &len);
+		name = res_name(f->names, row->comm_name, &len);
 		jsonw_string(w, "comm", name, len);
 	}
-	name = row_name(f, row->device_name, &len);
+	name = res_name(f->names, row->device_name, &len);
 	jsonw_string(w, "device", name, len);
 	for (size_t i = 0; i < NR_SHOWN; i++)
 		jsonw_u64(w, pmem_counter_names[shown_counters[i]], values[shown_counters[i]]);
@@ -386,7 +370,7 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	jsonw_u64(w, "dirtied_bytes", values[PMEM_DIRTIED_BYTES]);
 	jsonw_u64(w, "writeback_bytes", values[PMEM_WRITEBACK_BYTES]);
 	if (row->cgroup_name) {
-		name = row_name(f, row->cgroup_name, &len);
+		name = res_name(f->names, row->cgroup_name, &len);
 		jsonw_string(w, "cgroup", name, len);
 	} else {
 		jsonw_null(w, "cgroup");
@@ -432,14 +416,12 @@ void view_json_summary(struct view *v, const struct summary *s)
 	jsonw_end_record(w);
 }
 
+/* Devices are written by the registry's own serializer, pmem_write_json(). */
 void view_json(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.begin = json_begin,	/* devices: pmem_write_json() at the end */
-		.row = json_row,
-		.interval_end = json_interval_end,
-		.summary = view_json_summary,
-		.out = out,
+		.begin = json_begin, .row = json_row, .interval_end = json_interval_end,
+		.summary = view_json_summary, .out = out
 	};
 	jsonw_init(&v->json, out);
 }
@@ -604,17 +586,17 @@ static void top_row(struct view *v, const struct frame *f, const struct proc_io 
 		strcpy(comm, "-");
 	} else {
 		snprintf(pid, sizeof(pid), "%" PRIu32, row->key.tgid);
-		name = row_name(f, row->comm_name, &len);
+		name = res_name(f->names, row->comm_name, &len);
 		top_name(comm, sizeof(comm), name, len);
 	}
 	if (row->cgroup_name) {
-		name = row_name(f, row->cgroup_name, &len);
+		name = res_name(f->names, row->cgroup_name, &len);
 		top_name(cgroup, sizeof(cgroup), name, len);
 	} else {
 		strcpy(cgroup, "-");
 	}
 	top_rate(dirty, sizeof(dirty), values[PMEM_DIRTIED_BYTES], f);
-	name = row_name(f, row->device_name, &len);
+	name = res_name(f->names, row->device_name, &len);
 	top_name(devname, sizeof(devname), name, len);
 	top_rate(r, sizeof(r), values[PMEM_READ_BYTES], f);
 	top_rate(w, sizeof(w), values[PMEM_WRITE_BYTES], f);
@@ -643,12 +625,7 @@ static void top_interval_end(struct view *v, const struct frame *f)
 void view_top(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.start = top_start,
-		.begin = top_begin,
-		.device = top_device,
-		.row = top_row,
-		.interval_end = top_interval_end,
-		.summary = view_batch_summary,
-		.out = out,
+		.start = top_start, .begin = top_begin, .device = top_device, .row = top_row,
+		.interval_end = top_interval_end, .summary = view_batch_summary, .out = out
 	};
 }

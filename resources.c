@@ -177,3 +177,14 @@ const char *res_lookup(const struct res_table *t, res_key key, uint32_t *len)
 		*len = node->len;
 	return (const char *)node->data;
 }
+
+const char *res_name(const struct res_table *t, res_key key, uint32_t *len)
+{
+	const char *name = t ? res_lookup(t, key, len) : NULL;
+
+	if (name)
+		return name;
+	if (len)
+		*len = 1;
+	return "?";
+}

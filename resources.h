@@ -66,4 +66,8 @@ int res_intern_str(struct res_table *t, const char *s, res_key *key);
  */
 const char *res_lookup(const struct res_table *t, res_key key, uint32_t *len);
 
+/* res_lookup() for display: "?" (length 1) for a key the table does not
+ * know, or a NULL table; len may be NULL. */
+const char *res_name(const struct res_table *t, res_key key, uint32_t *len);
+
 #endif /* DISKIO_RESOURCES_H */

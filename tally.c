@@ -82,21 +82,32 @@ static res_key intern_name(struct tally *t, const char *name, size_t len)
 
 /* ---- crashes ---- */
 
+/* The element of *array whose first key_size bytes are key, appended (zero
+ * but for its key) when there is none; NULL when memory is out. */
+static void *seen_of(void **array, size_t *count, size_t size, const void *key, size_t key_size)
+{
+	char *grown;
+
+	for (size_t i = 0; i < *count; i++)
+		if (!memcmp((char *)*array + i * size, key, key_size))
+			return (char *)*array + i * size;
+	grown = realloc(*array, (*count + 1) * size);
+	if (!grown)
+		return NULL;
+	*array = grown;
+	grown += (*count)++ * size;
+	memset(grown, 0, size);
+	memcpy(grown, key, key_size);
+	return grown;
+}
+
 static struct tally_crash_seen *crash_seen_of(struct tally *t, const char *comm)
 {
-	struct tally_crash_seen *seen;
+	char key[TASK_COMM_LEN] = {};
 
-	for (size_t i = 0; i < t->ncrash_seen; i++)
-		if (!strncmp(t->crash_seen[i].comm, comm, TASK_COMM_LEN))
-			return &t->crash_seen[i];
-	seen = realloc(t->crash_seen, (t->ncrash_seen + 1) * sizeof(*seen));
-	if (!seen)
-		return NULL;
-	t->crash_seen = seen;
-	seen = &t->crash_seen[t->ncrash_seen++];
-	memset(seen, 0, sizeof(*seen));
-	strncpy(seen->comm, comm, TASK_COMM_LEN - 1);
-	return seen;
+	memcpy(key, comm, strnlen(comm, TASK_COMM_LEN - 1));
+	return seen_of((void **)&t->crash_seen, &t->ncrash_seen, sizeof(*t->crash_seen), key,
+		       sizeof(key));
 }
 
 static void record_crash(struct tally *t, const char *comm, uint64_t at_ns, uint64_t now_ns)
@@ -238,19 +249,8 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 
 static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
 {
-	struct tally_latency_seen *seen;
-
-	for (size_t i = 0; i < t->nlatency_seen; i++)
-		if (t->latency_seen[i].dev == dev)
-			return &t->latency_seen[i];
-	seen = realloc(t->latency_seen, (t->nlatency_seen + 1) * sizeof(*seen));
-	if (!seen)
-		return NULL;
-	t->latency_seen = seen;
-	seen = &t->latency_seen[t->nlatency_seen++];
-	memset(seen, 0, sizeof(*seen));
-	seen->dev = dev;
-	return seen;
+	return seen_of((void **)&t->latency_seen, &t->nlatency_seen, sizeof(*t->latency_seen),
+		       &dev, sizeof(dev));
 }
 
 /* The per-device latency the kernel keeps when I/Os are not tracked. */

@@ -131,23 +131,17 @@ static void trace_json_interval_end(struct view *v, const struct frame *f)
 void view_trace_batch(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.start = trace_batch_start,
-		.interval_end = trace_batch_interval_end,
-		.io_event = trace_batch_io,
-		.crash_event = trace_batch_crash,
-		.summary = view_batch_summary,
-		.out = out,
+		.start = trace_batch_start, .interval_end = trace_batch_interval_end,
+		.io_event = trace_batch_io, .crash_event = trace_batch_crash,
+		.summary = view_batch_summary, .out = out
 	};
 }
 
 void view_trace_json(struct view *v, FILE *out)
 {
 	*v = (struct view){
-		.interval_end = trace_json_interval_end,
-		.io_event = trace_json_io,
-		.crash_event = trace_json_crash,
-		.summary = view_json_summary,
-		.out = out,
+		.interval_end = trace_json_interval_end, .io_event = trace_json_io,
+		.crash_event = trace_json_crash, .summary = view_json_summary, .out = out
 	};
 	jsonw_init(&v->json, out);
 }

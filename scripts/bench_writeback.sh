@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # diskio benchmark, part C: buffered writes.  fio writes a file through the
-# page cache on ext4 over a loop device in /dev/shm and fsyncs at the end; the
-# kernel runs writeback_dirty_folio for every folio dirtied and
+# page cache on ext4 over a loop device in /dev/shm, fsyncs every 1 MiB and at
+# the end; the kernel runs writeback_dirty_folio for every folio dirtied and
 # block_bio_queue for every writeback bio.  Compared: `diskio -b 1` (dirtied
 # bytes, the file's owner remembered, writeback charged to it) against a
-# bpftrace one-liner counting the same two tracepoints per comm.  Reported:
-# in-kernel ns per run of each hook (run_time_ns / run_cnt, with
-# kernel.bpf_stats_enabled=1), medians over interleaved rounds, and the ratio
-# to bpftrace's in the same round.
+# bpftrace one-liner counting the same two tracepoints per comm, both
+# attached during the same fio run (the order of attaching alternates).
+# Reported: in-kernel ns per run of each hook (run_time_ns / run_cnt, with
+# kernel.bpf_stats_enabled=1), medians over rounds, and the median of the
+# ratios to bpftrace's taken within each run.
 #
 #   scripts/bench_writeback.sh   (make bench runs it after scripts/bench.sh)
 #
@@ -35,10 +36,11 @@ done
 [[ -x $DISKIO ]] || die "$DISKIO is not built"
 
 WORK=$(mktemp -d /dev/shm/diskio-bench-wb.XXXXXX)
-MNT=$WORK/mnt LOOP="" TOOL_PID="" OLD_STATS=$(<"$BPF_STATS") MOUNTED_TRACEFS=0
+declare -A PIDS=()
+MNT=$WORK/mnt LOOP="" OLD_STATS=$(<"$BPF_STATS") MOUNTED_TRACEFS=0
 cleanup() {
 	set +e
-	[[ -n $TOOL_PID ]] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
+	for pid in "${PIDS[@]}"; do kill -INT "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
 	echo "$OLD_STATS" >"$BPF_STATS"
 	mountpoint -q "$MNT" && umount "$MNT"
 	[[ -n $LOOP ]] && losetup -d "$LOOP"
@@ -71,58 +73,64 @@ for p in json.load(sys.stdin):
         print(p.get("name") or "?", p.get("run_time_ns") or 0, p.get("run_cnt") or 0)' "$ids"
 }
 
-start() {	# tool: sets TOOL_PID once its programs are attached
-	local i
+start() {	# tool: sets PIDS[tool] once its programs are attached
+	local i out=$WORK/$1.out err=$WORK/$1.err
 	case $1 in
-	diskio) "$DISKIO" -b 1 >"$WORK/tool.out" 2>"$WORK/tool.err" & ;;
-	bpftrace) bpftrace -e "$BT_PROG" >"$WORK/tool.out" 2>"$WORK/tool.err" & ;;
+	diskio) "$DISKIO" -b 1 >"$out" 2>"$err" & ;;
+	bpftrace) bpftrace -e "$BT_PROG" >"$out" 2>"$err" & ;;
 	esac
-	TOOL_PID=$!
+	PIDS[$1]=$!
 	for ((i = 0; i < 600; i++)); do
-		grep -qs -e '^# time' -e 'Attaching' "$WORK/tool.out" "$WORK/tool.err" && break
-		kill -0 "$TOOL_PID" 2>/dev/null || die "$1 exited: $(tail -2 "$WORK/tool.err")"
+		grep -qs -e '^# time' -e 'Attaching' "$out" "$err" && break
+		kill -0 "${PIDS[$1]}" 2>/dev/null || die "$1 exited: $(tail -2 "$err")"
 		sleep 0.1
 	done
 	sleep 1
 }
 
-stop() {
-	kill -INT "$TOOL_PID" 2>/dev/null || true
-	wait "$TOOL_PID" 2>/dev/null || true
-	TOOL_PID=""
+stop_all() {
+	local tool
+	for tool in "${!PIDS[@]}"; do
+		kill -INT "${PIDS[$tool]}" 2>/dev/null || true
+		wait "${PIDS[$tool]}" 2>/dev/null || true
+	done
+	PIDS=()
 }
 
+# Both tools attached at once, so that every ratio comes from one fio run
+# (the same I/O, the same cache state); the order of attaching alternates.
 RESULTS=$WORK/results
 : >"$RESULTS"
-run() {	# tool round
-	local before=$WORK/before after=$WORK/after
+run() {	# round first-tool second-tool
+	local round=$1 tool
 	rm -f "$MNT/f"
 	sync
-	start "$1"
+	start "$2"
+	start "$3"
 	echo 1 >"$BPF_STATS"
-	prog_stats_of "$TOOL_PID" >"$before"
+	for tool in diskio bpftrace; do prog_stats_of "${PIDS[$tool]}" >"$WORK/$tool.before"; done
 	fio --name=bw --filename="$MNT/f" --rw=write --bs=64k --size="${MIB}M" --ioengine=psync \
-		--end_fsync=1 --output="$WORK/fio.log" >/dev/null || die "fio failed: $(tail -3 "$WORK/fio.log")"
-	prog_stats_of "$TOOL_PID" >"$after"
+		--fsync=16 --end_fsync=1 --output="$WORK/fio.log" >/dev/null ||
+		die "fio failed: $(tail -3 "$WORK/fio.log")"
+	for tool in diskio bpftrace; do prog_stats_of "${PIDS[$tool]}" >"$WORK/$tool.after"; done
 	echo 0 >"$BPF_STATS"
-	stop
-	# hook: the dirty-folio and bio-queue programs of either tool
-	awk -v tool="$1" -v round="$2" 'NR == FNR { t[$1] = $2; c[$1] = $3; next }
-		{ hook = ""
-		  if ($1 ~ /dirty/) hook = "dirty_folio"
-		  else if ($1 ~ /bio_queue/) hook = "bio_queue"
-		  if (hook != "" && $3 > c[$1])
-			printf "%s\t%s\t%s\t%.1f\t%d\n", tool, round, hook, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' \
-		"$before" "$after" >>"$RESULTS"
-	echo "  round $2 $1: $(awk -v t="$1" -v r="$2" '$1 == t && $2 == r { printf "%s %s ns × %s  ", $3, $4, $5 }' "$RESULTS")"
+	stop_all
+	for tool in diskio bpftrace; do
+		# hook: the dirty-folio and bio-queue programs of either tool
+		awk -v tool="$tool" -v round="$round" 'NR == FNR { t[$1] = $2; c[$1] = $3; next }
+			{ hook = ""
+			  if ($1 ~ /dirty/) hook = "dirty_folio"
+			  else if ($1 ~ /bio_queue/) hook = "bio_queue"
+			  if (hook != "" && $3 > c[$1])
+				printf "%s\t%s\t%s\t%.1f\t%d\n", tool, round, hook, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' \
+			"$WORK/$tool.before" "$WORK/$tool.after" >>"$RESULTS"
+	done
+	echo "  round $round ($2 attached first): $(awk -v r="$round" '$2 == r { printf "%s %s %s ns × %s  ", $1, $3, $4, $5 }' "$RESULTS")"
 }
 
-echo "== part C: buffered writes, $ROUNDS rounds, fio ${MIB} MiB write bs=64k + fsync on ext4/$(basename "$LOOP")"
-TOOLS=(diskio bpftrace)
+echo "== part C: buffered writes, $ROUNDS rounds, fio ${MIB} MiB write bs=64k, fsync every 1 MiB, on ext4/$(basename "$LOOP")"
 for ((r = 1; r <= ROUNDS; r++)); do
-	for ((k = 0; k < 2; k++)); do
-		run "${TOOLS[$(((r - 1 + k) % 2))]}" "$r"
-	done
+	if ((r % 2)); then run "$r" diskio bpftrace; else run "$r" bpftrace diskio; fi
 done
 
 python3 - "$RESULTS" "$ROUNDS" "$MIB" >"$OUT_MD" <<'PY'
@@ -131,7 +139,7 @@ rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
 ns = {}
 for tool, rnd, hook, per_run, runs in rows:
     ns[(tool, rnd, hook)] = (float(per_run), int(runs))
-print("## C. Buffered writes (%s rounds, interleaved; fio %s MiB, bs=64k, end_fsync, ext4 on loop)\n" % (sys.argv[2], sys.argv[3]))
+print("## C. Buffered writes (%s rounds, both tools attached in each; fio %s MiB, bs=64k, fsync every 1 MiB and at the end, ext4 on loop)\n" % (sys.argv[2], sys.argv[3]))
 print("| hook | diskio ns per run | bpftrace ns per run | diskio / bpftrace | runs per fio run (diskio) |")
 print("| --- | ---: | ---: | ---: | ---: |")
 verdicts = []

@@ -107,6 +107,12 @@ struct folio___order_32bit {
 	unsigned char _folio_order;
 } __attribute__((preserve_access_index));
 
+/* Linux 6.1 (commit "mm: add the first tail page to struct folio") moved
+ * the order into struct folio; before, it was page[1].compound_order. */
+struct page___with_compound_order {
+	unsigned char compound_order;
+} __attribute__((preserve_access_index));
+
 /* Before 6.18 the flags are a plain word: a relocation of 6.18's struct
  * memdesc_flags_t would not match it. */
 struct folio___flags_word {
@@ -144,7 +150,14 @@ static __always_inline __u64 folio_nr_pages(struct folio *folio)
 		return ((struct folio___before_6_15 *)folio)->_folio_nr_pages;
 	if (bpf_core_field_exists(((struct folio___order_32bit *)folio)->_folio_order))
 		return 1ULL << ((struct folio___order_32bit *)folio)->_folio_order;
-	return 1ULL << (folio->_flags_1 & 0xff);
+	if (bpf_core_field_exists(folio->_flags_1))
+		return 1ULL << (folio->_flags_1 & 0xff);
+	/* 5.16 to 6.0: the order is in the first tail page */
+	if (bpf_core_field_exists(((struct page___with_compound_order *)folio)->compound_order))
+		return 1ULL << BPF_CORE_READ((struct page___with_compound_order *)
+					     ((void *)folio + bpf_core_type_size(struct page)),
+					     compound_order);
+	return 1;
 }
 
 /*

@@ -268,6 +268,7 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 	struct bio_vec *vecs = bio->bi_io_vec;
 	unsigned long head, mapping;
 	struct inode_key key = {};
+	struct write_owner *owner;
 	struct folio *folio;
 	struct inode *host;
 	struct page *page;
@@ -292,7 +293,12 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
 		return NULL;
 	key.inode = (__u64)host;
-	return bpf_map_lookup_elem(&owners, &key);
+	owner = bpf_map_lookup_elem(&owners, &key);
+	/* An inode freed and its memory used again for another file that
+	 * only kernel threads dirtied: not the owner's file. */
+	if (owner && owner->ino != BPF_CORE_READ(host, i_ino))
+		return NULL;
+	return owner;
 }
 
 /* Who a write is charged to: the file's dirtier when there is one (then
@@ -713,12 +719,13 @@ static __always_inline bool inode_charged(struct inode *inode, __u32 *dev)
 		*dev = MKDEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor));
 		return true;
 	}
-	/* Direct loads through BTF pointers: a NULL s_bdev (nfs, fuse, tmpfs)
-	 * reads as a NULL disk. */
-	disk = sb->s_bdev->bd_disk;
-	if (!disk || !(sb->s_bdi->capabilities & BDI_CAP_WRITEBACK))
+	if (!(sb->s_bdi->capabilities & BDI_CAP_WRITEBACK))
 		return false;
-	*dev = disk_dev(disk);
+	/* A filesystem on no single disk (NFS, btrfs's anonymous device) has
+	 * no s_bdev: its dirtying is counted on dev 0.  Direct loads through
+	 * BTF pointers: a NULL s_bdev reads as a NULL disk. */
+	disk = sb->s_bdev->bd_disk;
+	*dev = disk ? disk_dev(disk) : 0;
 	return true;
 }
 
@@ -759,11 +766,12 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 
 	if (!memo)
 		return;
+	/* Also when the map had no room: one loss a second, not one a folio. */
 	if (memo->key.inode == key.inode && same_owner(&memo->owner, who) &&
 	    now - memo->owner.dirtied_ns < OWNER_REFRESH_NS)
 		return;
 	owner = bpf_map_lookup_elem(&owners, &key);
-	if (owner && same_owner(owner, who)) {
+	if (owner && same_owner(owner, who) && owner->ino == host->i_ino) {
 		owner->dirtied_ns = now;
 	} else {
 		struct write_owner fresh = {
@@ -771,14 +779,12 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 			.cgroup = who->cgroup,
 			.cgroup_selected = cgroup_selected,
 			.dirtied_ns = now,
+			.ino = host->i_ino,
 		};
 
 		__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
-		if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY)) {
+		if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY))
 			count_lost(LOST_OWNER_MAP_FULL);
-			memo->key.inode = 0;	/* not in the map: nothing to remember */
-			return;
-		}
 	}
 	memo->key = key;
 	memo->owner.tgid = who->tgid;

@@ -35,10 +35,6 @@
 #define DEFAULT_TRACE_RINGBUF_KB (16 * 1024)
 #define DEFAULT_PERF_KB		256	/* per CPU */
 #define TRACE_POLL_MS		50
-/* A file's dirtier is forgotten when it has not dirtied it for this long:
- * its pages have been written back long since (dirty_expire_centisecs is
- * 30 s by default). */
-#define OWNER_TTL_NS		(120ULL * 1000000000ULL)
 #define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
 
 static volatile sig_atomic_t exiting;
@@ -86,6 +82,7 @@ struct run {
 	bool track_inflight;		/* -L, -T, -p, -c */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
 	bool output_broken;
+	bool failed;			/* an error after the start: exit 1 */
 	bool owners_used;		/* writeback is charged to its dirtier */
 	uint64_t owners_swept_ns;
 	char cgroup_mount[PATH_MAX];	/* "" without cgroup2 */
@@ -309,6 +306,7 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 		err = events_poll(&run->events, timeout_ms);
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
+			run->failed = true;
 			exiting = 1;
 		}
 	}
@@ -330,8 +328,10 @@ static int take_snapshot(struct run *run, bool at_exit)
 	int err = snapshot_read(&run->snapshot, &maps, run->nr_cpus);
 
 	run->snapshot.perf_lost_records = run->events.perf_lost_records;
-	if (err)
+	if (err) {
 		fail("reading the BPF maps failed: %s", strerror(-err));
+		run->failed = true;
+	}
 	return err;
 }
 
@@ -374,8 +374,10 @@ static void check_output(struct run *run)
 {
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		/* A closed pipe (diskio -b | head -1) ends diskio quietly. */
-		if (errno != EPIPE)
+		if (errno != EPIPE) {
 			fail("writing output failed: %s", strerror(errno));
+			run->failed = true;
+		}
 		run->output_broken = true;
 		exiting = 1;
 	}
@@ -576,7 +578,7 @@ int main(int argc, char **argv)
 	run.use_ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1 &&
 			  !env_flag("DISKIO_FORCE_PERF_BUFFER");
 	run.track_inflight = opts.per_process_latency || opts.trace || opts.nr_pids ||
-			     opts.filter_comm;
+			     opts.filter_comm || opts.nr_cgroups;
 
 	err = start(&run, &hooks, devs);
 	if (!err) {
@@ -593,5 +595,5 @@ int main(int argc, char **argv)
 		save_crash_state(&run);
 	}
 	cleanup(&run);
-	return err ? EXIT_START : 0;
+	return err || run.failed ? EXIT_START : 0;
 }

@@ -67,8 +67,14 @@ struct write_owner {
 	__u32 cgroup_selected;	/* passed the --cgroup filter when it dirtied */
 	__u64 cgroup;
 	__u64 dirtied_ns;	/* CLOCK_MONOTONIC of the last dirtying */
+	__u64 ino;		/* the file's inode number: its address alone may be reused */
 	char comm[TASK_COMM_LEN];
 };
+
+/* User space forgets a file's owner this long after it last dirtied the
+ * file (dirty data is written back within dirty_expire_centisecs, 30 s by
+ * default): its later writeback goes to the submitter. */
+#define OWNER_TTL_NS	(120ULL * 1000000000ULL)
 
 struct dev_latency {
 	__u64 latency_ns;

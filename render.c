@@ -17,6 +17,14 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
 };
 
+/* The order causes are shown in: a cause added later comes last, so that
+ * no field of the "#" lines moves. */
+static const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
+	LOST_STATS_MAP_FULL, LOST_INFLIGHT_FULL, LOST_RINGBUF_FULL, LOST_CRASH_MAP_FULL,
+	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
+	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL,
+};
+
 /* Counters a row or device shows, in batch column order. */
 static const enum pmem_counter_id shown_counters[] = {
 	PMEM_READ_BYTES, PMEM_WRITE_BYTES, PMEM_DISCARD_BYTES,
@@ -174,7 +182,7 @@ void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES])
 {
 	fprintf(out, " lost=%" PRIu64, lost_total(lost));
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
-		fprintf(out, " lost_%s=%" PRIu64, lost_cause_names[i], lost[i]);
+		fprintf(out, " lost_%s=%" PRIu64, lost_cause_names[lost_shown[i]], lost[lost_shown[i]]);
 }
 
 static void batch_crash_line(FILE *out, const struct crashfree *crash)
@@ -312,7 +320,7 @@ void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES])
 	jsonw_u64(w, "events", lost_total(lost));
 	jsonw_object(w, "by_cause");
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
-		jsonw_u64(w, lost_cause_names[i], lost[i]);
+		jsonw_u64(w, lost_cause_names[lost_shown[i]], lost[lost_shown[i]]);
 	jsonw_object_end(w);
 	jsonw_object_end(w);
 }

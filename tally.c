@@ -17,23 +17,6 @@ void snapshot_free(struct snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Room for one more element in *array; false when memory is out. */
-static bool reserve(void **array, size_t *capacity, size_t count, size_t size)
-{
-	size_t wanted;
-	void *grown;
-
-	if (count < *capacity)
-		return true;
-	wanted = *capacity ? *capacity * 2 : 16;
-	grown = realloc(*array, wanted * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*capacity = wanted;
-	return true;
-}
-
 int tally_init(struct tally *t, const struct tally_config *config, uint64_t start_ns)
 {
 	memset(t, 0, sizeof(*t));
@@ -64,6 +47,7 @@ void tally_free(struct tally *t)
 	free(t->names_buf);
 	free(t->latency_seen);
 	free(t->crash_seen);
+	free(t->dirtiers);
 	free(t->shown);
 	free(t->folded);
 	free(t->forget);
@@ -238,12 +222,34 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 		struct proc_io *row = &t->procs.rows[i];
 		struct pmem_device *metrics;
 
+		bool any = false;
+
 		if (!row->updated)
+			continue;
+		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
+			any |= row->delta[c] != 0;
+		if (!any)	/* e.g. dirtying only, on a filesystem of no one disk */
 			continue;
 		metrics = device_metrics(t, row->key.dev);
 		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
 			if (row->delta[c])
 				pmem_add(&t->devices, metrics, c, row->delta[c]);
+	}
+}
+
+/* Processes that dirtied page cache in this interval, for forget_later(). */
+static void note_dirtiers(struct tally *t)
+{
+	for (size_t i = 0; i < t->procs.count; i++) {
+		const struct proc_io *row = &t->procs.rows[i];
+		struct tally_dirtier *d;
+
+		if (!row->delta[PMEM_DIRTIED_BYTES])
+			continue;
+		d = seen_of((void **)&t->dirtiers, &t->ndirtiers, sizeof(*d), &row->key.tgid,
+			    sizeof(row->key.tgid));
+		if (d)
+			d->dirtied_ns = t->now_ns;
 	}
 }
 
@@ -362,6 +368,7 @@ static size_t sort_shown_rows(struct tally *t)
 void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		 const struct timespec *wall, bool final, struct frame *frame)
 {
+	t->now_ns = now_ns;
 	reconcile_crashes(t, s, now_ns, final);
 	count_losses(t, s);
 	devname_refresh(&t->devnames);
@@ -380,6 +387,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->io_events = t->io_events;
 	if (!t->config.trace) {
 		count_rows(t, s);
+		note_dirtiers(t);
 		count_device_latency(t, s);
 		pmem_flush(&t->devices);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
@@ -394,16 +402,33 @@ static void forget_row(const struct proc_dev_key *key, void *arg)
 {
 	struct tally *t = arg;
 
-	/* Without room the kernel entry stays: its counts go on, nothing is lost. */
-	if (reserve((void **)&t->forget, &t->forget_capacity, t->nforget, sizeof(*t->forget)))
-		t->forget[t->nforget++] = *key;
+	t->forget[t->nforget++] = *key;		/* room made before */
 }
 
+/* A process is gone for good once it has exited and no writeback can be
+ * charged to it any more: the kernel forgets it as an owner OWNER_TTL_NS
+ * after it last dirtied a file (plus a sweep's delay). */
 static bool row_process_alive(uint32_t tgid, void *arg)
 {
 	struct tally *t = arg;
+	const uint64_t grace_ns = OWNER_TTL_NS + 20ULL * 1000000000ULL;
 
+	for (size_t i = 0; i < t->ndirtiers; i++)
+		if (t->dirtiers[i].tgid == tgid && t->now_ns - t->dirtiers[i].dirtied_ns < grace_ns)
+			return true;
 	return t->config.process_alive(tgid);
+}
+
+/* Dirtiers past their grace are dropped from the list. */
+static void prune_dirtiers(struct tally *t)
+{
+	const uint64_t grace_ns = OWNER_TTL_NS + 20ULL * 1000000000ULL;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->ndirtiers; i++)
+		if (t->now_ns - t->dirtiers[i].dirtied_ns < grace_ns)
+			t->dirtiers[kept++] = t->dirtiers[i];
+	t->ndirtiers = kept;
 }
 
 /* The interval's losses and events join the run's totals. */
@@ -419,7 +444,17 @@ static void close_counts(struct tally *t)
 void tally_close_interval(struct tally *t)
 {
 	t->nforget = 0;
-	if (!t->config.trace)
+	prune_dirtiers(t);
+	/* Room for every key first: a row is dropped only with its kernel entry. */
+	if (!t->config.trace && t->procs.count > t->forget_capacity) {
+		struct proc_dev_key *grown = realloc(t->forget, t->procs.count * sizeof(*grown));
+
+		if (grown) {
+			t->forget = grown;
+			t->forget_capacity = t->procs.count;
+		}
+	}
+	if (!t->config.trace && t->procs.count <= t->forget_capacity)
 		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
 				     row_process_alive, forget_row, t);
 	close_counts(t);

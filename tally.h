@@ -82,6 +82,13 @@ struct tally_latency_seen {
 	uint64_t latency_ns, ios;
 };
 
+/* A process that dirtied page cache: writeback may still be charged to it
+ * after it exits, for as long as the kernel remembers it as an owner. */
+struct tally_dirtier {
+	uint32_t tgid;
+	uint64_t dirtied_ns;
+};
+
 struct tally_crash_seen {
 	char comm[TASK_COMM_LEN];
 	uint64_t received;	/* events received, plus crashes recovered from the map */
@@ -105,6 +112,9 @@ struct tally {
 	size_t nlatency_seen;
 	struct tally_crash_seen *crash_seen;
 	size_t ncrash_seen;
+	struct tally_dirtier *dirtiers;
+	size_t ndirtiers;
+	uint64_t now_ns;		/* of the last step */
 	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];
 	uint64_t perf_lost_reported;
 

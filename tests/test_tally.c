@@ -969,6 +969,39 @@ Test(rows, counters_going_backwards_count_the_new_value)
 	tally_free(&t);
 }
 
+/* An exited process that dirtied page cache keeps its row while the kernel
+ * may still charge writeback of its files to it (OWNER_TTL_NS and a margin):
+ * deleting its kernel entry then could drop bytes written back meanwhile. */
+Test(rows, exited_dirtier_is_kept_while_writeback_may_come)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	int n = 1, grace_steps = (int)((OWNER_TTL_NS + 20 * SECOND) / SECOND);
+
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(600);
+	snap_row(&sp, 600, DEV_A, "dd", (struct proc_dev_stats){ .dirtied_bytes = 1 << 20 });
+	step(&t, &sp, n, false, &f);
+	cr_assert_eq(f.nrows, 1, "a row that only dirtied is shown");
+	cr_assert_eq(frame_row(&f, 600, DEV_A)->delta[PMEM_DIRTIED_BYTES], 1 << 20);
+	tally_close_interval(&t);
+	for (n = 2; n < grace_steps; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+		cr_assert_eq(t.nforget, 0, "forgotten %d s after it dirtied", n - 1);
+	}
+	for (; n < grace_steps + 3 && !t.nforget; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nforget, 1, "still kept %d s after it dirtied", n - 1);
+	cr_assert_eq(t.forget[0].tgid, 600);
+	tally_free(&t);
+}
+
 Test(rows, exited_idle_row_is_forgotten_and_a_reused_key_starts_anew)
 {
 	struct tally t;

@@ -32,6 +32,7 @@
 #   BENCH_TRACE_ROUNDS=3    rounds of part B
 #   BENCH_TRACE_IOPS=0      also run part B at this fixed rate (0: full speed only)
 #   DISKIO=./diskio         the binary under test
+#   BENCH_DISKIO_BEFORE=    another build, run as a fifth variant of part A
 #   BENCH_KEEP=1            keep the work directory (tools' output) in /dev/shm
 # shellcheck disable=SC2317  # functions called through traps and variables
 set -euo pipefail
@@ -413,6 +414,8 @@ BT_AGG='tracepoint:block:block_bio_queue { @[pid, comm, args->dev] = stats(args-
 BT_TRACE_TMPL='tracepoint:block:block_bio_complete /args->dev == @DEV@/ { printf("%d %s %d %d\n", pid, comm, args->sector, args->nr_sector); }'
 BT_TRACE=""
 A_VARIANTS=(baseline diskio diskio-L bpftrace)
+# Another build of diskio measured in the same rounds (before/after a change).
+[[ -n ${BENCH_DISKIO_BEFORE:-} ]] && A_VARIANTS+=(diskio-before)
 
 run_a() {	# variant round
 	local v=$1 r=$2 out=$WORK/a-$1-$2.out err=$WORK/a-$1-$2.err cmd name_re pattern
@@ -429,6 +432,7 @@ run_a() {	# variant round
 		return 0 ;;
 	diskio) cmd=("$DISKIO" -b 1) name_re='^handle_' pattern='^# time pid comm' ;;
 	diskio-L) cmd=("$DISKIO" -b -L 1) name_re='^handle_' pattern='^# time pid comm' ;;
+	diskio-before) cmd=("$BENCH_DISKIO_BEFORE" -b 1) name_re='^handle_' pattern='^# time pid comm' ;;
 	bpftrace) cmd=(bpftrace -e "$BT_AGG") name_re='^block_bio' pattern='Attaching' ;;
 	esac
 	if ! start_tool "$out" "$err" "$pattern" "$name_re" "${cmd[@]}"; then
@@ -614,6 +618,7 @@ report() {
 		baseline) label="baseline (nothing attached)" ;;
 		diskio) label="\`diskio -b 1\`" ;;
 		diskio-L) label="\`diskio -b -L 1\`" ;;
+		diskio-before) label="\`diskio -b 1\`, the build in BENCH_DISKIO_BEFORE" ;;
 		bpftrace) label="bpftrace \`@[pid, comm, args->dev] = stats(args->nr_sector * 512)\` on block_bio_queue" ;;
 		esac
 		iops=$(med A "$v" iops)

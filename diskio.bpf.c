@@ -199,19 +199,43 @@ static __always_inline bool comm_selected(const char *comm)
  * task through BTF (Linux 5.11+) is two loads.  The padding is redone here
  * because older kernels did not pad comm when a task renamed itself.
  */
+/* A word of a name with every byte from its first NUL on cleared (a
+ * little-endian word: its first byte in memory is its lowest); *ended once a
+ * NUL was seen.  Two words instead of sixteen byte tests. */
+static __always_inline __u64 name_word(__u64 word, bool *ended)
+{
+	__u64 zero_bytes;
+
+	if (*ended)
+		return 0;
+	/* The lowest flagged byte is the first NUL (flags above it may be false). */
+	zero_bytes = (word - 0x0101010101010101ULL) & ~word & 0x8080808080808080ULL;
+	if (!zero_bytes)
+		return word;
+	*ended = true;
+	return word & (((zero_bytes & -zero_bytes) >> 7) - 1);
+}
+
 static __always_inline void current_comm(char comm[TASK_COMM_LEN])
 {
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
 		struct task_struct *task = bpf_get_current_task_btf();
+		__u64 *words = (__u64 *)comm;
 		bool ended = false;
 
 		__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		words[0] = name_word(words[0], &ended);
+		words[1] = name_word(words[1], &ended);
+#else
+		(void)words;
 #pragma unroll
 		for (int i = 0; i < TASK_COMM_LEN; i++) {
 			ended |= comm[i] == '\0';
 			if (ended)
 				comm[i] = '\0';
 		}
+#endif
 	} else {
 		bpf_get_current_comm(comm, TASK_COMM_LEN);
 	}

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
-test_packages=(libcriterion-dev fio util-linux mount kmod)
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs)
 bench_packages=(fio bpftrace python3)
 
 case "${1:-build}" in

@@ -79,7 +79,7 @@ struct run {
 	struct view view;
 	int nr_cpus;
 	bool use_ringbuf;
-	bool track_inflight;		/* -L, -T, -p, -c */
+	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
 	bool output_broken;
 	bool failed;			/* an error after the start: exit 1 */
@@ -115,6 +115,7 @@ static void set_cgroup_filter(struct run *run)
 static void choose_dirty_hook(struct run *run, const struct kernel_hooks *hooks)
 {
 	struct diskio_bpf *skel = run->skel;
+	const char *owner_entries = getenv("DISKIO_OWNER_MAP_ENTRIES");	/* tests */
 	bool rows = !run->opts->trace;
 
 	run->owners_used = rows && hooks->dirty_folio && !run->opts->submitter;
@@ -123,9 +124,8 @@ static void choose_dirty_hook(struct run *run, const struct kernel_hooks *hooks)
 	bpf_program__set_autoload(skel->progs.handle_dirty_folio, rows && hooks->dirty_folio);
 	if (!run->owners_used)
 		bpf_map__set_max_entries(skel->maps.owners, 1);
-	else if (getenv("DISKIO_OWNER_MAP_ENTRIES"))	/* tests: a full owner map */
-		bpf_map__set_max_entries(skel->maps.owners,
-					 strtoul(getenv("DISKIO_OWNER_MAP_ENTRIES"), NULL, 10) ?: 1);
+	else if (owner_entries)		/* a test filling the map */
+		bpf_map__set_max_entries(skel->maps.owners, strtoul(owner_entries, NULL, 10) ?: 1);
 	if (rows && !hooks->dirty_folio)
 		warn("no writeback_dirty_folio tracepoint (Linux 5.17+): no dirtied bytes, "
 		     "writeback is charged to its submitter");
@@ -242,10 +242,12 @@ static double seconds_since_start(const struct run *run, uint64_t time_ns)
 	return time_ns > start_ns ? (double)(time_ns - start_ns) / 1e9 : 0.0;
 }
 
-/* data may be unaligned (perf buffer samples are 4-byte aligned): events
- * are copied before use. */
-static void handle_event(struct run *run, const void *data, size_t size)
+/* An event record of the channel (events.h's on_event).  data may be
+ * unaligned (perf buffer samples are 4-byte aligned): events are copied
+ * before use. */
+static void handle_event(void *ctx, const void *data, size_t size)
 {
+	struct run *run = ctx;
 	uint32_t type;
 
 	if (size < sizeof(type))
@@ -270,17 +272,12 @@ static void handle_event(struct run *run, const void *data, size_t size)
 	}
 }
 
-static void on_event(void *ctx, const void *data, size_t size)
-{
-	handle_event(ctx, data, size);
-}
-
 static int open_events(struct run *run)
 {
 	const struct options *opts = run->opts;
 	uint32_t pages;
 
-	run->events.on_event = on_event;
+	run->events.on_event = handle_event;
 	run->events.ctx = run;
 	if (run->use_ringbuf)
 		return events_open_ringbuf(&run->events, bpf_map__fd(run->skel->maps.events));

@@ -204,14 +204,14 @@ static void batch_crash_line(FILE *out, const struct crashfree *crash)
 	fputc('\n', out);
 }
 
-static void batch_crash_event(FILE *out, const struct crash_event *event)
+void batch_write_crash_event(FILE *out, const struct crash_event *e)
 {
 	char buf[16];
 
-	fprintf(out, "# crash-event pid=%u comm=", event->tgid);
-	batch_write_name(out, event->comm, strnlen(event->comm, sizeof(event->comm)));
-	fprintf(out, " signal=%s core_dumped=%u\n", signal_name(event->signal, buf, sizeof(buf)),
-		event->core_dumped);
+	fprintf(out, "pid=%u comm=", e->tgid);
+	batch_write_name(out, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	fprintf(out, " signal=%s core_dumped=%u\n", signal_name(e->signal, buf, sizeof(buf)),
+		e->core_dumped);
 }
 
 static void batch_begin(struct view *v, const struct frame *f)
@@ -246,8 +246,10 @@ static void batch_begin_rows(struct view *v, const struct frame *f)
 	v->rows_begun = true;
 	if (f->crash)
 		batch_crash_line(v->out, f->crash);
-	for (size_t i = 0; i < f->ncrash_events; i++)
-		batch_crash_event(v->out, &f->crash_events[i]);
+	for (size_t i = 0; i < f->ncrash_events; i++) {
+		fputs("# crash-event ", v->out);
+		batch_write_crash_event(v->out, &f->crash_events[i]);
+	}
 }
 
 static void batch_row(struct view *v, const struct frame *f, const struct proc_io *row)

@@ -8,6 +8,9 @@
 #define NAMES_TABLE_BUCKETS	4096
 /* Rows of processes that are gone are forgotten after this many idle intervals. */
 #define IDLE_INTERVALS_BEFORE_FORGET 2
+/* How long after it last dirtied a file writeback may still be charged to a
+ * process: the kernel keeps its owner OWNER_TTL_NS, swept every 10 s. */
+#define DIRTIER_GRACE_NS	(OWNER_TTL_NS + 20ULL * 1000000000ULL)
 
 void snapshot_free(struct snapshot *s)
 {
@@ -54,6 +57,21 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Room for n elements in *array; false (array unchanged) when memory is out. */
+static bool room_for(void **array, size_t *capacity, size_t n, size_t size)
+{
+	void *grown;
+
+	if (n <= *capacity)
+		return true;
+	grown = realloc(*array, n * size);
+	if (!grown)
+		return false;
+	*array = grown;
+	*capacity = n;
+	return true;
+}
+
 static res_key intern_name(struct tally *t, const char *name, size_t len)
 {
 	res_key key;
@@ -63,8 +81,6 @@ static res_key intern_name(struct tally *t, const char *name, size_t len)
 	t->lost[LOST_NAMES_TABLE_FULL]++;
 	return t->unknown_name;
 }
-
-/* ---- crashes ---- */
 
 /* The element of *array whose first key_size bytes are key, appended (zero
  * but for its key) when there is none; NULL when memory is out. */
@@ -84,6 +100,8 @@ static void *seen_of(void **array, size_t *count, size_t size, const void *key, 
 	memcpy(grown, key, key_size);
 	return grown;
 }
+
+/* ---- crashes ---- */
 
 static struct tally_crash_seen *crash_seen_of(struct tally *t, const char *comm)
 {
@@ -115,13 +133,13 @@ void tally_crash_event(struct tally *t, struct crash_event *event, uint64_t now_
 	seen = crash_seen_of(t, event->comm);
 	if (seen)
 		seen->received++;
-	/* Trace mode shows each crash as it comes; frames list them. */
-	if (t->config.trace)
-		;
-	else if (t->ncrash_events < TALLY_CRASH_EVENTS)
-		t->crash_events[t->ncrash_events++] = *event;
-	else
-		t->lost[LOST_CRASH_EVENTS_FULL]++;
+	/* Frames list the interval's crashes; trace mode shows each as it comes. */
+	if (!t->config.trace) {
+		if (t->ncrash_events < TALLY_CRASH_EVENTS)
+			t->crash_events[t->ncrash_events++] = *event;
+		else
+			t->lost[LOST_CRASH_EVENTS_FULL]++;
+	}
 	record_crash(t, event->comm, event->time_ns, now_ns);
 }
 
@@ -220,24 +238,23 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 	last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
 	for (size_t i = 0; i < t->procs.count; i++) {
 		struct proc_io *row = &t->procs.rows[i];
-		struct pmem_device *metrics;
-
-		bool any = false;
+		struct pmem_device *metrics = NULL;
 
 		if (!row->updated)
 			continue;
-		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
-			any |= row->delta[c] != 0;
-		if (!any)	/* e.g. dirtying only, on a filesystem of no one disk */
-			continue;
-		metrics = device_metrics(t, row->key.dev);
-		for (int c = PMEM_READ_BYTES; c <= last_counter; c++)
-			if (row->delta[c])
-				pmem_add(&t->devices, metrics, c, row->delta[c]);
+		/* A device is made only for a row with something to fold (not
+		 * for dirtying alone, e.g. on a filesystem of no one disk). */
+		for (int c = PMEM_READ_BYTES; c <= last_counter; c++) {
+			if (!row->delta[c])
+				continue;
+			if (!metrics)
+				metrics = device_metrics(t, row->key.dev);
+			pmem_add(&t->devices, metrics, c, row->delta[c]);
+		}
 	}
 }
 
-/* Processes that dirtied page cache in this interval, for forget_later(). */
+/* Processes that dirtied page cache in this interval, for row_process_alive(). */
 static void note_dirtiers(struct tally *t)
 {
 	for (size_t i = 0; i < t->procs.count; i++) {
@@ -306,15 +323,9 @@ static size_t fold_by_cgroup(struct tally *t, size_t n)
 {
 	size_t folded = 0;
 
-	if (n > t->folded_capacity) {
-		struct proc_io *grown = realloc(t->folded, n * sizeof(*grown));
-
-		if (!grown) {
-			t->lost[LOST_ROW_ALLOC] += n;
-			return 0;
-		}
-		t->folded = grown;
-		t->folded_capacity = n;
+	if (!room_for((void **)&t->folded, &t->folded_capacity, n, sizeof(*t->folded))) {
+		t->lost[LOST_ROW_ALLOC] += n;
+		return 0;
 	}
 	qsort(t->shown, n, sizeof(*t->shown), compare_cgroup_dev);
 	for (size_t i = 0; i < n; i++) {
@@ -344,15 +355,9 @@ static size_t sort_shown_rows(struct tally *t)
 {
 	size_t n = 0;
 
-	if (t->procs.count > t->shown_capacity) {
-		struct proc_io **grown = realloc(t->shown, t->procs.count * sizeof(*grown));
-
-		if (!grown) {
-			t->lost[LOST_ROW_ALLOC] += t->procs.count;
-			return 0;
-		}
-		t->shown = grown;
-		t->shown_capacity = t->procs.count;
+	if (!room_for((void **)&t->shown, &t->shown_capacity, t->procs.count, sizeof(*t->shown))) {
+		t->lost[LOST_ROW_ALLOC] += t->procs.count;
+		return 0;
 	}
 	for (size_t i = 0; i < t->procs.count; i++)
 		if (row_has_values(&t->procs.rows[i], t->config.cumulative))
@@ -406,15 +411,14 @@ static void forget_row(const struct proc_dev_key *key, void *arg)
 }
 
 /* A process is gone for good once it has exited and no writeback can be
- * charged to it any more: the kernel forgets it as an owner OWNER_TTL_NS
- * after it last dirtied a file (plus a sweep's delay). */
+ * charged to it any more (DIRTIER_GRACE_NS after it last dirtied). */
 static bool row_process_alive(uint32_t tgid, void *arg)
 {
 	struct tally *t = arg;
-	const uint64_t grace_ns = OWNER_TTL_NS + 20ULL * 1000000000ULL;
 
 	for (size_t i = 0; i < t->ndirtiers; i++)
-		if (t->dirtiers[i].tgid == tgid && t->now_ns - t->dirtiers[i].dirtied_ns < grace_ns)
+		if (t->dirtiers[i].tgid == tgid &&
+		    t->now_ns - t->dirtiers[i].dirtied_ns < DIRTIER_GRACE_NS)
 			return true;
 	return t->config.process_alive(tgid);
 }
@@ -422,11 +426,10 @@ static bool row_process_alive(uint32_t tgid, void *arg)
 /* Dirtiers past their grace are dropped from the list. */
 static void prune_dirtiers(struct tally *t)
 {
-	const uint64_t grace_ns = OWNER_TTL_NS + 20ULL * 1000000000ULL;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < t->ndirtiers; i++)
-		if (t->now_ns - t->dirtiers[i].dirtied_ns < grace_ns)
+		if (t->now_ns - t->dirtiers[i].dirtied_ns < DIRTIER_GRACE_NS)
 			t->dirtiers[kept++] = t->dirtiers[i];
 	t->ndirtiers = kept;
 }
@@ -446,15 +449,8 @@ void tally_close_interval(struct tally *t)
 	t->nforget = 0;
 	prune_dirtiers(t);
 	/* Room for every key first: a row is dropped only with its kernel entry. */
-	if (!t->config.trace && t->procs.count > t->forget_capacity) {
-		struct proc_dev_key *grown = realloc(t->forget, t->procs.count * sizeof(*grown));
-
-		if (grown) {
-			t->forget = grown;
-			t->forget_capacity = t->procs.count;
-		}
-	}
-	if (!t->config.trace && t->procs.count <= t->forget_capacity)
+	if (!t->config.trace &&
+	    room_for((void **)&t->forget, &t->forget_capacity, t->procs.count, sizeof(*t->forget)))
 		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
 				     row_process_alive, forget_row, t);
 	close_counts(t);

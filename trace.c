@@ -62,12 +62,8 @@ static void trace_batch_io(struct view *v, const struct block_io_event *e, const
 
 static void trace_batch_crash(struct view *v, const struct crash_event *e, double time_s)
 {
-	char buf[16];
-
-	fprintf(v->out, "# crash-event time_s=%.6f pid=%u comm=", time_s, e->tgid);
-	batch_write_name(v->out, e->comm, strnlen(e->comm, sizeof(e->comm)));
-	fprintf(v->out, " signal=%s core_dumped=%u\n", signal_name(e->signal, buf, sizeof(buf)),
-		e->core_dumped);
+	fprintf(v->out, "# crash-event time_s=%.6f ", time_s);
+	batch_write_crash_event(v->out, e);
 }
 
 static void trace_batch_interval_end(struct view *v, const struct frame *f)

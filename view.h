@@ -59,6 +59,8 @@ void view_json_summary(struct view *v, const struct summary *s);
 /* A name as one awk field: bytes <= 0x20 (space, tab, newline...), 0x7f,
  * >= 0x80 and backslash become \xHH; an empty name is "-". */
 void batch_write_name(FILE *out, const char *name, size_t len);
+/* "pid=N comm=NAME signal=SIGSEGV core_dumped=0\n" of a "# crash-event" line. */
+void batch_write_crash_event(FILE *out, const struct crash_event *e);
 /* " lost=N lost_<cause>=N ..." */
 void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES]);
 /* "lost":{"events":N,"by_cause":{...}} */

@@ -592,14 +592,34 @@ Test(core, bad_usage_by_path_says_diskio)
 }
 
 /* 8b. Not root: exit 1, nothing on stdout, one "diskio: ..." line about root. */
+/*
+ * A copy of the binary that another user can run: a checkout under a home
+ * directory (0700 on Debian 12) cannot be entered by uid 65534.  The copy
+ * goes to a fresh 0755 directory in /dev/shm; *dir gets that directory.
+ */
+static void copy_for_other_users(char dir[64], char path[96])
+{
+	char command[512];
+
+	snprintf(dir, 64, "/dev/shm/diskio-nonroot.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	cr_assert_eq(chmod(dir, 0755), 0, "chmod %s: %s", dir, strerror(errno));
+	snprintf(path, 96, "%s/diskio", dir);
+	snprintf(command, sizeof(command), "install -m 0755 '%s' '%s'", h_diskio_path(), path);
+	cr_assert_eq(system(command), 0, "%s failed", command);
+}
+
 Test(core, non_root_exits_1)
 {
 	const struct h_creds nobody = { 65534, 65534 };
 	struct h_result r;
-	char why[64];
+	char why[64], dir[64], path[96];
 	const char *nl;
 
-	h_run(H_ARGS(h_diskio_path(), "1", "1"), NULL, &nobody, 10000, &r);
+	copy_for_other_users(dir, path);
+	h_run(H_ARGS(path, "1", "1"), NULL, &nobody, 10000, &r);
+	unlink(path);
+	rmdir(dir);
 	cr_expect(!r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1,
 		  "`diskio 1 1` as uid 65534: %s, expected exit 1 (stderr: %s)",
 		  h_status_str(r.status, why, sizeof(why)), r.err);

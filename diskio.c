@@ -550,6 +550,25 @@ static void cleanup(struct run *run)
 	snapshot_free(&run->snapshot);
 }
 
+/* With fd 0, 1 or 2 closed at start, the next open() would take its place:
+ * an epoll or map fd would receive the output.  They go to /dev/null. */
+static int reopen_std_fds(void)
+{
+	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		int null_fd;
+
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		null_fd = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+		if (null_fd < 0)
+			return -1;
+		/* The lowest free fd: this one, the lower ones are open by now. */
+		if (null_fd != fd)
+			return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -559,6 +578,8 @@ int main(int argc, char **argv)
 	struct sigaction action = { .sa_handler = on_signal };
 	int err;
 
+	if (reopen_std_fds())
+		return EXIT_START;
 	options_parse(argc, argv, &opts);
 	verbose = opts.verbose;
 	if (devname_resolve_args("/sys", opts.devices, opts.nr_devices, devs, stderr) ||
@@ -581,6 +602,7 @@ int main(int argc, char **argv)
 	if (!err) {
 		sigaction(SIGINT, &action, NULL);
 		sigaction(SIGTERM, &action, NULL);
+		sigaction(SIGHUP, &action, NULL);	/* the terminal went away */
 		signal(SIGPIPE, SIG_IGN);
 		choose_view(&run);
 		if (run.view.start)

@@ -48,6 +48,7 @@ enum {
 	OPT_SUBMITTER,
 	OPT_CGROUP,
 	OPT_BY,
+	OPT_USAGE,
 };
 
 static const struct argp_option option_table[] = {
@@ -76,7 +77,10 @@ static const struct argp_option option_table[] = {
 	{ "buffer-kb", OPT_BUFFER_KB, "N", 0,
 	  "Event buffer size in KiB (ring buffer: total; perf buffer: per CPU)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
-	{ NULL, 'h', NULL, OPTION_HIDDEN, "Show this help", 0 },
+	/* argp's own help options are off (ARGP_NO_HELP): they bring the
+	 * hidden --HANG and --program-name along. */
+	{ "help", 'h', NULL, 0, "Show this help", 0 },
+	{ "usage", OPT_USAGE, NULL, 0, "Show a short usage message", 0 },
 	{},
 };
 
@@ -215,6 +219,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
+	case OPT_USAGE:
+		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
+		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0) {
 			if (parse_interval(arg, &opts->interval_s))
@@ -252,7 +259,7 @@ void options_parse(int argc, char **argv, struct options *opts)
 	 * every message must start with "diskio: ". */
 	if (argc > 0)
 		argv[0] = (char *)"diskio";
-	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	argp_parse(&argp, argc, argv, ARGP_NO_HELP, NULL, opts);
 	if (opts->trace && opts->cumulative)
 		fprintf(stderr, "diskio: -a has no effect with -T\n");
 }

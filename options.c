@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
@@ -81,6 +82,7 @@ static const struct argp_option option_table[] = {
 	 * hidden --HANG and --program-name along. */
 	{ "help", 'h', NULL, 0, "Show this help", 0 },
 	{ "usage", OPT_USAGE, NULL, 0, "Show a short usage message", 0 },
+	{ "version", 'V', NULL, 0, "Show the version", 0 },
 	{},
 };
 
@@ -219,6 +221,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
 		break;
+	case 'V':
+		printf("%s\n", argp_program_version);
+		exit(0);
 	case OPT_USAGE:
 		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
 		break;

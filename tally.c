@@ -25,6 +25,8 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	memset(t, 0, sizeof(*t));
 	t->config = *config;
 	t->start_ns = start_ns;
+	t->now_ns = start_ns;
+	t->interval_end_ns = start_ns;
 	devname_init(&t->devnames, config->sysfs_root);
 	cgroup_names_init(&t->cgroups, config->cgroup_mount);
 	iostats_init(&t->procs);
@@ -370,6 +372,18 @@ static size_t sort_shown_rows(struct tally *t)
 
 /* ---- the step ---- */
 
+/* The interval's length as it was, in whole milliseconds: a stalled loop
+ * makes it longer than asked for, and rates divide by what it was. */
+static double measured_interval_s(struct tally *t, uint64_t now_ns)
+{
+	uint64_t ns = now_ns > t->interval_end_ns ? now_ns - t->interval_end_ns : 0;
+
+	t->interval_end_ns = now_ns;
+	if (ns < 500000)		/* never 0: rates divide by it */
+		return 0.001;
+	return (double)((ns + 500000) / 1000000) / 1e3;
+}
+
 void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		 const struct timespec *wall, bool final, struct frame *frame)
 {
@@ -382,7 +396,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 
 	memset(frame, 0, sizeof(*frame));
 	frame->wall = *wall;
-	frame->interval_s = t->config.interval_s;
+	frame->interval_s = measured_interval_s(t, now_ns);
 	frame->cumulative = t->config.cumulative;
 	frame->per_process_latency = t->config.per_process_latency;
 	frame->by_cgroup = t->config.by_cgroup;

@@ -115,6 +115,7 @@ struct tally {
 	struct tally_dirtier *dirtiers;
 	size_t ndirtiers;
 	uint64_t now_ns;		/* of the last step */
+	uint64_t interval_end_ns;	/* of the last frame, start_ns before */
 	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];
 	uint64_t perf_lost_reported;
 

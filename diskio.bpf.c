@@ -64,19 +64,33 @@ const volatile bool rq_fallback_hooks = false;
  * nothing per I/O. */
 bool bio_stamps_seen = false;
 
+/* Set by user space once every hook is attached.  An I/O that starts before
+ * its completion hook is attached would hold its in-flight slot until the
+ * address is used again, and be counted as a completion unseen. */
+bool inflight_armed = false;
+
 /* Per-CPU: the hot path adds without locked instructions; user space sums.
  * Block tracepoints run with preemption off and a program is never re-entered
  * on a CPU, so plain additions to this CPU's copy are not torn. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 10240);
+	__uint(max_entries, STATS_MAX_ENTRIES);
 	__type(key, struct proc_dev_key);
 	__type(value, struct proc_dev_stats);
 } stats SEC(".maps");
 
+/* Rows the per-CPU map has no room for (with many CPUs it holds few, see
+ * mapsize.h): one copy shared by all CPUs, added to atomically. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, OVERFLOW_STATS_ENTRIES);
+	__type(key, struct proc_dev_key);
+	__type(value, struct proc_dev_stats);
+} overflow_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEVICE_LATENCY_ENTRIES);
 	__type(key, __u32);
 	__type(value, struct dev_latency);
 } device_latency SEC(".maps");
@@ -87,7 +101,6 @@ struct {
  * compare-and-exchange.  A hash map costs a locked insert and a locked delete
  * per I/O (~400 ns here); an array slot costs two atomic instructions.
  */
-#define INFLIGHT_SLOTS	16384		/* a power of two */
 #define INFLIGHT_PROBES	8
 
 struct {
@@ -108,7 +121,7 @@ struct {
  * dirtied for a while are deleted by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, OWNERS_ENTRIES);
 	__type(key, struct inode_key);
 	__type(value, struct write_owner);
 } owners SEC(".maps");
@@ -116,7 +129,7 @@ struct {
 /* Crash counts by process name: exact even when crash events are lost. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, CRASH_COUNTS_ENTRIES);
 	__type(key, char[TASK_COMM_LEN]);
 	__type(value, __u64);
 } crash_counts SEC(".maps");
@@ -130,7 +143,7 @@ struct crashed_group {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, CRASHED_GROUPS_ENTRIES);
 	__type(key, struct crashed_group);
 	__type(value, __u8);
 } crashed_groups SEC(".maps");
@@ -266,6 +279,15 @@ static __always_inline __u64 current_cgroup_id(void)
 	return bpf_get_current_cgroup_id();
 }
 
+/* When the current process started: its group leader's start_time. */
+static __always_inline __u64 current_start_ns(void)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
+		return bpf_get_current_task_btf()->group_leader->start_time;
+	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), group_leader,
+			     start_time);
+}
+
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
@@ -279,6 +301,7 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
 	key->cgroup = current_cgroup_id();
+	key->start_ns = current_start_ns();
 	return true;
 }
 
@@ -341,6 +364,7 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	key->tgid = owner->tgid;
 	key->dev = dev;
 	key->cgroup = owner->cgroup;
+	key->start_ns = owner->start_ns;
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
@@ -367,14 +391,42 @@ static __always_inline void *lookup_or_try_init(void *map, const void *key, cons
 	return bpf_map_lookup_elem(map, key);
 }
 
-static __always_inline struct proc_dev_stats *stats_of(const struct proc_dev_key *key)
+/* A row's counters, and whether other CPUs add to them too. */
+struct row {
+	struct proc_dev_stats *stats;
+	bool shared;
+};
+
+/*
+ * The row of key: in the per-CPU map, else in the shared overflow map.  False
+ * when both are full.  An I/O is lost once, where it is counted as one I/O:
+ * at submission for bio-based disks, at the request's start for blk-mq ones.
+ * Other hooks (a blk-mq disk's bios, completions) pass count_loss false.
+ */
+static __always_inline bool row_of(const struct proc_dev_key *key, bool count_loss,
+				   struct row *row)
 {
 	static const struct proc_dev_stats zero;
-	struct proc_dev_stats *entry = lookup_or_try_init(&stats, key, &zero);
 
-	if (!entry)
+	row->shared = false;
+	row->stats = lookup_or_try_init(&stats, key, &zero);
+	if (row->stats)
+		return true;
+	row->shared = true;
+	row->stats = lookup_or_try_init(&overflow_stats, key, &zero);
+	if (row->stats)
+		return true;
+	if (count_loss)
 		count_lost(LOST_STATS_MAP_FULL);
-	return entry;
+	return false;
+}
+
+static __always_inline void row_add(const struct row *row, __u64 *counter, __u64 value)
+{
+	if (row->shared)
+		__sync_fetch_and_add(counter, value);
+	else
+		*counter += value;
 }
 
 static __always_inline void add_device_latency(__u32 dev, __u64 latency_ns)
@@ -512,7 +564,7 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 					     __u64 start_ns)
 {
 	struct inflight_slot *slot = inflight_find(id);
-	struct proc_dev_stats *entry;
+	struct row row;
 	struct inflight *io;
 	__u64 latency_ns;
 
@@ -524,12 +576,9 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	latency_ns = elapsed_since(now, start_ns, ~0ULL);
 	/* Every tracked I/O belongs to a row: user space sums the rows of a
 	 * device for its latency, one map update fewer per I/O. */
-	if (aggregate) {
-		entry = stats_of(&io->who);
-		if (entry) {
-			entry->latency_ns += latency_ns;
-			entry->latency_ios += 1;
-		}
+	if (aggregate && row_of(&io->who, false, &row)) {	/* a loss counts at submission */
+		row_add(&row, &row.stats->latency_ns, latency_ns);
+		row_add(&row, &row.stats->latency_ios, 1);
 	}
 	if (trace_events)
 		emit_io_event(ctx, io, dev, now, latency_ns);
@@ -549,8 +598,11 @@ static __always_inline void remember_inflight(__u64 id, const struct proc_dev_ke
 					      __u64 start_ns, __u64 sector, __u32 bytes,
 					      __u32 opf)
 {
-	struct inflight_slot *slot = inflight_find(id);
+	struct inflight_slot *slot;
 
+	if (!inflight_armed)
+		return;
+	slot = inflight_find(id);
 	if (slot) {
 		if (!rq_fallback_hooks)
 			count_lost(LOST_COMPLETION_UNSEEN);
@@ -577,7 +629,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 class = io_classify(opf);
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
-	struct proc_dev_stats *entry;
+	struct row row;
 	__u64 stamp_mask;
 	bool bio_based, on_behalf = false;
 
@@ -590,17 +642,16 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		return 0;
 	}
 	bio_based = disk_is_bio_based(disk);
-	entry = aggregate ? stats_of(&key) : NULL;
-	if (entry) {
+	if (aggregate && row_of(&key, bio_based, &row)) {
 		if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
-			entry->flushes += 1;
+			row_add(&row, &row.stats->flushes, 1);
 		if (class < IO_NR_CLASSES) {
-			entry->bytes[class] += bytes;
+			row_add(&row, &row.stats->bytes[class], bytes);
 			if (bio_based)
-				entry->ios[class] += 1;
+				row_add(&row, &row.stats->ios[class], 1);
 		}
 		if (on_behalf)
-			entry->writeback_bytes += bytes;
+			row_add(&row, &row.stats->writeback_bytes, bytes);
 	}
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
@@ -639,7 +690,7 @@ static __always_inline void request_started(void *ctx, struct request *rq)
 	__u32 opf = rq->cmd_flags;
 	__u32 class = io_classify(opf);
 	struct proc_dev_key key = {};
-	struct proc_dev_stats *entry;
+	struct row row;
 
 	bool on_behalf;
 
@@ -651,9 +702,8 @@ static __always_inline void request_started(void *ctx, struct request *rq)
 	} else if (!current_submitter(&key, request_dev(rq))) {
 		return;
 	}
-	entry = aggregate ? stats_of(&key) : NULL;
-	if (entry)
-		entry->ios[class] += 1;
+	if (aggregate && row_of(&key, true, &row))
+		row_add(&row, &row.stats->ios[class], 1);
 	if (track_inflight)
 		remember_inflight(arg_address(ctx, 0), &key, 0, rq->__sector, rq->__data_len, opf);
 }
@@ -773,7 +823,8 @@ static __always_inline bool same_owner(const struct write_owner *owner,
 				       const struct proc_dev_key *who)
 {
 	/* comm compared as two words: both are 8-byte aligned */
-	return owner->tgid == who->tgid && owner->cgroup == who->cgroup &&
+	return owner->tgid == who->tgid && owner->start_ns == who->start_ns &&
+	       owner->cgroup == who->cgroup &&
 	       ((const __u64 *)owner->comm)[0] == ((const __u64 *)who->comm)[0] &&
 	       ((const __u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1];
 }
@@ -804,6 +855,7 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 			.cgroup_selected = cgroup_selected,
 			.dirtied_ns = now,
 			.ino = host->i_ino,
+			.start_ns = who->start_ns,
 		};
 
 		__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
@@ -813,6 +865,7 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 	memo->key = key;
 	memo->owner.tgid = who->tgid;
 	memo->owner.cgroup = who->cgroup;
+	memo->owner.start_ns = who->start_ns;
 	memo->owner.dirtied_ns = now;
 	__builtin_memcpy(memo->owner.comm, who->comm, TASK_COMM_LEN);
 }
@@ -823,7 +876,7 @@ SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
 	struct proc_dev_key key = {};
-	struct proc_dev_stats *entry;
+	struct row row;
 	struct inode *host;
 	bool selected;
 	__u32 dev;
@@ -837,12 +890,13 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	key.tgid = bpf_get_current_pid_tgid() >> 32;
 	key.dev = dev;
 	key.cgroup = current_cgroup_id();
+	key.start_ns = current_start_ns();
 	current_comm(key.comm);
 	selected = current_cgroup_selected();
 	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {
-		entry = stats_of(&key);
-		if (entry)
-			entry->dirtied_bytes += folio_nr_pages(folio) << page_shift;
+		if (row_of(&key, true, &row))
+			row_add(&row, &row.stats->dirtied_bytes,
+				folio_nr_pages(folio) << page_shift);
 	}
 	/* A kernel thread (the flusher) re-dirtying a page does not take the
 	 * file over from the process that wrote it. */

@@ -25,6 +25,7 @@
 #include "devname.h"
 #include "events.h"
 #include "maps.h"
+#include "mapsize.h"
 #include "msg.h"
 #include "options.h"
 #include "probe.h"
@@ -33,7 +34,8 @@
 
 #define DEFAULT_RINGBUF_KB	1024	/* aggregated mode: crash events only */
 #define DEFAULT_TRACE_RINGBUF_KB (16 * 1024)
-#define DEFAULT_PERF_KB		256	/* per CPU */
+#define DEFAULT_PERF_KB		256	/* per CPU, trace mode */
+#define DEFAULT_PERF_CRASHES_KB	16	/* per CPU: crash events only */
 #define TRACE_POLL_MS		50
 #define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
 
@@ -78,6 +80,7 @@ struct run {
 	struct snapshot snapshot;
 	struct view view;
 	int nr_cpus;
+	struct map_plan plan;
 	bool use_ringbuf;
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
@@ -115,17 +118,12 @@ static void set_cgroup_filter(struct run *run)
 static void choose_dirty_hook(struct run *run, const struct kernel_hooks *hooks)
 {
 	struct diskio_bpf *skel = run->skel;
-	const char *owner_entries = getenv("DISKIO_OWNER_MAP_ENTRIES");	/* tests */
 	bool rows = !run->opts->trace;
 
 	run->owners_used = rows && hooks->dirty_folio && !run->opts->submitter;
 	skel->rodata->charge_owner = run->owners_used;
 	skel->rodata->page_shift = __builtin_ctzl(sysconf(_SC_PAGESIZE));
 	bpf_program__set_autoload(skel->progs.handle_dirty_folio, rows && hooks->dirty_folio);
-	if (!run->owners_used)
-		bpf_map__set_max_entries(skel->maps.owners, 1);
-	else if (owner_entries)		/* a test filling the map */
-		bpf_map__set_max_entries(skel->maps.owners, strtoul(owner_entries, NULL, 10) ?: 1);
 	if (rows && !hooks->dirty_folio)
 		warn("no writeback_dirty_folio tracepoint (Linux 5.17+): no dirtied bytes, "
 		     "writeback is charged to its submitter");
@@ -154,19 +152,6 @@ static void choose_exit_hook(struct diskio_bpf *skel, const struct kernel_hooks 
 				  hooks->process_exit && !hooks->exit_group_dead);
 	if (!hooks->process_exit)
 		warn("no sched_process_exit tracepoint: crashes are not seen");
-	if (hooks->exit_group_dead)	/* only the legacy exit hook needs it */
-		bpf_map__set_max_entries(skel->maps.crashed_groups, 1);
-}
-
-/* Maps a mode does not use shrink to one entry. */
-static void size_maps(struct diskio_bpf *skel, bool track, bool trace)
-{
-	if (!track)
-		bpf_map__set_max_entries(skel->maps.inflight, 1);
-	else
-		bpf_map__set_max_entries(skel->maps.device_latency, 1);
-	if (trace)
-		bpf_map__set_max_entries(skel->maps.stats, 1);
 }
 
 static uint32_t pages_for_kb(uint32_t kb)
@@ -178,23 +163,58 @@ static uint32_t pages_for_kb(uint32_t kb)
 	return pages;
 }
 
-static void size_events_channel(struct diskio_bpf *skel, const struct options *opts,
-				bool use_ringbuf)
+static uint32_t ring_bytes(const struct options *opts)
 {
-	uint32_t ring_bytes;
+	return pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
+			    opts->trace ? DEFAULT_TRACE_RINGBUF_KB : DEFAULT_RINGBUF_KB) * 4096;
+}
 
+/* The ring buffer or perf buffer, and where its reader is woken. */
+static void choose_events_channel(struct diskio_bpf *skel, const struct options *opts,
+				  bool use_ringbuf)
+{
 	skel->rodata->use_ringbuf = use_ringbuf;
-	if (!use_ringbuf) {
-		bpf_map__set_autocreate(skel->maps.events, false);
-		return;
-	}
-	ring_bytes = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
-				  opts->trace ? DEFAULT_TRACE_RINGBUF_KB : DEFAULT_RINGBUF_KB) * 4096;
-	bpf_map__set_max_entries(skel->maps.events, ring_bytes);
+	bpf_map__set_autocreate(use_ringbuf ? skel->maps.perf_events : skel->maps.events, false);
 	/* In trace mode wake the reader when an eighth of the ring is full;
 	 * crash events alone wake it at once. */
-	skel->rodata->ringbuf_wakeup_bytes = opts->trace ? ring_bytes / 8 : 0;
-	bpf_map__set_autocreate(skel->maps.perf_events, false);
+	if (use_ringbuf && opts->trace)
+		skel->rodata->ringbuf_wakeup_bytes = ring_bytes(opts) / 8;
+}
+
+/* Every map sized for this run and this many CPUs (mapsize.h). */
+static void size_maps(struct run *run, const struct kernel_hooks *hooks)
+{
+	const struct options *opts = run->opts;
+	struct diskio_bpf *skel = run->skel;
+	const char *owner_entries = getenv("DISKIO_OWNER_MAP_ENTRIES");	/* tests */
+	const char *stats_entries = getenv("DISKIO_STATS_MAP_ENTRIES");	/* tests */
+	struct map_needs needs = {
+		.rows = !opts->trace,
+		.track_inflight = run->track_inflight,
+		.owners = run->owners_used,
+		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
+		.ringbuf_bytes = run->use_ringbuf ? ring_bytes(opts) : 0,
+		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
+						  opts->trace ? DEFAULT_PERF_KB :
+						  DEFAULT_PERF_CRASHES_KB),
+		.perf_pages_given = opts->buffer_kb,
+	};
+	struct map_plan *plan = &run->plan;
+
+	map_plan_for(&needs, run->nr_cpus, plan);
+	if (owner_entries && run->owners_used)	/* a test filling the map */
+		plan->owners_entries = strtoul(owner_entries, NULL, 10) ?: 1;
+	if (stats_entries && needs.rows)	/* a test filling both row maps */
+		plan->stats_entries = plan->overflow_stats_entries =
+			strtoul(stats_entries, NULL, 10) ?: 1;
+	bpf_map__set_max_entries(skel->maps.stats, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
+	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
+	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
+	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
+	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
+	if (plan->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
 }
 
 static void configure(struct run *run, const struct kernel_hooks *hooks, const uint32_t *devs)
@@ -210,8 +230,8 @@ static void configure(struct run *run, const struct kernel_hooks *hooks, const u
 	skel->rodata->aggregate = !opts->trace;
 	choose_block_hooks(skel, hooks, opts->trace);
 	choose_exit_hook(skel, hooks);
-	size_maps(skel, run->track_inflight, opts->trace);
-	size_events_channel(skel, opts, run->use_ringbuf);
+	choose_events_channel(skel, opts, run->use_ringbuf);
+	size_maps(run, hooks);
 }
 
 /* ---- attach ---- */
@@ -283,7 +303,7 @@ static int open_events(struct run *run)
 		return events_open_ringbuf(&run->events, bpf_map__fd(run->skel->maps.events));
 	/* Batch wakeups: once a quarter of a CPU's buffer holds events in
 	 * trace mode; at every event otherwise (crashes only). */
-	pages = pages_for_kb(opts->buffer_kb ? opts->buffer_kb : DEFAULT_PERF_KB);
+	pages = run->plan.perf_pages_per_cpu;
 	return events_open_perfbuf(&run->events, bpf_map__fd(run->skel->maps.perf_events), pages,
 				   opts->trace ? pages * 4096 / 4 : 1);
 }
@@ -318,6 +338,7 @@ static int take_snapshot(struct run *run, bool at_exit)
 		.lost = bpf_map__fd(skel->maps.lost),
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
 		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
+		.overflow_stats = rows ? bpf_map__fd(skel->maps.overflow_stats) : -1,
 		.device_latency = rows && !run->track_inflight ?
 				  bpf_map__fd(skel->maps.device_latency) : -1,
 		.inflight = at_exit && run->track_inflight ? bpf_map__fd(skel->maps.inflight) : -1,
@@ -346,9 +367,12 @@ static void sweep_owners(struct run *run, uint64_t now_ns)
 static void forget_rows(struct run *run)
 {
 	int fd = bpf_map__fd(run->skel->maps.stats);
+	int overflow_fd = bpf_map__fd(run->skel->maps.overflow_stats);
 
-	for (size_t i = 0; i < run->tally.nforget; i++)
+	for (size_t i = 0; i < run->tally.nforget; i++) {
 		bpf_map_delete_elem(fd, &run->tally.forget[i]);
+		bpf_map_delete_elem(overflow_fd, &run->tally.forget[i]);
+	}
 }
 
 /* ---- output ---- */
@@ -529,6 +553,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		fail("cannot attach to the block tracepoints: %s", strerror(-err));
 		return -1;
 	}
+	run->skel->bss->inflight_armed = true;
 	if (tally_init(&run->tally, &config, monotonic_ns())) {
 		fail("out of memory");
 		return -1;

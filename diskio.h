@@ -17,6 +17,15 @@
 #define MAX_FILTER_DEVS	16
 #define MAX_FILTER_CGROUPS	16
 
+/* Map sizes as compiled; the loader sizes them for the run (mapsize.h). */
+#define STATS_MAX_ENTRIES	16384	/* per-CPU rows, fewer with many CPUs */
+#define OVERFLOW_STATS_ENTRIES	65536	/* rows the per-CPU map has no room for */
+#define OWNERS_ENTRIES		65536
+#define DEVICE_LATENCY_ENTRIES	1024
+#define CRASH_COUNTS_ENTRIES	4096
+#define CRASHED_GROUPS_ENTRIES	1024
+#define INFLIGHT_SLOTS		16384	/* a power of two */
+
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
 enum io_class {
@@ -41,6 +50,8 @@ struct proc_dev_key {
 	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
 	char comm[TASK_COMM_LEN];
 	__u64 cgroup;		/* cgroup v2 id of the process (its directory's inode) */
+	__u64 start_ns;		/* when the process started (CLOCK_MONOTONIC): a pid
+				 * used again is another row, never one being forgotten */
 };
 
 struct proc_dev_stats {
@@ -68,6 +79,7 @@ struct write_owner {
 	__u64 cgroup;
 	__u64 dirtied_ns;	/* CLOCK_MONOTONIC of the last dirtying */
 	__u64 ino;		/* the file's inode number: its address alone may be reused */
+	__u64 start_ns;		/* proc_dev_key's */
 	char comm[TASK_COMM_LEN];
 };
 

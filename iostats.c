@@ -64,6 +64,7 @@ static uint32_t key_hash(const struct proc_dev_key *key)
 static bool key_equal(const struct proc_dev_key *a, const struct proc_dev_key *b)
 {
 	return a->tgid == b->tgid && a->dev == b->dev && a->cgroup == b->cgroup &&
+	       a->start_ns == b->start_ns &&
 	       !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 

@@ -76,6 +76,7 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 struct copy_context {
 	struct snapshot *snapshot;
 	int nr_cpus;
+	size_t nsorted;		/* rows sorted by key, for merge_overflow_row() */
 };
 
 /* Per-CPU values (all __u64 here) summed into one. */
@@ -125,6 +126,35 @@ static int copy_row(const void *key, const void *value, void *arg)
 		return -ENOMEM;
 	memcpy(&row->key, key, sizeof(row->key));
 	sum_per_cpu(value, ctx->nr_cpus, sizeof(row->stats), &row->stats);
+	return 0;
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+	return memcmp(&((const struct snapshot_row *)a)->key,
+		      &((const struct snapshot_row *)b)->key, sizeof(struct proc_dev_key));
+}
+
+/* An overflow row: added to the per-CPU map's row of its key (the first
+ * nsorted rows, sorted), else a row of its own. */
+static int merge_overflow_row(const void *key, const void *value, void *arg)
+{
+	struct copy_context *ctx = arg;
+	struct snapshot *s = ctx->snapshot;
+	struct snapshot_row *row = bsearch(key, s->rows, ctx->nsorted, sizeof(*row), compare_rows);
+	const __u64 *from = value;
+	__u64 *to;
+
+	if (!row) {
+		row = append((void **)&s->rows, &s->nrows, &s->rows_capacity, sizeof(*row));
+		if (!row)
+			return -ENOMEM;
+		memcpy(&row->key, key, sizeof(row->key));
+		memset(&row->stats, 0, sizeof(row->stats));
+	}
+	to = (__u64 *)&row->stats;
+	for (size_t i = 0; i < sizeof(row->stats) / sizeof(__u64); i++)
+		to[i] += from[i];
 	return 0;
 }
 
@@ -189,6 +219,12 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->stats >= 0)
 		err = map_for_each(maps->stats, sizeof(struct proc_dev_key),
 				   nr_cpus * sizeof(struct proc_dev_stats), copy_row, &ctx);
+	if (!err && maps->overflow_stats >= 0) {
+		qsort(s->rows, s->nrows, sizeof(*s->rows), compare_rows);
+		ctx.nsorted = s->nrows;
+		err = map_for_each(maps->overflow_stats, sizeof(struct proc_dev_key),
+				   sizeof(struct proc_dev_stats), merge_overflow_row, &ctx);
+	}
 	if (!err && maps->device_latency >= 0)
 		err = map_for_each(maps->device_latency, sizeof(__u32),
 				   sizeof(struct dev_latency), copy_latency, &ctx);

@@ -19,10 +19,11 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 /* File descriptors of the maps a snapshot reads; -1: not read in this mode. */
 struct snapshot_maps {
 	int lost, crash_counts;
-	int stats, device_latency, inflight;
+	int stats, overflow_stats, device_latency, inflight;
 };
 
-/* s := the maps as they are now (s's arrays are reused).  0 or -errno. */
+/* s := the maps as they are now (s's arrays are reused): one row per key,
+ * the per-CPU and the overflow map's counts added.  0 or -errno. */
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus);
 
 /* Delete the owners map's entries last dirtied before before_ns

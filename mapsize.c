@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Map sizes for a budget of kernel memory (mapsize.h). */
+#include <stddef.h>
+#include "diskio.h"
+#include "mapsize.h"
+
+#define PAGE_BYTES		4096ULL
+/* The kernel's own structures, as counted on x86-64 (Linux 6.1-6.18). */
+#define HTAB_HEADER_BYTES	832	/* struct bpf_htab */
+#define HTAB_ELEM_BYTES		48	/* struct htab_elem, before key and value */
+#define HTAB_BUCKET_BYTES	16	/* struct bucket */
+#define HTAB_LOCKS_PER_CPU	8	/* HASHTAB_MAP_LOCK_COUNT ints */
+#define ARRAY_HEADER_BYTES	312	/* struct bpf_array */
+
+static uint64_t round_up8(uint64_t n)
+{
+	return (n + 7) & ~7ULL;
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+uint32_t stats_entries_for(int nr_cpus)
+{
+	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) + 8 +
+			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus;
+	uint64_t entries = STATS_PERCPU_BUDGET_BYTES / per_entry;
+
+	if (entries > STATS_MAX_ENTRIES)
+		entries = STATS_MAX_ENTRIES;
+	/* Buckets come in powers of two, and the header: a few less. */
+	while (entries > 1 && hash_map_bytes(entries, sizeof(struct proc_dev_key),
+					     sizeof(struct proc_dev_stats), true, false,
+					     nr_cpus) > STATS_PERCPU_BUDGET_BYTES)
+		entries -= entries / 64 ? entries / 64 : 1;
+	return entries ? (uint32_t)entries : 1;
+}
+
+void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *plan)
+{
+	uint32_t pages = needs->perf_pages_wanted;
+
+	plan->stats_entries = needs->rows ? stats_entries_for(nr_cpus) : 1;
+	plan->overflow_stats_entries = needs->rows ? OVERFLOW_STATS_ENTRIES : 1;
+	/* Tracked I/Os give each device's latency from its rows. */
+	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
+				       DEVICE_LATENCY_ENTRIES : 1;
+	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
+	plan->owners_entries = needs->owners ? OWNERS_ENTRIES : 1;
+	plan->crashed_groups_entries = needs->legacy_exit_hook ? CRASHED_GROUPS_ENTRIES : 1;
+	plan->ringbuf_bytes = needs->ringbuf_bytes;
+	plan->perf_pages_per_cpu = 0;
+	if (needs->ringbuf_bytes)
+		return;
+	/* Halved until all CPUs' buffers fit, unless --buffer-kb asked. */
+	while (!needs->perf_pages_given && pages > 1 &&
+	       (pages + 1) * PAGE_BYTES * nr_cpus > PERF_BUFFER_BUDGET_BYTES)
+		pages >>= 1;
+	plan->perf_pages_per_cpu = pages ? pages : 1;
+}
+
+uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
+			bool percpu, bool lru, int nr_cpus)
+{
+	uint64_t value = round_up8(value_size);
+	uint64_t elem = HTAB_ELEM_BYTES + round_up8(key_size) + (percpu ? 8 : value);
+	uint64_t elems = entries + (!percpu && !lru ? (uint64_t)nr_cpus : 0);
+	uint64_t bytes = HTAB_HEADER_BYTES + HTAB_BUCKET_BYTES * pow2_at_least(entries) +
+			 sizeof(int) * HTAB_LOCKS_PER_CPU * (uint64_t)nr_cpus + elem * elems;
+
+	if (percpu)
+		bytes += value * nr_cpus * (uint64_t)entries;
+	else if (!lru)
+		bytes += sizeof(void *) * (uint64_t)nr_cpus;
+	return bytes;
+}
+
+uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus)
+{
+	uint64_t value = round_up8(value_size);
+
+	if (percpu)
+		return ARRAY_HEADER_BYTES + (sizeof(void *) + value * nr_cpus) * (uint64_t)entries;
+	return ARRAY_HEADER_BYTES + value * entries;
+}
+
+/* A ring buffer: its data pages, the consumer and producer pages, the
+ * header page and the page pointers of its double mapping. */
+static uint64_t ringbuf_bytes(uint32_t data_bytes)
+{
+	uint64_t pages = data_bytes / PAGE_BYTES;
+
+	return data_bytes + 4 * PAGE_BYTES + (pages + 2) * 8;
+}
+
+uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
+{
+	uint64_t bytes = 0;
+
+	bytes += hash_map_bytes(plan->stats_entries, sizeof(struct proc_dev_key),
+				sizeof(struct proc_dev_stats), true, false, nr_cpus);
+	bytes += hash_map_bytes(plan->overflow_stats_entries, sizeof(struct proc_dev_key),
+				sizeof(struct proc_dev_stats), false, false, nr_cpus);
+	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
+				sizeof(struct dev_latency), false, false, nr_cpus);
+	bytes += array_map_bytes(plan->inflight_slots, sizeof(struct inflight_slot), false, nr_cpus);
+	bytes += array_map_bytes(LOST_NR_KERNEL_CAUSES, sizeof(__u64), true, nr_cpus);
+	bytes += hash_map_bytes(plan->owners_entries, sizeof(struct inode_key),
+				sizeof(struct write_owner), false, false, nr_cpus);
+	bytes += array_map_bytes(1, sizeof(struct inode_key) + sizeof(struct write_owner), true,
+				 nr_cpus);	/* last_owner */
+	bytes += hash_map_bytes(CRASH_COUNTS_ENTRIES, TASK_COMM_LEN, sizeof(__u64), false, false,
+				nr_cpus);
+	bytes += hash_map_bytes(plan->crashed_groups_entries, 16, 1, false, true, nr_cpus);
+	if (plan->ringbuf_bytes)
+		bytes += ringbuf_bytes(plan->ringbuf_bytes);
+	else
+		bytes += (plan->perf_pages_per_cpu + 1) * PAGE_BYTES * (uint64_t)nr_cpus;
+	return bytes;
+}

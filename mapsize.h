@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How big diskio's BPF maps are made at load, and what they cost in kernel
+ * memory, so that the total stays within MAPS_BUDGET_BYTES whatever the
+ * number of possible CPUs: per-CPU maps cost entries x CPUs.
+ */
+#ifndef DISKIO_MAPSIZE_H
+#define DISKIO_MAPSIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MAPS_BUDGET_BYTES	(64ULL << 20)
+/* The per-CPU rows: as many as this holds, at most STATS_MAX_ENTRIES
+ * (diskio.h, with the other maps' sizes). */
+#define STATS_PERCPU_BUDGET_BYTES (24ULL << 20)
+/* Perf buffer (kernels without a ring buffer): at most this much in all. */
+#define PERF_BUFFER_BUDGET_BYTES (16ULL << 20)
+
+/* The sizes one run loads its maps with; 1 for a map the mode does not use
+ * (libbpf cannot create a map of 0 entries). */
+struct map_plan {
+	uint32_t stats_entries;		/* per-CPU rows */
+	uint32_t overflow_stats_entries;
+	uint32_t device_latency_entries;
+	uint32_t inflight_slots;
+	uint32_t owners_entries;
+	uint32_t crashed_groups_entries;
+	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
+	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
+};
+
+/* What a run needs, as the loader decides it. */
+struct map_needs {
+	bool rows;			/* not -T */
+	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
+	bool owners;			/* writeback charged to its dirtier */
+	bool legacy_exit_hook;		/* crashed_groups is used */
+	uint32_t ringbuf_bytes;		/* 0: perf buffer */
+	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
+	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */
+};
+
+/* Per-CPU rows that STATS_PERCPU_BUDGET_BYTES hold at nr_cpus (>= 1). */
+uint32_t stats_entries_for(int nr_cpus);
+
+/* The plan for needs at nr_cpus possible CPUs (>= 1). */
+void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *plan);
+
+/* Bytes of kernel memory of a preallocated hash map as the kernel counts
+ * it (htab_map_mem_usage(), the "memlock" of bpftool map show, Linux 6.4+). */
+uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
+			bool percpu, bool lru, int nr_cpus);
+
+/* Bytes of kernel memory of an array map (array_map_mem_usage()). */
+uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus);
+
+/* All of diskio's maps, and the event buffers, under plan at nr_cpus. */
+uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus);
+
+#endif /* DISKIO_MAPSIZE_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the map sizing (mapsize.c): the memory formulas against what
+ * Linux 6.18 reported for diskio's own maps (bpftool map show, memlock, on a
+ * 2-CPU machine), and the plan's total within the budget at 2 to 1024 CPUs.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+
+#include "diskio.h"
+#include "mapsize.h"
+
+#define MIB (1ULL << 20)
+
+/* Known answers: the kernel's memlock for maps of these shapes at 2 CPUs. */
+Test(mapsize_formulas, match_the_kernels_accounting)
+{
+	cr_assert_eq(hash_map_bytes(10240, 32, 88, true, false, 2), 2966400);	/* stats */
+	cr_assert_eq(hash_map_bytes(16384, 32, 88, true, false, 2), 4588416);
+	cr_assert_eq(hash_map_bytes(65536, 32, 88, false, false, 2), 12059872);	/* overflow */
+	cr_assert_eq(hash_map_bytes(65536, 8, 48, false, false, 2), 7865440);	/* owners */
+	cr_assert_eq(hash_map_bytes(1024, 4, 16, false, false, 2), 91168);	/* device_latency */
+	cr_assert_eq(hash_map_bytes(4096, 16, 8, false, false, 2), 361504);	/* crash_counts */
+	cr_assert_eq(hash_map_bytes(1, 16, 1, false, true, 2), 984);		/* crashed_groups */
+	cr_assert_eq(array_map_bytes(7, 8, true, 2), 480);			/* lost */
+	cr_assert_eq(array_map_bytes(1, 56, true, 2), 432);			/* last_owner */
+	cr_assert_eq(array_map_bytes(1, 72, false, 2), 384);			/* inflight, 1 slot */
+	/* The same maps with a 40-byte key and 80-byte slots (start_ns added). */
+	cr_assert_eq(hash_map_bytes(16384, 40, 88, true, false, 2), 4719488);
+	cr_assert_eq(hash_map_bytes(65536, 40, 88, false, false, 2), 12584176);
+	cr_assert_eq(hash_map_bytes(65536, 8, 56, false, false, 2), 8389744);
+	cr_assert_eq(array_map_bytes(16384, 80, false, 2), 1311032);
+	cr_assert_eq(array_map_bytes(1, 64, true, 2), 448);
+}
+
+Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
+{
+	cr_assert_eq(sizeof(struct proc_dev_key), 40);
+	cr_assert_eq(sizeof(struct proc_dev_stats), 88);
+	cr_assert_eq(sizeof(struct write_owner), 56);
+	cr_assert_eq(sizeof(struct inflight_slot), 80);
+}
+
+Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
+{
+	cr_assert_eq(stats_entries_for(1), STATS_MAX_ENTRIES);
+	cr_assert_eq(stats_entries_for(2), STATS_MAX_ENTRIES);
+	cr_assert_lt(stats_entries_for(64), STATS_MAX_ENTRIES);
+	cr_assert_lt(stats_entries_for(256), stats_entries_for(64));
+	cr_assert_geq(stats_entries_for(1024), 1);
+	for (int cpus = 1; cpus <= 4096; cpus *= 2)
+		cr_assert_leq(hash_map_bytes(stats_entries_for(cpus), 32, 88, true, false, cpus),
+			      STATS_PERCPU_BUDGET_BYTES, "%d CPUs", cpus);
+}
+
+static const struct map_needs default_mode = {
+	.rows = true, .owners = true, .ringbuf_bytes = 1 << 20,
+};
+static const struct map_needs latency_mode = {
+	.rows = true, .track_inflight = true, .owners = true, .ringbuf_bytes = 1 << 20,
+};
+static const struct map_needs trace_mode = {
+	.track_inflight = true, .ringbuf_bytes = 16 << 20,
+};
+static const struct map_needs old_kernel_mode = {	/* perf buffer, legacy exit hook */
+	.rows = true, .track_inflight = true, .legacy_exit_hook = true,
+	.perf_pages_wanted = 64,
+};
+static const struct map_needs old_kernel_trace = {
+	.track_inflight = true, .legacy_exit_hook = true, .perf_pages_wanted = 64,
+};
+
+static void check_budget(const struct map_needs *needs, const char *mode)
+{
+	static const int cpus[] = { 2, 64, 256, 1024 };
+
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		struct map_plan plan;
+
+		map_plan_for(needs, cpus[i], &plan);
+		cr_assert_leq(map_plan_bytes(&plan, cpus[i]), MAPS_BUDGET_BYTES,
+			      "%s at %d CPUs: %llu bytes", mode, cpus[i],
+			      (unsigned long long)map_plan_bytes(&plan, cpus[i]));
+	}
+}
+
+Test(mapsize_plan, every_mode_fits_the_budget_at_2_to_1024_cpus)
+{
+	check_budget(&default_mode, "default");
+	check_budget(&latency_mode, "-L");
+	check_budget(&trace_mode, "-T");
+	check_budget(&old_kernel_mode, "perf buffer");
+	check_budget(&old_kernel_trace, "perf buffer -T");
+}
+
+Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
+{
+	struct map_plan plan;
+
+	map_plan_for(&default_mode, 2, &plan);
+	cr_assert_eq(plan.stats_entries, STATS_MAX_ENTRIES);
+	cr_assert_eq(plan.overflow_stats_entries, OVERFLOW_STATS_ENTRIES);
+	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES);
+	cr_assert_eq(plan.inflight_slots, 1);
+	cr_assert_eq(plan.owners_entries, OWNERS_ENTRIES);
+	cr_assert_eq(plan.crashed_groups_entries, 1);
+	cr_assert_eq(plan.perf_pages_per_cpu, 0);
+
+	map_plan_for(&latency_mode, 2, &plan);
+	cr_assert_eq(plan.inflight_slots, INFLIGHT_SLOTS);
+	cr_assert_eq(plan.device_latency_entries, 1, "latency comes from the rows");
+
+	map_plan_for(&trace_mode, 2, &plan);
+	cr_assert_eq(plan.stats_entries, 1);
+	cr_assert_eq(plan.overflow_stats_entries, 1);
+	cr_assert_eq(plan.owners_entries, 1);
+	cr_assert_eq(plan.ringbuf_bytes, 16 << 20);
+}
+
+Test(mapsize_plan, perf_buffer_pages_are_cut_to_the_budget_unless_asked_for)
+{
+	struct map_needs asked = old_kernel_mode;
+	struct map_plan plan;
+
+	map_plan_for(&old_kernel_mode, 2, &plan);
+	cr_assert_eq(plan.perf_pages_per_cpu, 64);
+	map_plan_for(&old_kernel_mode, 256, &plan);
+	cr_assert_eq(plan.perf_pages_per_cpu, 8, "(8 + 1) pages x 256 CPUs <= 16 MiB");
+	map_plan_for(&old_kernel_mode, 1024, &plan);
+	cr_assert_eq(plan.perf_pages_per_cpu, 2);
+
+	asked.perf_pages_given = true;
+	map_plan_for(&asked, 1024, &plan);
+	cr_assert_eq(plan.perf_pages_per_cpu, 64, "--buffer-kb is taken as given");
+}
+
+/* The overflow map is what keeps rows without loss when the per-CPU map is
+ * small: together they hold at least as many rows as with 2 CPUs. */
+Test(mapsize_plan, rows_never_fewer_than_the_overflow_map_holds)
+{
+	for (int cpus = 1; cpus <= 1024; cpus *= 2) {
+		struct map_plan plan;
+
+		map_plan_for(&default_mode, cpus, &plan);
+		cr_assert_geq(plan.stats_entries + plan.overflow_stats_entries,
+			      OVERFLOW_STATS_ENTRIES + 1);
+	}
+	cr_assert_leq(MAPS_BUDGET_BYTES, 64 * MIB);
+}

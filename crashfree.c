@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Crash-free interval bookkeeping for diskio; see crashfree.h. */
+#define _GNU_SOURCE		/* renameat2(), RENAME_NOREPLACE */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crashfree.h"
@@ -20,6 +22,10 @@
 /* Far above the longest line written (a 15-byte comm escaped to 60 bytes). */
 #define STATE_MAX_LINE 255
 #define REASON_LEN 128
+/* Only its owner may read or write the file, whatever the umask. */
+#define STATE_FILE_MODE 0600
+/* Names a damaged file may be moved to: PATH.corrupt, PATH.corrupt.1 .. .999. */
+#define CORRUPT_NAMES 1000
 
 _Static_assert(sizeof(unsigned long long) == sizeof(uint64_t),
 	       "strtoull must parse exactly the uint64_t range");
@@ -260,19 +266,24 @@ static char *path_with_suffix(const char *path, const char *suffix)
 	return joined;
 }
 
+/* The directory that holds path's entry: "." for a bare name. NULL: no memory. */
+static char *parent_directory(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
 /* The rename is only durable once the directory entry itself is on disk. */
 static int sync_parent_directory(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *directory;
+	char *directory = parent_directory(path);
 	int fd, err = 0;
 
-	if (!slash)
-		directory = strdup(".");
-	else if (slash == path)
-		directory = strdup("/");
-	else
-		directory = strndup(path, slash - path);
 	if (!directory)
 		return -ENOMEM;
 
@@ -318,10 +329,17 @@ int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns
 		err = -errno;
 		goto out_free;
 	}
-	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		  STATE_FILE_MODE);
 	if (fd < 0) {
 		err = -errno;
 		goto out_free;
+	}
+	/* open() applied the umask; the mode must not depend on it. */
+	if (fchmod(fd, STATE_FILE_MODE)) {
+		err = -errno;
+		close(fd);
+		goto out_unlink;
 	}
 	out = fdopen(fd, "w");
 	if (!out) {
@@ -617,13 +635,11 @@ static enum parse_result parse_state(FILE *in, struct crashfree *loaded,
 		if (status == LINE_DAMAGED)
 			break;
 
+		/* Foreign files were turned away before: this one starts with the magic. */
 		if (line_number == 1) {
 			if (!strcmp(line, STATE_HEADER))
 				continue;
-			if (!strncmp(line, STATE_MAGIC " ", strlen(STATE_MAGIC " ")))
-				damage = "unsupported format version";
-			else
-				damage = "not a diskio crash-free state file";
+			damage = "unsupported format version";
 			break;
 		}
 		if (!strcmp(line, STATE_END)) {
@@ -695,27 +711,223 @@ static void warn_line(FILE *warn, const char *format, ...)
 	fflush(warn);
 }
 
-/* Keep the damaged file for a post-mortem rather than overwrite it. */
-static void move_damaged_aside(const char *path, const char *reason, FILE *warn)
+/* Rename from to to, atomically, unless to exists: 0 or -errno (-EEXIST). */
+static int rename_without_replacing(const char *from, const char *to)
 {
-	char *corrupt_path = path_with_suffix(path, ".corrupt");
-	int err;
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A filesystem without RENAME_NOREPLACE: link() never replaces either. */
+	if (link(from, to))
+		return -errno;
+	if (unlink(from)) {
+		int err = -errno;
+
+		unlink(to);
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Keep the damaged file for a post-mortem under the first free name of
+ * PATH.corrupt, PATH.corrupt.1, ...: an older copy is never replaced.  The
+ * entry is moved only if it is still the file that was read (st).  0, or
+ * -errno after one "diskio: ..." line: the file is left where it was.
+ */
+static int move_damaged_aside(const char *path, const struct stat *st,
+			      const char *reason, FILE *warn)
+{
+	size_t size = strlen(path) + sizeof(".corrupt.4294967295");
+	char *corrupt_path = malloc(size);
+	struct stat now;
+	int err = -EEXIST;
 
 	if (!corrupt_path) {
-		err = ENOMEM;
-	} else if (rename(path, corrupt_path)) {
-		err = errno;
+		err = -ENOMEM;
+	} else if (lstat(path, &now)) {
+		err = -errno;
+	} else if (now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		err = -EAGAIN;
 	} else {
-		warn_line(warn, "diskio: warning: state file %s is damaged (%s); "
-			  "moved aside to %s, starting fresh\n",
-			  path, reason, corrupt_path);
-		free(corrupt_path);
-		return;
+		for (unsigned int copy = 0; copy < CORRUPT_NAMES && err == -EEXIST; copy++) {
+			if (copy)
+				snprintf(corrupt_path, size, "%s.corrupt.%u", path, copy);
+			else
+				snprintf(corrupt_path, size, "%s.corrupt", path);
+			err = rename_without_replacing(path, corrupt_path);
+		}
 	}
-	warn_line(warn, "diskio: warning: state file %s is damaged (%s) and could "
-		  "not be moved aside (%s); starting fresh\n",
-		  path, reason, strerror(err));
+	if (!err)
+		warn_line(warn, "diskio: warning: state file %s is damaged (%s); "
+			  "moved aside to %s, starting fresh\n", path, reason, corrupt_path);
+	else if (err == -EEXIST)
+		warn_line(warn, "diskio: state file %s is damaged (%s) and %s.corrupt to "
+			  "%s.corrupt.%u all exist; remove old copies or the file\n",
+			  path, reason, path, path, CORRUPT_NAMES - 1);
+	else if (err == -EAGAIN)
+		warn_line(warn, "diskio: state file %s is damaged (%s) and was replaced while "
+			  "diskio read it; try again\n", path, reason);
+	else
+		warn_line(warn, "diskio: state file %s is damaged (%s) and could not be moved "
+			  "aside (%s); move or remove it\n", path, reason, strerror(-err));
 	free(corrupt_path);
+	return err;
+}
+
+/*
+ * The directory that will hold the file and its PATH.tmp: there, a
+ * directory, and one diskio may create files in.  0, or -errno after one
+ * "diskio: ..." line.
+ */
+static int check_directory(const char *path, FILE *warn)
+{
+	char *directory = parent_directory(path);
+	struct stat st;
+	int err = 0;
+
+	if (!directory) {
+		warn_line(warn, "diskio: out of memory checking state file %s\n", path);
+		return -ENOMEM;
+	}
+	if (stat(directory, &st)) {
+		err = -errno;
+		if (err == -ENOENT)
+			warn_line(warn, "diskio: directory %s of state file %s does not exist; "
+				  "create it or choose another --state path\n", directory, path);
+		else
+			warn_line(warn, "diskio: cannot reach directory %s of state file %s: %s; "
+				  "choose another --state path\n", directory, path,
+				  strerror(-err));
+	} else if (!S_ISDIR(st.st_mode)) {
+		err = -ENOTDIR;
+		warn_line(warn, "diskio: %s, the directory of state file %s, is not a "
+			  "directory; choose another --state path\n", directory, path);
+	} else if (faccessat(AT_FDCWD, directory, W_OK | X_OK, AT_EACCESS)) {
+		err = -errno;
+		warn_line(warn, "diskio: cannot create files in directory %s of state file %s: "
+			  "%s; choose another --state path\n", directory, path, strerror(-err));
+	}
+	free(directory);
+	return err;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	default:
+		return "not a regular file";
+	}
+}
+
+/*
+ * Whether the entry st describes may be read as diskio's state: a regular
+ * file (never a symlink, FIFO or device, which are not even opened) of the
+ * user diskio runs as, that nobody else may write.  0, or -errno after one
+ * "diskio: ..." line.
+ */
+static int check_file(const char *path, const struct stat *st, FILE *warn)
+{
+	uid_t user = geteuid();
+
+	if (S_ISLNK(st->st_mode)) {
+		warn_line(warn, "diskio: state file %s is a symbolic link, which diskio does "
+			  "not follow; give the path of the file itself\n", path);
+		return -ELOOP;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		warn_line(warn, "diskio: state file %s is %s, not a regular file; "
+			  "choose another --state path\n", path, file_kind(st->st_mode));
+		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
+	}
+	if (st->st_uid != user) {
+		warn_line(warn, "diskio: state file %s belongs to uid %u, not to uid %u that "
+			  "diskio runs as; its counts cannot be trusted: chown or remove it\n",
+			  path, (unsigned int)st->st_uid, (unsigned int)user);
+		return -EPERM;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		warn_line(warn, "diskio: state file %s is writable by %s (mode %04o); its "
+			  "counts cannot be trusted: chmod go-w or remove it\n", path,
+			  (st->st_mode & S_IWOTH) ? "others" : "its group",
+			  (unsigned int)(st->st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * Open the entry checked as seen_st, without following a symlink or
+ * blocking on a FIFO put there since, and make sure it is the same file.
+ * A FILE, or NULL with *err set after one "diskio: ..." line.
+ */
+static FILE *open_checked(const char *path, const struct stat *seen_st, FILE *warn,
+			  int *err)
+{
+	struct stat st;
+	FILE *in;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*err = -errno;
+		warn_line(warn, "diskio: cannot open state file %s: %s; "
+			  "fix its permissions or remove it\n", path, strerror(-*err));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		*err = -errno;
+		warn_line(warn, "diskio: cannot read state file %s: %s; fix or remove it\n",
+			  path, strerror(-*err));
+		close(fd);
+		return NULL;
+	}
+	if (st.st_dev != seen_st->st_dev || st.st_ino != seen_st->st_ino) {
+		*err = -EAGAIN;
+		warn_line(warn, "diskio: state file %s was replaced while diskio read it; "
+			  "try again\n", path);
+		close(fd);
+		return NULL;
+	}
+	in = fdopen(fd, "r");
+	if (!in) {
+		*err = -errno;
+		warn_line(warn, "diskio: cannot read state file %s: %s; fix or remove it\n",
+			  path, strerror(-*err));
+		close(fd);
+	}
+	return in;
+}
+
+/*
+ * Whether in starts as a state file of any version does: the magic, then a
+ * space or the end of the line.  Rewinds in.  0, or -errno of a read error.
+ */
+static int read_magic(FILE *in, bool *is_state_file)
+{
+	char start[sizeof(STATE_MAGIC)];
+	size_t magic_len = sizeof(STATE_MAGIC) - 1;
+	size_t got;
+
+	errno = 0;
+	got = fread(start, 1, sizeof(start), in);
+	if (ferror(in))
+		return errno_or_eio();
+	*is_state_file = got == sizeof(start) && !memcmp(start, STATE_MAGIC, magic_len) &&
+			 (start[magic_len] == ' ' || start[magic_len] == '\n');
+	rewind(in);
+	return 0;
 }
 
 /* Seconds for humans: "3600", "0.5". */
@@ -741,20 +953,44 @@ int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
 	char reason[REASON_LEN] = "";
 	struct crashfree loaded;
 	enum parse_result result;
-	int read_errno = 0;
+	bool is_state_file;
+	int read_errno = 0, err;
+	struct stat st;
 	FILE *in;
 
 	crashfree_init(cf, interval_ns, now_ns);
 
-	in = fopen(path, "re");
-	if (!in) {
-		int err = errno;
-
+	err = check_directory(path, warn);
+	if (err)
+		return err;
+	if (lstat(path, &st)) {
+		err = errno;
 		if (err == ENOENT)
 			return CRASHFREE_LOAD_NO_FILE;
-		warn_line(warn, "diskio: cannot open state file %s: %s; "
-			  "fix its permissions or remove it\n", path, strerror(err));
+		warn_line(warn, "diskio: cannot look at state file %s: %s; "
+			  "choose another --state path\n", path, strerror(err));
 		return -err;
+	}
+	err = check_file(path, &st, warn);
+	if (err)
+		return err;
+	in = open_checked(path, &st, warn, &err);
+	if (!in)
+		return err;
+
+	err = read_magic(in, &is_state_file);
+	if (err) {
+		fclose(in);
+		warn_line(warn, "diskio: cannot read state file %s: %s; fix or remove it\n",
+			  path, strerror(-err));
+		return err;
+	}
+	if (!is_state_file) {
+		fclose(in);
+		warn_line(warn, "diskio: %s is not a diskio state file (it does not start with "
+			  "\"" STATE_MAGIC "\"); leaving it alone: choose another --state "
+			  "path\n", path);
+		return -EBADMSG;
 	}
 
 	crashfree_init(&loaded, interval_ns, now_ns);
@@ -770,8 +1006,8 @@ int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
 	}
 	if (result == PARSE_DAMAGED) {
 		crashfree_free(&loaded);
-		move_damaged_aside(path, reason, warn);
-		return CRASHFREE_LOAD_DAMAGED;
+		err = move_damaged_aside(path, &st, reason, warn);
+		return err ? err : CRASHFREE_LOAD_DAMAGED;
 	}
 
 	if (loaded.interval_ns != cf->interval_ns) {

@@ -99,29 +99,49 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
  * PATH.tmp in the same directory, flushes and fsyncs it, renames it over
  * PATH and fsyncs the directory, so PATH is always either the old or the new
  * state. A PATH.tmp already there (left by a crash, or a planted symlink)
- * is removed, never written through. Returns 0 or -errno (-EINVAL for an
- * interval_ns that crashfree_init() would not set); PATH.tmp is removed on
- * failure.
+ * is removed, never written through. The file is made with mode 0600
+ * whatever the umask, owned by the user the caller runs as. Returns 0 or
+ * -errno (-EINVAL for an interval_ns that crashfree_init() would not set);
+ * PATH.tmp is removed on failure.
  */
 int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns);
 
 /*
  * Load the state saved at PATH and restore each mark as now_ns - progress.
- * Returns:
- *   0   loaded;
- *   CRASHFREE_LOAD_NO_FILE (1)   PATH does not exist: cf is fresh;
- *   CRASHFREE_LOAD_DAMAGED (2)   PATH is corrupt, truncated, foreign, of
- *       another version or holds impossible numbers: it was renamed to
- *       PATH.corrupt (replacing an older one), this line was written to warn:
- *       "diskio: warning: state file PATH is damaged (REASON); moved aside to
- *       PATH.corrupt, starting fresh"
- *       and cf is fresh. If the rename itself fails the line says so instead
- *       ("... could not be moved aside (ERROR); starting fresh") and the next
- *       crashfree_save() replaces the damaged file;
- *   -errno   PATH exists but could not be read; one "diskio: ..." line was
- *       written to warn and cf is fresh.
- * "Fresh" means crashfree_init(cf, interval_ns, now_ns). cf need not be
- * initialised before the call; warn may be NULL.
+ * Nothing is ever written through PATH, and only a file with a state file's
+ * start is ever moved. In this order:
+ *
+ * 1. PATH's directory must exist, be a directory and let the caller create
+ *    files in it (PATH.tmp of the saves); else -errno (-ENOENT, -ENOTDIR,
+ *    -EACCES, -EROFS, ...).
+ * 2. PATH itself, looked at without following it: missing is
+ *    CRASHFREE_LOAD_NO_FILE. A symlink (-ELOOP), a directory (-EISDIR) or
+ *    anything else not a regular file (-EINVAL: FIFO, socket, device) is
+ *    refused without being opened. So is a file not owned by geteuid(), or
+ *    writable by its group or others (-EPERM): its counts could be forged.
+ * 3. The file is opened with O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC and must
+ *    be the one checked (-EAGAIN if it was replaced meanwhile).
+ * 4. A file that does not start with "diskio-crashfree" and then a space
+ *    or a newline (an empty file included) is not a diskio state file: it
+ *    is refused (-EBADMSG) and left as it is.
+ * 5. A diskio state file that is truncated, of another version, badly
+ *    formed or holds impossible numbers is damaged: it is renamed, without
+ *    replacing anything, to the first free name of PATH.corrupt,
+ *    PATH.corrupt.1, ... PATH.corrupt.999, this line is written:
+ *       "diskio: warning: state file PATH is damaged (REASON); moved aside
+ *       to NAME, starting fresh"
+ *    and CRASHFREE_LOAD_DAMAGED (2) is returned with cf fresh. If it cannot
+ *    be moved (all names taken, a rename error, the file replaced since it
+ *    was read), it stays where it is and -errno is returned (-EEXIST when
+ *    every name is taken).
+ * 6. Otherwise it is loaded: 0.
+ *
+ * Every negative return is a refusal: one "diskio: ..." line saying what
+ * to do was written to warn, nothing on disk was changed, and cf is fresh
+ * (the caller is expected to give up rather than save over PATH). A read
+ * error is -errno the same way. "Fresh" means crashfree_init(cf,
+ * interval_ns, now_ns). cf need not be initialised before the call; warn
+ * may be NULL.
  *
  * A file counted with another interval_ns than the requested one: crash
  * counts (total and per process) are kept because they do not depend on

@@ -77,6 +77,7 @@ struct run {
 	struct diskio_bpf *skel;
 	struct events events;
 	struct tally tally;
+	struct crashfree saved_crash;	/* --state, read before the tally starts */
 	struct snapshot snapshot;
 	struct view view;
 	int nr_cpus;
@@ -514,7 +515,21 @@ static bool process_alive(uint32_t tgid)
 	return kill(tgid, 0) == 0 || errno != ESRCH;
 }
 
-/* Open, configure, load and attach; then the tally and the events channel. */
+/* The state read at read_ns becomes the tally's, its progress resuming at
+ * the tally's start: loading the programs is not counted as running. */
+static void adopt_saved_crash(struct run *run, uint64_t read_ns)
+{
+	uint64_t startup_ns = run->tally.start_ns - read_ns;
+
+	crashfree_free(&run->tally.crash);
+	run->tally.crash = run->saved_crash;
+	memset(&run->saved_crash, 0, sizeof(run->saved_crash));
+	run->tally.crash.operational_mark_ns += startup_ns;
+	run->tally.crash.crashfree_mark_ns += startup_ns;
+}
+
+/* Read the state file; open, configure, load and attach; then the tally and
+ * the events channel. */
 static int start(struct run *run, const struct kernel_hooks *hooks, const uint32_t *devs)
 {
 	const struct options *opts = run->opts;
@@ -532,8 +547,16 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		.process_alive = process_alive,
 		.warn = stderr,
 	};
+	uint64_t state_read_ns = 0;
 	int err;
 
+	/* Before anything is loaded: a refused state file costs nothing. */
+	if (opts->state_path) {
+		state_read_ns = monotonic_ns();
+		if (crashfree_load(&run->saved_crash, opts->state_path, config.crash_interval_ns,
+				   state_read_ns, stderr) < 0)
+			return -1;
+	}
 	run->skel = diskio_bpf__open();
 	if (!run->skel) {
 		fail("cannot open the BPF object: %s", strerror(errno));
@@ -558,11 +581,9 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		fail("out of memory");
 		return -1;
 	}
+	if (opts->state_path)
+		adopt_saved_crash(run, state_read_ns);
 	if (open_events(run))
-		return -1;
-	if (opts->state_path &&
-	    crashfree_load(&run->tally.crash, opts->state_path, config.crash_interval_ns,
-			   run->tally.start_ns, stderr) < 0)
 		return -1;
 	return 0;
 }
@@ -572,6 +593,7 @@ static void cleanup(struct run *run)
 	events_free(&run->events);
 	diskio_bpf__destroy(run->skel);
 	tally_free(&run->tally);
+	crashfree_free(&run->saved_crash);
 	snapshot_free(&run->snapshot);
 }
 

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crashfree.h"
@@ -21,6 +24,8 @@
 #define SECOND UINT64_C(1000000000)
 #define MINUTE (60 * SECOND)
 #define HOUR (60 * MINUTE)
+/* A state file's first bytes: "diskio-crashfree" and a space or a newline. */
+#define MAGIC_BYTES 17
 
 /* ---- helpers ---- */
 
@@ -99,13 +104,15 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Written as diskio's own file would be: mode 0600, whatever the umask. */
 static void write_file(const char *path, const void *data, size_t len)
 {
-	FILE *out = fopen(path, "we");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	cr_assert_not_null(out, "fopen %s: %s", path, strerror(errno));
-	cr_assert_eq(fwrite(data, 1, len, out), len);
-	cr_assert_eq(fclose(out), 0);
+	cr_assert(fd >= 0, "open %s: %s", path, strerror(errno));
+	cr_assert_eq(fchmod(fd, 0600), 0);
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	cr_assert_eq(close(fd), 0);
 }
 
 static char *read_whole_file(const char *path, size_t *len)
@@ -226,6 +233,78 @@ static void expect_damaged_bytes(const char *data, size_t len, const char *what)
 static void expect_damaged(const char *text)
 {
 	expect_damaged_bytes(text, strlen(text), text);
+}
+
+/* Assert that path holds exactly data and still has mode `mode`. */
+static void expect_untouched(const char *path, const void *data, size_t len, mode_t mode,
+			     const char *what)
+{
+	struct stat st;
+	size_t now_len;
+	char *now;
+
+	cr_assert_eq(lstat(path, &st), 0, "%s: %s is gone: %s", what, path, strerror(errno));
+	cr_assert(S_ISREG(st.st_mode), "%s: %s is no longer a regular file", what, path);
+	cr_assert_eq(st.st_mode & 07777, mode, "%s: mode %04o, expected %04o", what,
+		     (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
+	now = read_whole_file(path, &now_len);
+	cr_assert_eq(now_len, len, "%s: %zu bytes now, %zu before", what, now_len, len);
+	cr_assert(len == 0 || !memcmp(now, data, len), "%s: content changed", what);
+	free(now);
+}
+
+/*
+ * Load and check a refusal: rc, a fresh tracker, one "diskio: " line (not a
+ * warning: diskio gives up) naming path and holding `mentions`, and no
+ * .corrupt or .tmp made or removed. The caller checks what PATH is afterwards.
+ */
+static void expect_refused_at(const char *path, int expected_rc, const char *mentions,
+			      const char *what)
+{
+	const uint64_t interval_ns = HOUR, now_ns = 7 * HOUR + 3;
+	char corrupt[PATH_MAX + 16], tmp[PATH_MAX + 16];
+	struct captured warning;
+	struct crashfree cf;
+	bool had_corrupt;
+	int rc;
+
+	snprintf(corrupt, sizeof(corrupt), "%s.corrupt", path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	had_corrupt = exists(corrupt);
+	capture_start(&warning);
+	memset(&cf, 0x3c, sizeof(cf));
+	rc = crashfree_load(&cf, path, interval_ns, now_ns, warning.stream);
+	capture_stop(&warning);
+
+	cr_assert_eq(rc, expected_rc, "%s: load returned %d (%s), expected %d (%s)", what, rc,
+		     rc < 0 ? strerror(-rc) : "not an error", expected_rc,
+		     strerror(-expected_rc));
+	expect_fresh(&cf, interval_ns, now_ns);
+	expect_one_diskio_line(warning.text);
+	cr_assert_not(starts_with(warning.text, "diskio: warning: "),
+		      "%s: a refusal is an error, not a warning: %s", what, warning.text);
+	cr_assert(strstr(warning.text, path), "%s: the line does not name %s: %s", what, path,
+		  warning.text);
+	cr_assert(strstr(warning.text, mentions), "%s: the line does not say \"%s\": %s", what,
+		  mentions, warning.text);
+	cr_assert_eq(exists(corrupt), had_corrupt, "%s: %s made or removed", what, corrupt);
+	cr_assert_not(exists(tmp), "%s: %s made", what, tmp);
+	free(warning.text);
+	crashfree_free(&cf);
+}
+
+/* A file that is not a diskio state file: refused, left exactly as it was. */
+static void expect_foreign_bytes(const char *data, size_t len, const char *what)
+{
+	write_file(state_path, data, len);
+	expect_refused_at(state_path, -EBADMSG, "is not a diskio state file", what);
+	expect_untouched(state_path, data, len, 0600, what);
+	cr_assert_eq(unlink(state_path), 0);
+}
+
+static void expect_foreign(const char *text)
+{
+	expect_foreign_bytes(text, strlen(text), text);
 }
 
 static int load_quietly(struct crashfree *cf, uint64_t interval_ns, uint64_t now_ns)
@@ -759,6 +838,19 @@ Test(state_file, save_with_clock_behind_the_marks)
 	crashfree_free(&cf);
 }
 
+/* A valid file the damage tests start from; checked to load below. */
+static const char valid_state[] =
+	"diskio-crashfree 1\n"
+	"interval_ns=3600000000000\n"
+	"operational_intervals=5\n"
+	"crashfree_intervals=3\n"
+	"crashes=4\n"
+	"operational_progress_ns=600000000000\n"
+	"crashfree_progress_ns=60000000000\n"
+	"process a\\x20b 1\n"
+	"process sh 3\n"
+	"end\n";
+
 Test(state_file, missing_file_starts_fresh)
 {
 	struct captured warning;
@@ -777,23 +869,155 @@ Test(state_file, missing_file_starts_fresh)
 	crashfree_free(&cf);
 }
 
-Test(state_file, unreadable_file_is_an_error)
+Test(state_file, directory_refused)
 {
-	struct captured warning;
-	struct crashfree cf;
-	int rc;
-
-	/* a directory opens but cannot be read: an I/O error, not damage */
 	cr_assert_eq(mkdir(state_path, 0700), 0);
-	capture_start(&warning);
-	rc = crashfree_load(&cf, state_path, HOUR, 5, warning.stream);
-	capture_stop(&warning);
-	cr_assert_eq(rc, -EISDIR, "load returned %d", rc);
-	expect_fresh(&cf, HOUR, 5);
-	expect_one_diskio_line(warning.text);
-	cr_assert(exists(state_path), "an unreadable file is not moved aside");
-	cr_assert_not(exists(corrupt_path));
-	free(warning.text);
+	expect_refused_at(state_path, -EISDIR, "is a directory", "a directory");
+	cr_assert(exists(state_path));
+}
+
+/* The load is over within the test's timeout however a FIFO is reached. */
+Test(state_file, fifo_refused_without_blocking, .timeout = 5)
+{
+	char link_path[192];
+	struct timespec before, after;
+	double seconds;
+
+	cr_assert_eq(mkfifo(state_path, 0600), 0);
+	snprintf(link_path, sizeof(link_path), "%s/link-to-fifo", test_dir);
+	cr_assert_eq(symlink(state_path, link_path), 0);
+
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	expect_refused_at(state_path, -EINVAL, "is a FIFO, not a regular file", "a FIFO");
+	expect_refused_at(link_path, -ELOOP, "symbolic link", "a symlink to a FIFO");
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	seconds = (double)(after.tv_sec - before.tv_sec) +
+		  (double)(after.tv_nsec - before.tv_nsec) / 1e9;
+	cr_assert_lt(seconds, 1.0, "refusing a FIFO took %.3f s", seconds);
+}
+
+/* Even a symlink to diskio's own valid file: nothing is read through it. */
+Test(state_file, symlink_refused)
+{
+	char target[192];
+
+	snprintf(target, sizeof(target), "%s/real.state", test_dir);
+	write_file(target, valid_state, strlen(valid_state));
+	cr_assert_eq(symlink(target, state_path), 0);
+	expect_refused_at(state_path, -ELOOP, "is a symbolic link", "a symlink");
+	expect_untouched(target, valid_state, strlen(valid_state), 0600, "the symlink's target");
+	cr_assert_eq(unlink(state_path), 0);
+
+	/* to a device node: not even opened */
+	cr_assert_eq(symlink("/dev/null", state_path), 0);
+	expect_refused_at(state_path, -ELOOP, "is a symbolic link", "a symlink to /dev/null");
+}
+
+Test(state_file, device_node_refused)
+{
+	if (geteuid() != 0)
+		cr_skip_test("making a device node needs root");
+	cr_assert_eq(mknod(state_path, S_IFCHR | 0600, makedev(1, 3)), 0, "mknod: %s",
+		     strerror(errno));
+	expect_refused_at(state_path, -EINVAL, "is a character device", "/dev/null's node");
+}
+
+/* A file another user could have written: its counts may be forged. */
+Test(state_file, file_of_another_user_refused)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		cr_skip_test("giving a file to another user needs root");
+	write_file(state_path, valid_state, strlen(valid_state));
+	cr_assert_eq(chown(state_path, 65534, 65534), 0, "chown: %s", strerror(errno));
+	expect_refused_at(state_path, -EPERM, "belongs to uid 65534", "owned by 65534");
+	expect_untouched(state_path, valid_state, strlen(valid_state), 0600, "owned by 65534");
+	cr_assert_eq(stat(state_path, &st), 0);
+	cr_assert_eq(st.st_uid, 65534);
+}
+
+Test(state_file, file_writable_by_group_or_others_refused)
+{
+	static const mode_t modes[] = { 0620, 0602, 0666, 0777, 0622 };
+	struct crashfree cf;
+	char what[32];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(what, sizeof(what), "mode %04o", (unsigned int)modes[i]);
+		write_file(state_path, valid_state, strlen(valid_state));
+		cr_assert_eq(chmod(state_path, modes[i]), 0);
+		expect_refused_at(state_path, -EPERM, "writable by", what);
+		expect_untouched(state_path, valid_state, strlen(valid_state), modes[i], what);
+	}
+	/* Others may read it: counts are no secret. */
+	cr_assert_eq(chmod(state_path, 0644), 0);
+	cr_assert_eq(load_quietly(&cf, HOUR, 2 * HOUR), 0);
+	cr_assert_eq(cf.crashes, 4);
+	crashfree_free(&cf);
+}
+
+Test(state_file, missing_directory_refused)
+{
+	char path[PATH_MAX + 16], file_as_directory[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/no/such/dir/state", test_dir);
+	expect_refused_at(path, -ENOENT, "does not exist", "a missing directory");
+	snprintf(path, sizeof(path), "%s/no", test_dir);
+	cr_assert_not(exists(path), "the missing directory was created");
+
+	snprintf(file_as_directory, sizeof(file_as_directory), "%s/plain", test_dir);
+	write_file(file_as_directory, "x\n", 2);
+	snprintf(path, sizeof(path), "%s/state", file_as_directory);
+	expect_refused_at(path, -ENOTDIR, "is not a directory", "a file as directory");
+	expect_untouched(file_as_directory, "x\n", 2, 0600, "the file taken for a directory");
+}
+
+/* A directory the caller may not create files in: the saves would fail. */
+Test(state_file, directory_without_write_permission_refused)
+{
+	pid_t child = fork();
+	int status;
+
+	cr_assert(child >= 0, "fork: %s", strerror(errno));
+	if (child == 0) {
+		struct crashfree cf;
+		FILE *quiet = fopen("/dev/null", "we");
+		int rc;
+
+		/* root may write anywhere: drop to nobody, for whom / is read-only */
+		if (geteuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(100);
+		rc = crashfree_load(&cf, "/diskio-crashfree-test.state", HOUR, 1, quiet);
+		_exit(rc == -EACCES ? 0 : 101);
+	}
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status), "the child died");
+	cr_assert_eq(WEXITSTATUS(status), 0, "%s",
+		     WEXITSTATUS(status) == 100 ? "cannot become uid 65534"
+						: "load did not refuse with -EACCES");
+}
+
+/* The mode of every save is 0600, whatever the umask and the old file's mode. */
+Test(state_file, saved_file_mode_is_0600_under_any_umask)
+{
+	static const mode_t umasks[] = { 0, 077, 022, 0777 };
+	struct crashfree cf;
+	struct stat st;
+
+	crashfree_init(&cf, HOUR, 0);
+	for (size_t i = 0; i < sizeof(umasks) / sizeof(umasks[0]); i++) {
+		mode_t old_umask = umask(umasks[i]);
+
+		cr_assert_eq(crashfree_save(&cf, state_path, HOUR), 0);
+		umask(old_umask);
+		cr_assert_eq(stat(state_path, &st), 0);
+		cr_assert_eq(st.st_mode & 07777, 0600, "umask %04o: saved with mode %04o",
+			     (unsigned int)umasks[i], (unsigned int)(st.st_mode & 07777));
+		cr_assert_eq(st.st_uid, geteuid());
+		/* a wider mode set by hand is narrowed again by the next save */
+		cr_assert_eq(chmod(state_path, 0644), 0);
+	}
 	crashfree_free(&cf);
 }
 
@@ -881,19 +1105,6 @@ Test(state_file, save_into_missing_directory_fails_cleanly)
 	crashfree_free(&cf);
 }
 
-/* A valid file the damage tests start from; checked to load below. */
-static const char valid_state[] =
-	"diskio-crashfree 1\n"
-	"interval_ns=3600000000000\n"
-	"operational_intervals=5\n"
-	"crashfree_intervals=3\n"
-	"crashes=4\n"
-	"operational_progress_ns=600000000000\n"
-	"crashfree_progress_ns=60000000000\n"
-	"process a\\x20b 1\n"
-	"process sh 3\n"
-	"end\n";
-
 /* valid_state with the first `from` replaced by `to`. */
 static char *edited_state(const char *from, const char *to)
 {
@@ -959,18 +1170,23 @@ Test(state_file, keys_in_any_order_load)
 	crashfree_free(&cf);
 }
 
-Test(state_file, empty_file)
+/* Nothing says an empty file is diskio's: it may be any empty file. */
+Test(state_file, empty_file_is_foreign)
 {
-	expect_damaged("");
+	expect_foreign("");
 }
 
+/* Cut before the magic's end, nothing shows it is diskio's; after, it is damaged. */
 Test(state_file, truncated_at_every_byte)
 {
 	char what[64];
 
 	for (size_t len = 0; len < strlen(valid_state); len++) {
 		snprintf(what, sizeof(what), "truncated to %zu bytes", len);
-		expect_damaged_bytes(valid_state, len, what);
+		if (len < MAGIC_BYTES)
+			expect_foreign_bytes(valid_state, len, what);
+		else
+			expect_damaged_bytes(valid_state, len, what);
 	}
 }
 
@@ -980,15 +1196,25 @@ Test(state_file, wrong_version)
 	expect_edit_damages("diskio-crashfree 1\n", "diskio-crashfree 0\n");
 	expect_edit_damages("diskio-crashfree 1\n", "diskio-crashfree 1 \n");
 	expect_edit_damages("diskio-crashfree 1\n", "diskio-crashfree\n");
-	expect_edit_damages("diskio-crashfree 1\n", "");
 }
 
-Test(state_file, foreign_file)
+/* Without its header line the rest of a state file is anybody's text. */
+Test(state_file, headerless_state_is_foreign)
 {
-	expect_damaged("root:x:0:0:root:/root:/bin/bash\n"
+	expect_foreign(valid_state + strlen("diskio-crashfree 1\n"));
+}
+
+Test(state_file, foreign_file_refused_and_untouched)
+{
+	expect_foreign("root:x:0:0:root:/root:/bin/bash\n"
 		       "daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
-	expect_damaged("{\"interval_ns\": 3600000000000}\n");
-	expect_damaged("\x7f" "ELF\x02\x01\x01");
+	expect_foreign("{\"interval_ns\": 3600000000000}\n");
+	expect_foreign("\x7f" "ELF\x02\x01\x01");
+	expect_foreign("x\n");
+	expect_foreign("diskio-crashfreeX 1\n");
+	expect_foreign("diskio-crashfree");
+	expect_foreign("Diskio-crashfree 1\n");
+	expect_foreign(" diskio-crashfree 1\n");
 }
 
 Test(state_file, huge_numbers)
@@ -1203,14 +1429,24 @@ Test(state_file, garbage_bytes)
 	unsigned char random_bytes[2048];
 	uint32_t state = 2463534242u;
 
-	expect_damaged_bytes((const char *)garbage, sizeof(garbage), "garbage");
+	char *after_header = malloc(MAGIC_BYTES + sizeof(random_bytes));
+
+	expect_foreign_bytes((const char *)garbage, sizeof(garbage), "garbage");
 	for (size_t i = 0; i < sizeof(random_bytes); i++) {
 		state ^= state << 13;
 		state ^= state >> 17;
 		state ^= state << 5;
 		random_bytes[i] = (unsigned char)state;
 	}
-	expect_damaged_bytes((const char *)random_bytes, sizeof(random_bytes), "random");
+	expect_foreign_bytes((const char *)random_bytes, sizeof(random_bytes), "random");
+
+	/* The same bytes after a state file's start: damaged, moved aside. */
+	cr_assert_not_null(after_header);
+	memcpy(after_header, valid_state, MAGIC_BYTES);
+	memcpy(after_header + MAGIC_BYTES, random_bytes, sizeof(random_bytes));
+	expect_damaged_bytes(after_header, MAGIC_BYTES + sizeof(random_bytes),
+			     "random after the magic");
+	free(after_header);
 }
 
 Test(state_file, nul_inside)
@@ -1223,21 +1459,29 @@ Test(state_file, nul_inside)
 		memcpy(copy, valid_state, sizeof(valid_state));
 		copy[at] = '\0';
 		snprintf(what, sizeof(what), "NUL at %zu", at);
-		expect_damaged_bytes(copy, strlen(valid_state), what);
+		if (at < MAGIC_BYTES)
+			expect_foreign_bytes(copy, strlen(valid_state), what);
+		else
+			expect_damaged_bytes(copy, strlen(valid_state), what);
 	}
 	/* NUL added after the end line */
 	memcpy(copy, valid_state, sizeof(valid_state));
 	expect_damaged_bytes(copy, sizeof(valid_state), "NUL after end");
 }
 
-Test(state_file, rename_failure_still_starts_fresh)
+/* A name already taken, even by a directory, is skipped, never replaced. */
+Test(state_file, damaged_file_skips_taken_corrupt_names)
 {
+	static const char damaged[] = "diskio-crashfree 1\ngarbage\n";
+	char second[PATH_MAX], expected_end[PATH_MAX + 64];
 	struct captured warning;
 	struct crashfree cf;
+	size_t len;
+	char *moved;
 	int rc;
 
-	/* a directory at PATH.corrupt makes the rename fail */
-	write_file(state_path, "garbage\n", 8);
+	snprintf(second, sizeof(second), "%s.1", corrupt_path);
+	write_file(state_path, damaged, strlen(damaged));
 	cr_assert_eq(mkdir(corrupt_path, 0700), 0);
 	capture_start(&warning);
 	rc = crashfree_load(&cf, state_path, HOUR, 3, warning.stream);
@@ -1245,21 +1489,80 @@ Test(state_file, rename_failure_still_starts_fresh)
 	cr_assert_eq(rc, CRASHFREE_LOAD_DAMAGED);
 	expect_fresh(&cf, HOUR, 3);
 	expect_one_diskio_line(warning.text);
-	cr_assert(strstr(warning.text, "could not be moved aside"), "%s", warning.text);
+	snprintf(expected_end, sizeof(expected_end), "; moved aside to %s, starting fresh\n",
+		 second);
+	cr_assert(ends_with(warning.text, expected_end), "not moved to %s: %s", second,
+		  warning.text);
+	cr_assert_not(exists(state_path));
+	moved = read_whole_file(second, &len);
+	cr_assert_eq(len, strlen(damaged));
+	cr_assert_eq(memcmp(moved, damaged, len), 0);
+	free(moved);
 	free(warning.text);
+	crashfree_free(&cf);
+}
 
-	/* the next save replaces the damaged file */
-	cr_assert_eq(crashfree_save(&cf, state_path, 3), 0);
-	crashfree_free(&cf);
-	cr_assert_eq(load_quietly(&cf, HOUR, 3), 0);
-	crashfree_free(&cf);
+/* Two damaged files in a row: the second never replaces the first's copy. */
+Test(state_file, damaged_twice_both_kept)
+{
+	static const char first[] = "diskio-crashfree 1\ncrashes=banana\n";
+	static const char second[] = "diskio-crashfree 7\nend\n";
+	static const char third[] = "diskio-crashfree 1\n";
+	const char *const contents[] = { first, second, third };
+	char names[3][PATH_MAX];
+	struct captured warning;
+	struct crashfree cf;
+
+	snprintf(names[0], sizeof(names[0]), "%s", corrupt_path);
+	snprintf(names[1], sizeof(names[1]), "%s.1", corrupt_path);
+	snprintf(names[2], sizeof(names[2]), "%s.2", corrupt_path);
+	for (size_t i = 0; i < 3; i++) {
+		char expected_end[PATH_MAX + 64];
+
+		write_file(state_path, contents[i], strlen(contents[i]));
+		capture_start(&warning);
+		cr_assert_eq(crashfree_load(&cf, state_path, HOUR, 3, warning.stream),
+			     CRASHFREE_LOAD_DAMAGED, "damaged file %zu", i + 1);
+		capture_stop(&warning);
+		expect_one_diskio_line(warning.text);
+		snprintf(expected_end, sizeof(expected_end),
+			 "; moved aside to %s, starting fresh\n", names[i]);
+		cr_assert(ends_with(warning.text, expected_end), "damaged file %zu: %s", i + 1,
+			  warning.text);
+		cr_assert_not(exists(state_path));
+		free(warning.text);
+		crashfree_free(&cf);
+	}
+	for (size_t i = 0; i < 3; i++)
+		expect_untouched(names[i], contents[i], strlen(contents[i]), 0600, names[i]);
+}
+
+/* With every name taken, the damaged file stays where it is and load refuses. */
+Test(state_file, damaged_file_kept_when_every_corrupt_name_is_taken)
+{
+	static const char damaged[] = "diskio-crashfree 1\ncrashes=1\n";
+	char name[PATH_MAX];
+
+	write_file(corrupt_path, "oldest", 6);
+	for (unsigned int i = 1; i < 1000; i++) {
+		snprintf(name, sizeof(name), "%s.%u", corrupt_path, i);
+		write_file(name, "old", 3);
+	}
+	write_file(state_path, damaged, strlen(damaged));
+	expect_refused_at(state_path, -EEXIST, "all exist", "every .corrupt name taken");
+	expect_untouched(state_path, damaged, strlen(damaged), 0600, "the damaged file");
+	expect_untouched(corrupt_path, "oldest", 6, 0600, "the oldest copy");
+	snprintf(name, sizeof(name), "%s.999", corrupt_path);
+	expect_untouched(name, "old", 3, 0600, "the last copy");
+	snprintf(name, sizeof(name), "%s.1000", corrupt_path);
+	cr_assert_not(exists(name));
 }
 
 Test(state_file, no_warning_stream_needed)
 {
 	struct crashfree cf;
 
-	write_file(state_path, "garbage\n", 8);
+	write_file(state_path, "diskio-crashfree 1\ngarbage\n", 27);
 	cr_assert_eq(crashfree_load(&cf, state_path, HOUR, 1, NULL), CRASHFREE_LOAD_DAMAGED);
 	expect_fresh(&cf, HOUR, 1);
 	cr_assert(exists(corrupt_path));
@@ -1308,9 +1611,17 @@ Test(state_file, every_single_byte_edit)
 			capture_start(&warning);
 			rc = crashfree_load(&cf, state_path, HOUR, HOUR, warning.stream);
 			capture_stop(&warning);
-			cr_assert(rc == 0 || rc == CRASHFREE_LOAD_DAMAGED,
+			cr_assert(rc == 0 || rc == CRASHFREE_LOAD_DAMAGED ||
+				  (rc == -EBADMSG && at < MAGIC_BYTES),
 				  "byte %zu -> 0x%02x: %d", at, (unsigned char)replacements[r], rc);
-			if (rc == 0) {
+			if (rc == -EBADMSG) {
+				expect_one_diskio_line(warning.text);
+				expect_fresh(&cf, HOUR, HOUR);
+				expect_untouched(state_path, copy, strlen(valid_state), 0600,
+						 "an edited magic");
+				cr_assert_not(exists(corrupt_path));
+				cr_assert_eq(unlink(state_path), 0);
+			} else if (rc == 0) {
 				uint64_t sum = 0;
 
 				accepted++;

@@ -959,13 +959,14 @@ Test(crash, state_two_runs_add_up)
 
 /*
  * 4. A state file damaged between runs (garbage written over diskio's own
- * file) is moved aside to STATE.corrupt with one warning line; diskio starts
- * fresh, exits 0 and leaves a valid state file behind.
+ * file after its first line) is moved aside to STATE.corrupt with one
+ * warning line; diskio starts fresh, exits 0 and leaves a valid state file
+ * behind.  (A file without that first line is not diskio's: test_state.c.)
  */
 Test(crash, damaged_state_moved_aside)
 {
-	static const char garbage[] = "\x7f" "ELF\x02\x01 diskio-crashfree 1?\n\xff\xfe\x00"
-				      "crashes=banana\nprocess \n";
+	static const char garbage[] = "diskio-crashfree 1\n\x7f" "ELF\x02\x01 diskio-crashfree 1?"
+				      "\n\xff\xfe\x00crashes=banana\nprocess \n";
 	const size_t garbage_len = sizeof(garbage) - 1;
 	const char *const mine[] = { "cf-old", NULL };
 	char path[PATH_MAX], corrupt[PATH_MAX], buf[4096];

@@ -88,6 +88,10 @@ struct write_owner {
  * default): its later writeback goes to the submitter. */
 #define OWNER_TTL_NS	(120ULL * 1000000000ULL)
 
+/* Latency histograms: slot k counts completions of [2^k, 2^(k+1)) ns (slot
+ * 0 also 0 and 1 ns; the last slot, from 2^39 ns = 9 minutes, all longer). */
+#define LATENCY_SLOTS	40
+
 struct dev_latency {
 	__u64 latency_ns;
 	__u64 ios;

@@ -106,6 +106,23 @@ void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
 	m->aggregate.counter[id].total += n;
 }
 
+void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
+		      unsigned int slot, uint64_t n)
+{
+	if (!dev || op >= IO_NR_CLASSES || slot >= LATENCY_SLOTS)
+		return;
+	dev->latency_slots[op][slot].total += n;
+	m->aggregate.latency_slots[op][slot].total += n;
+}
+
+void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumulative,
+		       struct latency_hist *hist)
+{
+	for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
+		hist->slots[k] = op < IO_NR_CLASSES ?
+				 pmem_value(&dev->latency_slots[op][k], cumulative) : 0;
+}
+
 static void pmem_device_flush(struct pmem_device *dev)
 {
 	for (int id = 0; id < PMEM_NR_COUNTERS; id++) {
@@ -113,6 +130,12 @@ static void pmem_device_flush(struct pmem_device *dev)
 
 		c->delta = counter_delta(&c->at_flush, c->total);
 	}
+	for (int op = 0; op < IO_NR_CLASSES; op++)
+		for (int k = 0; k < LATENCY_SLOTS; k++) {
+			struct pmem_counter *c = &dev->latency_slots[op][k];
+
+			c->delta = counter_delta(&c->at_flush, c->total);
+		}
 }
 
 void pmem_flush(struct pmem_metrics *m)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "jsonw.h"
+#include "latency_hist.h"
 
 enum pmem_counter_id {
 	PMEM_READ_BYTES,
@@ -66,6 +67,8 @@ struct pmem_counter {
 struct pmem_device {
 	char name[PMEM_NAME_MAX];
 	struct pmem_counter counter[PMEM_NR_COUNTERS];
+	/* completions per latency slot (latency_hist.h), per operation */
+	struct pmem_counter latency_slots[IO_NR_CLASSES][LATENCY_SLOTS];
 };
 
 struct pmem_metrics {
@@ -101,6 +104,16 @@ void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
  * End of an interval: for every device and the aggregate,
  * delta = total - at_flush, then at_flush = total. Totals never reset.
  */
+/* n completions of operation op (IO_READ..IO_DISCARD) in latency slot
+ * slot, added to dev and the aggregate; out-of-range op or slot are
+ * ignored, like a NULL dev. */
+void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
+		      unsigned int slot, uint64_t n);
+
+/* dev's latency histogram of operation op: this interval's, or since start. */
+void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumulative,
+		       struct latency_hist *hist);
+
 void pmem_flush(struct pmem_metrics *m);
 
 /* Value to show: delta (per interval) or total (cumulative, the -a option). */

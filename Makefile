@@ -26,6 +26,30 @@ UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
 	$(wildcard tests/integration/test_*.c))
 
+# The unit tests again, built with AddressSanitizer and UndefinedBehaviorSanitizer. A report
+# aborts the test's process: Criterion counts the test as crashed, or, for a leak (found when
+# the process exits, after the test was counted), warns that the test "crashed during its
+# setup or teardown"; either way the runner exits 1.
+ASAN_OUTPUT := $(OUTPUT)/asan
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+ASAN_PURE_OBJS := $(patsubst %.c,$(ASAN_OUTPUT)/%.o,$(PURE_SRCS))
+ASAN_UNIT_TESTS := $(patsubst tests/%.c,$(ASAN_OUTPUT)/tests/%,$(wildcard tests/test_*.c))
+# Leaks are checked in every test process Criterion starts (tests/test_options.c says why
+# its own forked children skip the check).
+SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1:$\
+detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
+
+# libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
+FUZZ_TARGETS := state devname options resources
+FUZZ_SECONDS ?= 20
+FUZZ_OUTPUT := $(OUTPUT)/fuzz
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I. -Itests/fuzz \
+	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
+FUZZ_PURE_OBJS := $(patsubst %.c,$(FUZZ_OUTPUT)/%.o,$(PURE_SRCS))
+FUZZ_BINS := $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZ_TARGETS))
+
 ifeq ($(V),1)
 	Q =
 	msg =
@@ -34,7 +58,8 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps deps-test deps-bench run test unit integration bench vmlinux clean
+.PHONY: all deps deps-test deps-bench deps-fuzz run test unit unit-asan integration fuzz fuzz-run bench \
+	vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -49,11 +74,14 @@ deps-test:
 deps-bench:
 	$(Q)scripts/deps.sh bench
 
+deps-fuzz:
+	$(Q)scripts/deps.sh fuzz
+
 diskio: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
 
-$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests:
+$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: %.bpf.c diskio.h core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
@@ -78,6 +106,27 @@ $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(
 	$(Q)$(CC) $(CFLAGS) -Itests $< tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
 		-lcriterion -lpthread -lm -o $@
 
+$(ASAN_OUTPUT)/%.o: %.c $(wildcard *.h) | $(ASAN_OUTPUT)/tests
+	$(call msg,CC-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -c $< -o $@
+
+$(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c \
+		$(ASAN_PURE_OBJS) $(wildcard tests/*.h) | $(ASAN_OUTPUT)/tests
+	$(call msg,TEST-ASAN,$@)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -Itests $< tests/json_reader.c tests/check_util.c \
+		$(ASAN_PURE_OBJS) -lcriterion -lpthread -lm -o $@
+
+# Coverage for libFuzzer in the modules under test, sanitizers everywhere.
+$(FUZZ_OUTPUT)/%.o: %.c $(wildcard *.h) | $(FUZZ_OUTPUT)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuzz_util.h \
+		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
+	$(call msg,FUZZER,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
+		$(FUZZ_PURE_OBJS) -lm -o $@
+
 $(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json_reader.c \
 		tests/integration/harness.h tests/json_reader.h | $(OUTPUT)/itests
 	$(call msg,ITEST,$@)
@@ -96,10 +145,22 @@ run: deps
 
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory unit-asan
+	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory integration
 
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+unit-asan: $(ASAN_UNIT_TESTS)
+	$(Q)set -e; for t in $(ASAN_UNIT_TESTS); do echo "== $$t"; $(SANITIZE_ENV) $$t; done
+
+# Each target for FUZZ_SECONDS (default 20); fails if any finds a crash.
+fuzz: deps-fuzz
+	$(Q)$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(FUZZ_BINS)
+	$(Q)scripts/fuzz.sh $(FUZZ_OUTPUT) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 integration: diskio $(INTEGRATION_TESTS)
 	$(Q)set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \

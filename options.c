@@ -17,6 +17,14 @@
 const char *argp_program_version = "diskio 0.1";
 const char *argp_program_bug_address = NULL;
 
+/*
+ * parse_option() runs under ARGP_NO_EXIT, so that options_parse_status()
+ * can return where argp would exit: after argp_error(), which then prints
+ * but returns, it returns EINVAL; after --help, --usage or --version it
+ * returns PARSE_DONE, which stops argp_parse() as any error does.
+ */
+#define PARSE_DONE ECANCELED
+
 static const char doc[] =
 "Show which processes read, write and discard how many bytes on which disks,\n"
 "with latency, lost-event counts and crash-free intervals.\n"
@@ -132,8 +140,10 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->no_clear = true;
 		break;
 	case 'r':
-		if (parse_uint(arg, 1, 1000000, &value))
+		if (parse_uint(arg, 1, 1000000, &value)) {
 			argp_error(state, "invalid number of rows '%s': a whole number from 1", arg);
+			return EINVAL;
+		}
 		opts->rows = value;
 		break;
 	case 's':
@@ -145,7 +155,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		}
 		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid, comm "
 			   "or dirty", arg);
-		break;
+		return EINVAL;
 	case 'a':
 		opts->cumulative = true;
 		break;
@@ -156,33 +166,47 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->trace = true;
 		break;
 	case 'p':
-		if (parse_uint(arg, 1, PID_MAX_LIMIT, &value))
+		if (parse_uint(arg, 1, PID_MAX_LIMIT, &value)) {
 			argp_error(state, "invalid PID '%s': a process id from 1 to %d", arg,
 				   PID_MAX_LIMIT);
-		if (opts->nr_pids >= MAX_FILTER_PIDS)
+			return EINVAL;
+		}
+		if (opts->nr_pids >= MAX_FILTER_PIDS) {
 			argp_error(state, "too many -p: at most %d", MAX_FILTER_PIDS);
+			return EINVAL;
+		}
 		opts->pids[opts->nr_pids++] = value;
 		break;
 	case 'c':
-		if (!*arg || strlen(arg) >= TASK_COMM_LEN)
+		if (!*arg || strlen(arg) >= TASK_COMM_LEN) {
 			argp_error(state, "invalid COMM '%s': 1 to %d bytes (the kernel keeps no more)",
 				   arg, TASK_COMM_LEN - 1);
+			return EINVAL;
+		}
 		strncpy(opts->comm, arg, TASK_COMM_LEN - 1);
 		opts->filter_comm = true;
 		break;
 	case 'D':
-		if (!*arg)
+		if (!*arg) {
 			argp_error(state, "empty DEVICE: give a disk name (vda) or MAJ:MIN (254:0)");
-		if (opts->nr_devices >= MAX_FILTER_DEVS)
+			return EINVAL;
+		}
+		if (opts->nr_devices >= MAX_FILTER_DEVS) {
 			argp_error(state, "too many -D: at most %d", MAX_FILTER_DEVS);
+			return EINVAL;
+		}
 		opts->devices[opts->nr_devices++] = arg;
 		break;
 	case OPT_CGROUP:
-		if (arg[0] != '/')
+		if (arg[0] != '/') {
 			argp_error(state, "invalid cgroup '%s': a path below the cgroup2 mount, "
 				   "starting with / (e.g. /system.slice)", arg);
-		if (opts->nr_cgroups >= MAX_FILTER_CGROUPS)
+			return EINVAL;
+		}
+		if (opts->nr_cgroups >= MAX_FILTER_CGROUPS) {
 			argp_error(state, "too many --cgroup: at most %d", MAX_FILTER_CGROUPS);
+			return EINVAL;
+		}
 		opts->cgroups[opts->nr_cgroups++] = arg;
 		break;
 	case OPT_BY:
@@ -190,8 +214,10 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			opts->by_cgroup = true;
 		else if (!strcmp(arg, "process"))
 			opts->by_cgroup = false;
-		else
+		else {
 			argp_error(state, "unknown --by '%s': process or cgroup", arg);
+			return EINVAL;
+		}
 		break;
 	case OPT_SUBMITTER:
 		opts->submitter = true;
@@ -200,19 +226,25 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->output = OUTPUT_JSON;
 		break;
 	case OPT_CRASH_INTERVAL:
-		if (parse_uint(arg, 1, 10ULL * 365 * 86400, &value))
+		if (parse_uint(arg, 1, 10ULL * 365 * 86400, &value)) {
 			argp_error(state, "invalid crash interval '%s': whole seconds from 1", arg);
+			return EINVAL;
+		}
 		opts->crash_interval_s = value;
 		break;
 	case OPT_STATE:
-		if (!*arg)
+		if (!*arg) {
 			argp_error(state, "empty state file name");
+			return EINVAL;
+		}
 		opts->state_path = arg;
 		break;
 	case OPT_BUFFER_KB:
-		if (parse_uint(arg, 4, MAX_BUFFER_KB, &value))
+		if (parse_uint(arg, 4, MAX_BUFFER_KB, &value)) {
 			argp_error(state, "invalid buffer size '%s': KiB from 4 to %u", arg,
 				   MAX_BUFFER_KB);
+			return EINVAL;
+		}
 		opts->buffer_kb = value;
 		break;
 	case 'v':
@@ -220,24 +252,29 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case 'h':
 		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
-		break;
+		return PARSE_DONE;
 	case 'V':
 		printf("%s\n", argp_program_version);
-		exit(0);
+		return PARSE_DONE;
 	case OPT_USAGE:
 		argp_state_help(state, stdout, ARGP_HELP_USAGE | ARGP_HELP_EXIT_OK);
-		break;
+		return PARSE_DONE;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0) {
-			if (parse_interval(arg, &opts->interval_s))
+			if (parse_interval(arg, &opts->interval_s)) {
 				argp_error(state, "invalid INTERVAL '%s': seconds, more than 0 (%.2g to %.0f)",
 					   arg, MIN_INTERVAL_S, MAX_INTERVAL_S);
+				return EINVAL;
+			}
 		} else if (state->arg_num == 1) {
-			if (parse_uint(arg, 1, UINT64_MAX, &value))
+			if (parse_uint(arg, 1, UINT64_MAX, &value)) {
 				argp_error(state, "invalid COUNT '%s': a whole number from 1", arg);
+				return EINVAL;
+			}
 			opts->count = value;
 		} else {
 			argp_error(state, "unexpected argument '%s': only [INTERVAL [COUNT]]", arg);
+			return EINVAL;
 		}
 		break;
 	default:
@@ -246,7 +283,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-void options_parse(int argc, char **argv, struct options *opts)
+int options_parse_status(int argc, char **argv, struct options *opts)
 {
 	static const struct argp argp = {
 		.options = option_table,
@@ -254,17 +291,31 @@ void options_parse(int argc, char **argv, struct options *opts)
 		.args_doc = args_doc,
 		.doc = doc,
 	};
+	error_t error;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->interval_s = 1.0;
 	opts->sort = SORT_BYTES;
 	opts->crash_interval_s = 3600;
-	argp_err_exit_status = EXIT_USAGE;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)
 		argv[0] = (char *)"diskio";
-	argp_parse(&argp, argc, argv, ARGP_NO_HELP, NULL, opts);
+	error = argp_parse(&argp, argc, argv, ARGP_NO_HELP | ARGP_NO_EXIT, NULL, opts);
+	if (error == PARSE_DONE)
+		return 0;
+	/* An unknown option, a missing argument (argp has said so) or a bad value. */
+	if (error)
+		return EXIT_USAGE;
 	if (opts->trace && opts->cumulative)
 		fprintf(stderr, "diskio: -a has no effect with -T\n");
+	return -1;
+}
+
+void options_parse(int argc, char **argv, struct options *opts)
+{
+	int status = options_parse_status(argc, argv, opts);
+
+	if (status >= 0)
+		exit(status);
 }

@@ -49,4 +49,9 @@ struct options {
  * print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
 
+/* options_parse() without exit(): the same output, then -1 when diskio goes
+ * on with *opts, else the status options_parse() exits with (0 after --help,
+ * --usage or --version; EXIT_USAGE). */
+int options_parse_status(int argc, char **argv, struct options *opts);
+
 #endif /* DISKIO_OPTIONS_H */

@@ -2,18 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages diskio needs to build, test or benchmark,
 # only those missing: a no-op when everything is present.
-#   scripts/deps.sh build|test|bench
+#   scripts/deps.sh build|fuzz|test|bench
 set -euo pipefail
 
 build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
-test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs)
+# libFuzzer for clang 14 (clang only recommends it).
+fuzz_packages=(libclang-rt-14-dev)
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs "${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 
 case "${1:-build}" in
 build) wanted=("${build_packages[@]}") ;;
+fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
 test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
 bench) wanted=("${build_packages[@]}" "${test_packages[@]}" "${bench_packages[@]}") ;;
-*) echo "diskio: deps.sh: unknown set '$1' (build, test or bench)" >&2; exit 2 ;;
+*) echo "diskio: deps.sh: unknown set '$1' (build, fuzz, test or bench)" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -429,18 +429,54 @@ static __always_inline void row_add(const struct row *row, __u64 *counter, __u64
 		*counter += value;
 }
 
-static __always_inline void add_device_latency(__u32 dev, __u64 latency_ns)
+/* floor(log2(ns)), at most LATENCY_SLOTS - 1: latency_hist.h's slots. */
+static __always_inline __u32 latency_slot(__u64 ns)
+{
+	__u32 slot = 0;
+
+	if (ns >> 32) {
+		ns >>= 32;
+		slot += 32;
+	}
+	if (ns >> 16) {
+		ns >>= 16;
+		slot += 16;
+	}
+	if (ns >> 8) {
+		ns >>= 8;
+		slot += 8;
+	}
+	if (ns >> 4) {
+		ns >>= 4;
+		slot += 4;
+	}
+	if (ns >> 2) {
+		ns >>= 2;
+		slot += 2;
+	}
+	if (ns >> 1)
+		slot += 1;
+	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
+}
+
+/* A completion of class on dev: its latency summed and in the histogram.
+ * The I/O itself is counted in its row: a full map loses the sample only,
+ * which user space sees as a histogram short of the I/Os (no percentiles). */
+static __always_inline void add_device_latency(__u32 dev, __u32 class, __u64 latency_ns)
 {
 	static const struct dev_latency zero;
-	struct dev_latency *entry = lookup_or_try_init(&device_latency, &dev, &zero);
+	struct dev_latency *entry;
 
-	if (!entry) {
-		count_lost(LOST_STATS_MAP_FULL);
+	if (class >= IO_NR_CLASSES)
 		return;
-	}
-	__sync_fetch_and_add(&entry->latency_ns, latency_ns);
-	__sync_fetch_and_add(&entry->ios, 1);
+	entry = lookup_or_try_init(&device_latency, &dev, &zero);
+	if (!entry)
+		return;
+	__sync_fetch_and_add(&entry->latency_ns[class], latency_ns);
+	__sync_fetch_and_add(&entry->ios[class], 1);
+	__sync_fetch_and_add(&entry->slots[class][latency_slot(latency_ns)], 1);
 }
+
 
 static __always_inline __u32 io_flags(__u32 opf)
 {
@@ -580,6 +616,8 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 		row_add(&row, &row.stats->latency_ns, latency_ns);
 		row_add(&row, &row.stats->latency_ios, 1);
 	}
+	if (aggregate)
+		add_device_latency(dev, io_classify(io->op), latency_ns);
 	if (trace_events)
 		emit_io_event(ctx, io, dev, now, latency_ns);
 	/* Free the slot only after reading it (a full barrier). */
@@ -678,9 +716,10 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	/* Without -L the latency of a bio-based disk needs the kernel's own
 	 * stamp, which most queues do not keep: check it first, it is cheap. */
 	start_ns = bio_issue_ns(bio, &stamp_mask);
-	if (!start_ns || !dev_selected(dev) || io_classify(bio->bi_opf) >= IO_NR_CLASSES)
+	if (!start_ns || !dev_selected(dev))
 		return 0;
-	add_device_latency(dev, elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
+	add_device_latency(dev, io_classify(bio->bi_opf),
+			   elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
 	return 0;
 }
 
@@ -733,10 +772,9 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 		complete_tracked(ctx, arg_address(ctx, 0), dev, now, start_ns);
 		return;
 	}
-	if (!start_ns || !dev_selected(dev) ||
-	    io_classify(rq->cmd_flags) >= IO_NR_CLASSES)
+	if (!start_ns || !dev_selected(dev))
 		return;
-	add_device_latency(dev, elapsed_since(now, start_ns, ~0ULL));
+	add_device_latency(dev, io_classify(rq->cmd_flags), elapsed_since(now, start_ns, ~0ULL));
 }
 
 SEC("tp_btf/block_io_start")

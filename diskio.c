@@ -340,8 +340,7 @@ static int take_snapshot(struct run *run, bool at_exit)
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
 		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
 		.overflow_stats = rows ? bpf_map__fd(skel->maps.overflow_stats) : -1,
-		.device_latency = rows && !run->track_inflight ?
-				  bpf_map__fd(skel->maps.device_latency) : -1,
+		.device_latency = rows ? bpf_map__fd(skel->maps.device_latency) : -1,
 		.inflight = at_exit && run->track_inflight ? bpf_map__fd(skel->maps.inflight) : -1,
 	};
 	int err = snapshot_read(&run->snapshot, &maps, run->nr_cpus);
@@ -423,6 +422,7 @@ static void choose_view(struct run *run)
 	else
 		view_top(&run->view, stdout);
 	screen_size(&run->view.screen, opts);
+	run->view.histograms = opts->histograms;
 	if (output != OUTPUT_AUTO)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 }
@@ -538,7 +538,6 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		.cumulative = opts->cumulative,
 		.per_process_latency = opts->per_process_latency,
 		.trace = opts->trace,
-		.latency_from_rows = run->track_inflight,
 		.sort = opts->sort,
 		.by_cgroup = opts->by_cgroup,
 		.cgroup_mount = run->cgroup_mount[0] ? run->cgroup_mount : NULL,

@@ -92,9 +92,12 @@ struct write_owner {
  * 0 also 0 and 1 ns; the last slot, from 2^39 ns = 9 minutes, all longer). */
 #define LATENCY_SLOTS	40
 
+/* A disk's completions per operation (IO_READ..IO_DISCARD): their latency
+ * summed, their count, and per latency slot. */
 struct dev_latency {
-	__u64 latency_ns;
-	__u64 ios;
+	__u64 latency_ns[IO_NR_CLASSES];
+	__u64 ios[IO_NR_CLASSES];
+	__u64 slots[IO_NR_CLASSES][LATENCY_SLOTS];
 };
 
 /* What is remembered about an I/O between submission and completion, keyed by

@@ -48,9 +48,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 
 	plan->stats_entries = needs->rows ? stats_entries_for(nr_cpus) : 1;
 	plan->overflow_stats_entries = needs->rows ? OVERFLOW_STATS_ENTRIES : 1;
-	/* Tracked I/Os give each device's latency from its rows. */
-	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
-				       DEVICE_LATENCY_ENTRIES : 1;
+	plan->device_latency_entries = needs->rows ? DEVICE_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
 	plan->owners_entries = needs->owners ? OWNERS_ENTRIES : 1;
 	plan->crashed_groups_entries = needs->legacy_exit_hook ? CRASHED_GROUPS_ENTRIES : 1;

@@ -58,6 +58,7 @@ enum {
 	OPT_CGROUP,
 	OPT_BY,
 	OPT_USAGE,
+	OPT_HISTOGRAM,
 };
 
 static const struct argp_option option_table[] = {
@@ -77,6 +78,8 @@ static const struct argp_option option_table[] = {
 	  "Only this cgroup v2 group and its descendants, e.g. /system.slice/nginx.service "
 	  "(repeatable, up to 16)", 0 },
 	{ "by", OPT_BY, "KEY", 0, "Rows per process (default) or per cgroup", 0 },
+	{ "histogram", OPT_HISTOGRAM, NULL, 0,
+	  "Each disk's latency histogram per operation, every interval", 0 },
 	{ "submitter", OPT_SUBMITTER, NULL, 0,
 	  "Charge writes to the task that submitted them, not the one that dirtied them", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
@@ -218,6 +221,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown --by '%s': process or cgroup", arg);
 			return EINVAL;
 		}
+		break;
+	case OPT_HISTOGRAM:
+		opts->histograms = true;
 		break;
 	case OPT_SUBMITTER:
 		opts->submitter = true;

@@ -38,6 +38,7 @@ struct options {
 	uint32_t nr_cgroups;
 	bool by_cgroup;		/* --by cgroup */
 	bool submitter;		/* --submitter */
+	bool histograms;	/* --histogram */
 	bool verbose;
 	uint64_t crash_interval_s;
 	const char *state_path;

@@ -106,6 +106,17 @@ void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
 	m->aggregate.counter[id].total += n;
 }
 
+void pmem_add_op_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
+			 uint64_t ns, uint64_t ios)
+{
+	if (!dev || op >= IO_NR_CLASSES)
+		return;
+	dev->op_latency_ns[op].total += ns;
+	dev->op_latency_ios[op].total += ios;
+	m->aggregate.op_latency_ns[op].total += ns;
+	m->aggregate.op_latency_ios[op].total += ios;
+}
+
 void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
 		      unsigned int slot, uint64_t n)
 {
@@ -123,12 +134,39 @@ void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumu
 				 pmem_value(&dev->latency_slots[op][k], cumulative) : 0;
 }
 
+void pmem_latency_summary(const struct pmem_device *dev, unsigned int op, bool cumulative,
+			  struct latency_summary *summary)
+{
+	struct latency_hist hist;
+
+	memset(summary, 0, sizeof(*summary));
+	if (op >= IO_NR_CLASSES)
+		return;
+	summary->ios = pmem_value(&dev->op_latency_ios[op], cumulative);
+	if (!summary->ios)
+		return;
+	summary->avg_us = (double)pmem_value(&dev->op_latency_ns[op], cumulative) /
+			  (double)summary->ios / 1000.0;
+	pmem_latency_hist(dev, op, cumulative, &hist);
+	/* The kernel counts a completion before its slot: a snapshot may
+	 * catch a slot short; an empty histogram leaves the percentiles 0. */
+	latency_percentile_us(&hist, 0.50, &summary->p50_us);
+	latency_percentile_us(&hist, 0.95, &summary->p95_us);
+	latency_percentile_us(&hist, 0.99, &summary->p99_us);
+}
+
 static void pmem_device_flush(struct pmem_device *dev)
 {
 	for (int id = 0; id < PMEM_NR_COUNTERS; id++) {
 		struct pmem_counter *c = &dev->counter[id];
 
 		c->delta = counter_delta(&c->at_flush, c->total);
+	}
+	for (int op = 0; op < IO_NR_CLASSES; op++) {
+		struct pmem_counter *ns = &dev->op_latency_ns[op], *ios = &dev->op_latency_ios[op];
+
+		ns->delta = counter_delta(&ns->at_flush, ns->total);
+		ios->delta = counter_delta(&ios->at_flush, ios->total);
 	}
 	for (int op = 0; op < IO_NR_CLASSES; op++)
 		for (int k = 0; k < LATENCY_SLOTS; k++) {
@@ -173,8 +211,65 @@ void pmem_values(const struct pmem_device *dev, bool cumulative,
 		values[id] = pmem_value(&dev->counter[id], cumulative);
 }
 
+const char *const pmem_op_names[IO_NR_CLASSES] = { "read", "write", "discard" };
+
+static void write_microseconds(struct jsonw *w, const char *key, double us, bool known)
+{
+	if (known)
+		jsonw_double(w, key, "%.1f", us);
+	else
+		jsonw_null(w, key);
+}
+
+/* "latency_us":{"read":{"ios":N,"avg":…,"p50":…,"p95":…,"p99":…},…}: null
+ * where an operation had no completion. */
+static void write_latency_object(struct jsonw *w, const struct pmem_device *d, bool cumulative)
+{
+	jsonw_object(w, "latency_us");
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		struct latency_summary l;
+
+		pmem_latency_summary(d, op, cumulative, &l);
+		jsonw_object(w, pmem_op_names[op]);
+		jsonw_u64(w, "ios", l.ios);
+		write_microseconds(w, "avg", l.avg_us, l.ios);
+		write_microseconds(w, "p50", l.p50_us, l.ios);
+		write_microseconds(w, "p95", l.p95_us, l.ios);
+		write_microseconds(w, "p99", l.p99_us, l.ios);
+		jsonw_object_end(w);
+	}
+	jsonw_object_end(w);
+}
+
+/* "histogram":{"read":[{"le_us":…,"count":…},…],…}: the slots from the
+ * first to the last with completions, each with its upper bound. */
+static void write_histogram_object(struct jsonw *w, const struct pmem_device *d, bool cumulative)
+{
+	jsonw_object(w, "histogram");
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		struct latency_hist h;
+		unsigned int first = LATENCY_SLOTS, last = 0;
+
+		pmem_latency_hist(d, op, cumulative, &h);
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
+			if (h.slots[k]) {
+				first = first < k ? first : k;
+				last = k;
+			}
+		jsonw_array(w, pmem_op_names[op]);
+		for (unsigned int k = first; k <= last && first < LATENCY_SLOTS; k++) {
+			jsonw_object(w, NULL);
+			jsonw_double(w, "le_us", "%.3f", (double)latency_slot_high_ns(k) / 1000.0);
+			jsonw_u64(w, "count", h.slots[k]);
+			jsonw_object_end(w);
+		}
+		jsonw_array_end(w);
+	}
+	jsonw_object_end(w);
+}
+
 static void write_device_object(struct jsonw *w, const char *key, const struct pmem_device *d,
-				bool cumulative)
+				bool cumulative, bool histograms)
 {
 	uint64_t values[PMEM_NR_COUNTERS], tenths;
 
@@ -186,6 +281,9 @@ static void write_device_object(struct jsonw *w, const char *key, const struct p
 		jsonw_tenths(w, "avg_latency_us", tenths);
 	else
 		jsonw_null(w, "avg_latency_us");
+	write_latency_object(w, d, cumulative);
+	if (histograms)
+		write_histogram_object(w, d, cumulative);
 	jsonw_object_end(w);
 }
 
@@ -194,18 +292,19 @@ static int stream_error(void)
 	return errno > 0 ? -errno : -EIO;
 }
 
-int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative)
+int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative,
+		    bool histograms)
 {
 	/* So that a stale errno is not reported as the cause of a failure. */
 	errno = 0;
 	jsonw_object(w, "devices");
 	for (size_t i = 0; i < m->count; i++) {
-		write_device_object(w, m->devices[i].name, &m->devices[i], cumulative);
+		write_device_object(w, m->devices[i].name, &m->devices[i], cumulative, histograms);
 		if (ferror(w->out))
 			return stream_error();
 	}
 	jsonw_object_end(w);
-	write_device_object(w, "total", &m->aggregate, cumulative);
+	write_device_object(w, "total", &m->aggregate, cumulative, histograms);
 	if (ferror(w->out))
 		return stream_error();
 	return 0;

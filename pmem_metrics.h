@@ -36,6 +36,8 @@ enum pmem_counter_id {
  * "latency_ios".
  */
 extern const char *const pmem_counter_names[PMEM_NR_COUNTERS];
+/* "read", "write", "discard": the operations of latency_summary. */
+extern const char *const pmem_op_names[IO_NR_CLASSES];
 
 /*
  * The change of a running total since it was last seen (*seen), which then
@@ -67,8 +69,16 @@ struct pmem_counter {
 struct pmem_device {
 	char name[PMEM_NAME_MAX];
 	struct pmem_counter counter[PMEM_NR_COUNTERS];
-	/* completions per latency slot (latency_hist.h), per operation */
+	/* per operation: completions, their latency summed, and per latency
+	 * slot (latency_hist.h) */
+	struct pmem_counter op_latency_ns[IO_NR_CLASSES], op_latency_ios[IO_NR_CLASSES];
 	struct pmem_counter latency_slots[IO_NR_CLASSES][LATENCY_SLOTS];
+};
+
+/* One operation's latency on a device, for people. */
+struct latency_summary {
+	uint64_t ios;			/* completions; 0: nothing below is known */
+	double avg_us, p50_us, p95_us, p99_us;
 };
 
 struct pmem_metrics {
@@ -104,6 +114,11 @@ void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
  * End of an interval: for every device and the aggregate,
  * delta = total - at_flush, then at_flush = total. Totals never reset.
  */
+/* ios completions of operation op taking ns in all, added to dev and the
+ * aggregate (out-of-range op, or a NULL dev, are ignored). */
+void pmem_add_op_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
+			 uint64_t ns, uint64_t ios);
+
 /* n completions of operation op (IO_READ..IO_DISCARD) in latency slot
  * slot, added to dev and the aggregate; out-of-range op or slot are
  * ignored, like a NULL dev. */
@@ -113,6 +128,10 @@ void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned 
 /* dev's latency histogram of operation op: this interval's, or since start. */
 void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumulative,
 		       struct latency_hist *hist);
+
+/* dev's latency of operation op: this interval's, or since start. */
+void pmem_latency_summary(const struct pmem_device *dev, unsigned int op, bool cumulative,
+			  struct latency_summary *summary);
 
 void pmem_flush(struct pmem_metrics *m);
 
@@ -142,6 +161,7 @@ void pmem_values(const struct pmem_device *dev, bool cumulative,
  * error flag set after writing. Nothing is flushed: errors that only show up
  * when the caller flushes its stream are the caller's to check.
  */
-int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative);
+int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulative,
+		    bool histograms);
 
 #endif /* DISKIO_PMEM_METRICS_H */

@@ -227,6 +227,54 @@ static void batch_begin(struct view *v, const struct frame *f)
 	fputc('\n', v->out);
 }
 
+/* " read_p50_us=12.3 read_p95_us=… … discard_p99_us=-" */
+static void batch_latency_percentiles(FILE *out, const struct pmem_device *dev, bool cumulative)
+{
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		struct latency_summary l;
+
+		pmem_latency_summary(dev, op, cumulative, &l);
+		if (l.ios)
+			fprintf(out, " %s_p50_us=%.1f %s_p95_us=%.1f %s_p99_us=%.1f",
+				pmem_op_names[op], l.p50_us, pmem_op_names[op], l.p95_us,
+				pmem_op_names[op], l.p99_us);
+		else
+			fprintf(out, " %s_p50_us=- %s_p95_us=- %s_p99_us=-", pmem_op_names[op],
+				pmem_op_names[op], pmem_op_names[op]);
+	}
+}
+
+void batch_write_histogram(FILE *out, const struct pmem_device *dev, unsigned int op,
+			   bool cumulative)
+{
+	enum { BAR_WIDTH = 40 };
+	struct latency_hist h;
+	unsigned int first = LATENCY_SLOTS, last = 0;
+	uint64_t most = 0;
+
+	pmem_latency_hist(dev, op, cumulative, &h);
+	for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+		if (!h.slots[k])
+			continue;
+		first = first < k ? first : k;
+		last = k;
+		most = most > h.slots[k] ? most : h.slots[k];
+	}
+	if (first == LATENCY_SLOTS)
+		return;
+	fputs("# histogram ", out);
+	batch_write_name(out, dev->name, strlen(dev->name));
+	fprintf(out, " %s usecs : count distribution\n", pmem_op_names[op]);
+	for (unsigned int k = first; k <= last; k++) {
+		unsigned int stars = (unsigned int)((h.slots[k] * BAR_WIDTH + most - 1) / most);
+
+		fprintf(out, "# %12.3f -> %-12.3f : %-10" PRIu64 " |%.*s%*s|\n",
+			(double)latency_slot_low_ns(k) / 1000.0,
+			(double)latency_slot_high_ns(k) / 1000.0, h.slots[k], (int)stars,
+			"****************************************", (int)(BAR_WIDTH - stars), "");
+	}
+}
+
 static void batch_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
 {
 	uint64_t values[PMEM_NR_COUNTERS];
@@ -235,7 +283,11 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 	batch_write_name(v->out, dev->name, strlen(dev->name));
 	pmem_values(dev, f->cumulative, values);
 	batch_counters(v->out, values);
+	batch_latency_percentiles(v->out, dev, f->cumulative);
 	fputc('\n', v->out);
+	if (v->histograms)
+		for (unsigned int op = 0; op < IO_NR_CLASSES; op++)
+			batch_write_histogram(v->out, dev, op, f->cumulative);
 }
 
 /* The crash lines come after the devices, before the rows. */
@@ -393,7 +445,7 @@ static void json_interval_end(struct view *v, const struct frame *f)
 	struct jsonw *w = &v->json;
 
 	jsonw_array_end(w);
-	pmem_write_json(f->devices, w, f->cumulative);
+	pmem_write_json(f->devices, w, f->cumulative, v->histograms);
 	json_write_lost(w, f->lost);
 	if (f->crash)
 		json_crash(w, f->crash);

@@ -237,7 +237,7 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 		}
 	}
 	/* A device's counts are the sum of its rows' changes. */
-	last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
+	last_counter = PMEM_FLUSHES;	/* latency comes per device (count_device_latency) */
 	for (size_t i = 0; i < t->procs.count; i++) {
 		struct proc_io *row = &t->procs.rows[i];
 		struct pmem_device *metrics = NULL;
@@ -279,25 +279,39 @@ static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
 }
 
 /* The per-device latency the kernel keeps when I/Os are not tracked. */
+/* Each device's latency, per operation: sums, counts and histograms. */
 static void count_device_latency(struct tally *t, const struct snapshot *s)
 {
 	for (size_t i = 0; i < s->nlatency; i++) {
 		const struct snapshot_latency *entry = &s->latency[i];
 		struct tally_latency_seen *seen = latency_seen_of(t, entry->dev);
-		struct pmem_device *metrics;
-		uint64_t ns, ios;
+		struct pmem_device *metrics = NULL;
 
 		if (!seen)
 			continue;
-		/* The kernel adds the time before the count: time without a
-		 * new count waits for its count. */
-		ios = counter_delta(&seen->ios, entry->latency.ios);
-		if (!ios)
-			continue;
-		ns = counter_delta(&seen->latency_ns, entry->latency.latency_ns);
-		metrics = device_metrics(t, entry->dev);
-		pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
-		pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
+		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+			/* The kernel adds the time before the count: time
+			 * without a new count waits for its count. */
+			uint64_t ios = counter_delta(&seen->ios[op], entry->latency.ios[op]), ns;
+
+			if (ios) {
+				ns = counter_delta(&seen->latency_ns[op],
+						   entry->latency.latency_ns[op]);
+				metrics = metrics ? metrics : device_metrics(t, entry->dev);
+				pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
+				pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
+				pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
+			}
+			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+				uint64_t n = counter_delta(&seen->slots[op][k],
+							   entry->latency.slots[op][k]);
+
+				if (!n)
+					continue;
+				metrics = metrics ? metrics : device_metrics(t, entry->dev);
+				pmem_add_latency(&t->devices, metrics, op, k, n);
+			}
+		}
 	}
 }
 

@@ -62,9 +62,6 @@ struct tally_config {
 	bool cumulative;		/* -a */
 	bool per_process_latency;	/* -L */
 	bool trace;			/* -T: events, no rows */
-	/* I/Os are tracked to completion (-L, -p, -c): a device's latency is
-	 * the sum of its rows', the kernel keeps no per-device latency then. */
-	bool latency_from_rows;
 	enum sort_key sort;
 	bool by_cgroup;			/* --by cgroup: rows per (cgroup, disk) */
 	uint64_t crash_interval_ns;
@@ -79,7 +76,8 @@ struct tally_config {
 
 struct tally_latency_seen {
 	uint32_t dev;
-	uint64_t latency_ns, ios;
+	uint64_t latency_ns[IO_NR_CLASSES], ios[IO_NR_CLASSES];
+	uint64_t slots[IO_NR_CLASSES][LATENCY_SLOTS];
 };
 
 /* A process that dirtied page cache: writeback may still be charged to it

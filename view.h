@@ -36,6 +36,7 @@ struct view {
 
 	FILE *out;
 	struct screen screen;		/* top: set before each frame */
+	bool histograms;		/* --histogram: each device's latency histograms */
 	struct jsonw json;
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
@@ -61,6 +62,11 @@ void view_json_summary(struct view *v, const struct summary *s);
 void batch_write_name(FILE *out, const char *name, size_t len);
 /* "pid=N comm=NAME signal=SIGSEGV core_dumped=0\n" of a "# crash-event" line. */
 void batch_write_crash_event(FILE *out, const struct crash_event *e);
+/* A biolatency-style histogram of dev's latency of op (IO_READ...), '#'
+ * lines: a title, then one line per slot from the first to the last that
+ * holds completions.  Nothing for an empty histogram. */
+void batch_write_histogram(FILE *out, const struct pmem_device *dev, unsigned int op,
+			   bool cumulative);
 /* " lost=N lost_<cause>=N ..." */
 void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES]);
 /* "lost":{"events":N,"by_cause":{...}} */

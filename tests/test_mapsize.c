@@ -108,7 +108,8 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 
 	map_plan_for(&latency_mode, 2, &plan);
 	cr_assert_eq(plan.inflight_slots, INFLIGHT_SLOTS);
-	cr_assert_eq(plan.device_latency_entries, 1, "latency comes from the rows");
+	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES,
+		     "device histograms in every mode with rows");
 
 	map_plan_for(&trace_mode, 2, &plan);
 	cr_assert_eq(plan.stats_entries, 1);

@@ -357,7 +357,7 @@ static char *write_json(const struct pmem_metrics *m, bool cumulative)
 
 	cr_assert_not_null(out);
 	jsonw_init(&w, out);
-	cr_assert_eq(pmem_write_json(m, &w, cumulative), 0);
+	cr_assert_eq(pmem_write_json(m, &w, cumulative, false), 0);
 	cr_assert_eq(fclose(out), 0);
 	return buf;
 }
@@ -939,11 +939,11 @@ Test(json, stream_error_is_reported)
 	jsonw_init(&w, read_only);
 	pmem_init(&m);
 	/* Without devices only the aggregate is written: that must fail too. */
-	err = pmem_write_json(&m, &w, false);
+	err = pmem_write_json(&m, &w, false, false);
 	cr_assert_lt(err, 0, "no devices: want a failure, got %d", err);
 	clearerr(read_only);
 	pmem_device_get(&m, "vda");
-	err = pmem_write_json(&m, &w, false);
+	err = pmem_write_json(&m, &w, false, false);
 	cr_assert_lt(err, 0, "one device: want a failure, got %d", err);
 	fclose(read_only);
 	pmem_free(&m);

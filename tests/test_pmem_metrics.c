@@ -690,7 +690,7 @@ Test(latency, average_is_null_without_samples_and_has_one_decimal)
 		pmem_add(&m, dev, PMEM_LATENCY_IOS, cases[i].ios);
 		pmem_flush(&m);
 		json = write_json(&m, false);
-		snprintf(expected, sizeof(expected), "\"avg_latency_us\":%s}",
+		snprintf(expected, sizeof(expected), "\"avg_latency_us\":%s,",
 			 cases[i].shown);
 		cr_assert_not_null(strstr(json, expected), "case %zu: want %s in %s",
 				   i, expected, json);
@@ -725,10 +725,16 @@ Test(latency, average_value_in_microseconds)
 
 /* ---- JSON output ---- */
 
+/* A device's latency object without per-operation completions. */
+#define NO_OP_LATENCY(op) "\"" op "\":{\"ios\":0,\"avg\":null,\"p50\":null," \
+	"\"p95\":null,\"p99\":null}"
+#define NO_LATENCY ",\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
+	NO_OP_LATENCY("discard") "}"
+
 /* What a device with nothing counted looks like. */
 #define ZERO_OBJECT "{\"read_bytes\":0,\"write_bytes\":0,\"discard_bytes\":0," \
 	"\"read_ios\":0,\"write_ios\":0,\"discard_ios\":0,\"flushes\":0," \
-	"\"avg_latency_us\":null}"
+	"\"avg_latency_us\":null" NO_LATENCY "}"
 
 Test(json, empty_registry)
 {
@@ -776,7 +782,7 @@ static void append_object(char **cursor, size_t *left, const uint64_t *v,
 	       "{\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64
 	       ",\"discard_bytes\":%" PRIu64 ",\"read_ios\":%" PRIu64
 	       ",\"write_ios\":%" PRIu64 ",\"discard_ios\":%" PRIu64
-	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s}",
+	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s" NO_LATENCY "}",
 	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg);
 }
 
@@ -899,10 +905,10 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7}");
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY "}");
 	free(json);
 
 	/* (1600000 + 5100) ns over 19 completions = 84.478... us */
@@ -910,10 +916,10 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5}");
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY "}");
 	free(json);
 
 	/* A quiet interval: nothing in it, everything still in the totals. */
@@ -1224,4 +1230,56 @@ Test(checker, rejects_what_it_should)
 		cr_assert_not(json_is_valid(bad[i], strlen(bad[i])), "accepted %s", bad[i]);
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		cr_assert(json_is_valid(good[i], strlen(good[i])), "rejected %s", good[i]);
+}
+
+/* ---- latency per operation ---- */
+
+/* Three reads of 1000, 3000 and 3000 ns and one discard of 1 ms: averages
+ * per operation, percentiles from the slots, the total holding both. */
+Test(op_latency, summary_and_json_per_operation)
+{
+	struct pmem_metrics m;
+	struct pmem_device *dev;
+	struct latency_summary l;
+	char *json;
+
+	pmem_init(&m);
+	dev = pmem_device_get(&m, "vda");
+	pmem_add_op_latency(&m, dev, IO_READ, 7000, 3);
+	pmem_add_latency(&m, dev, IO_READ, latency_slot(1000), 1);
+	pmem_add_latency(&m, dev, IO_READ, latency_slot(3000), 2);
+	pmem_add_op_latency(&m, dev, IO_DISCARD, 1000000, 1);
+	pmem_add_latency(&m, dev, IO_DISCARD, latency_slot(1000000), 1);
+	pmem_add_op_latency(&m, dev, IO_NR_CLASSES, 5, 5);	/* ignored */
+	pmem_add_latency(&m, dev, IO_READ, LATENCY_SLOTS, 5);	/* ignored */
+	pmem_flush(&m);
+
+	pmem_latency_summary(dev, IO_READ, false, &l);
+	cr_assert_eq(l.ios, 3);
+	cr_assert_float_eq(l.avg_us, 7.0 / 3, 1e-9);
+	cr_assert_float_eq(l.p50_us, 2.560, 1e-9, "the 2nd of 3: slot [2048, 4096), 1st of 2");
+	cr_assert_float_eq(l.p99_us, 3.584, 1e-9, "the 3rd of 3: 2nd of 2 in that slot");
+	cr_assert_leq(l.p50_us, l.p95_us);
+	cr_assert_leq(l.p95_us, l.p99_us);
+	pmem_latency_summary(dev, IO_WRITE, false, &l);
+	cr_assert_eq(l.ios, 0);
+	pmem_latency_summary(&m.aggregate, IO_DISCARD, false, &l);
+	cr_assert_eq(l.ios, 1);
+	cr_assert_float_eq(l.avg_us, 1000.0, 1e-9);
+
+	json = write_json(&m, false);
+	cr_assert(fragment_is_valid_json(json), "%s", json);
+	cr_assert_not_null(strstr(json, "\"latency_us\":{\"read\":{\"ios\":3,\"avg\":2.3,"
+				  "\"p50\":2.6,\"p95\":3.6,\"p99\":3.6},"
+				  "\"write\":{\"ios\":0,\"avg\":null,\"p50\":null,\"p95\":null,"
+				  "\"p99\":null},\"discard\":{\"ios\":1,\"avg\":1000.0,"), "%s", json);
+	free(json);
+
+	/* The next interval is empty; the totals keep it all. */
+	pmem_flush(&m);
+	pmem_latency_summary(dev, IO_READ, false, &l);
+	cr_assert_eq(l.ios, 0);
+	pmem_latency_summary(dev, IO_READ, true, &l);
+	cr_assert_eq(l.ios, 3);
+	pmem_free(&m);
 }

@@ -1522,3 +1522,49 @@ Test(format, lost_total_sums_every_reason)
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		cr_assert_not_null(lost_cause_names[i]);
 }
+
+/* ---- the same interval in batch and JSON ---- */
+
+/* The percentiles of a disk read the same in its "# device" line and in
+ * its JSON object: one frame, both views. */
+Test(render_views, batch_and_json_show_the_same_percentiles)
+{
+	struct fx *f = fx_new();
+	struct pmem_device *vda = pmem_device_get(&f->pm, "vda");
+	static const char *const ops[] = { "read", "write" };
+	char *batch, *json;
+	size_t len;
+
+	pmem_add_op_latency(&f->pm, vda, IO_READ, 90000, 9);
+	pmem_add_latency(&f->pm, vda, IO_READ, latency_slot(5000), 6);
+	pmem_add_latency(&f->pm, vda, IO_READ, latency_slot(20000), 3);
+	pmem_add_op_latency(&f->pm, vda, IO_WRITE, 2000000, 2);
+	pmem_add_latency(&f->pm, vda, IO_WRITE, latency_slot(1000000), 2);
+	pmem_flush(&f->pm);
+	batch = render_to_string(render_batch, &f->frame, &len);
+	json = render_to_string(render_json, &f->frame, &len);
+	for (int op = 0; op < 2; op++) {
+		char pattern[64], from_batch[3][16], from_json[3][16];
+		const char *at;
+		unsigned long ios;
+
+		snprintf(pattern, sizeof(pattern), " %s_p50_us=", ops[op]);
+		at = strstr(strstr(batch, "# device vda "), pattern);
+		cr_assert_not_null(at, "%s", batch);
+		cr_assert_eq(sscanf(at, " %*[a-z]_p50_us=%15s %*[a-z]_p95_us=%15s %*[a-z]_p99_us=%15s",
+				    from_batch[0], from_batch[1], from_batch[2]), 3, "%s", at);
+		snprintf(pattern, sizeof(pattern), "\"%s\":{\"ios\":", ops[op]);
+		at = strstr(strstr(json, "\"vda\":{"), pattern);
+		cr_assert_not_null(at, "%s", json);
+		cr_assert_eq(sscanf(at + strlen(pattern), "%lu,\"avg\":%*[0-9.],\"p50\":%15[0-9.],"
+				    "\"p95\":%15[0-9.],\"p99\":%15[0-9.]", &ios, from_json[0],
+				    from_json[1], from_json[2]), 4, "%s", at);
+		cr_assert_eq(ios, op ? 2 : 9);
+		for (int k = 0; k < 3; k++)
+			cr_assert_str_eq(from_batch[k], from_json[k], "%s p%s", ops[op],
+					 k == 0 ? "50" : k == 1 ? "95" : "99");
+	}
+	free(batch);
+	free(json);
+	fx_free(f);
+}

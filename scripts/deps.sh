@@ -14,7 +14,7 @@ static_packages=(libc6-dev)
 # make test-kernels: boot Debian's kernels under QEMU with a busybox initramfs.
 # apt-get download fetches the kernel packages; dpkg-deb unpacks them; cpio
 # and xz/zstd build the initramfs and unpack compressed modules.
-kernel_packages=(qemu-system-x86 busybox-static cpio xz-utils zstd apt dpkg coreutils)
+kernel_packages=(qemu-system-x86 busybox-static cpio xz-utils zstd apt dpkg coreutils procps)
 
 case "${1:-build}" in
 build) wanted=("${build_packages[@]}") ;;

@@ -41,7 +41,7 @@ GUEST_CPUS=2
 DISK_MB=64
 
 for tool in qemu-system-x86_64 busybox apt-get apt-cache dpkg-deb depmod modprobe cpio \
-	sha256sum timeout ldd xz zstd; do
+	sha256sum timeout ldd xz zstd pkill; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps-kernels' (scripts/deps.sh kernels)"
 done
 is_static() { [[ $(ldd "$1" 2>&1 || true) == *'not a dynamic executable'* ]]; }
@@ -185,23 +185,25 @@ run_guest() {
 	[[ $3 == kvm ]] && accel=(-accel kvm -cpu host) boot_limit=$BOOT_LIMIT
 	truncate -s 0 "$dir/disk.img"
 	truncate -s "${DISK_MB}M" "$dir/disk.img"
-	timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 "${accel[@]}" \
+	# In a subshell, so that its notice of a QEMU that aborted goes to the log.
+	(timeout --kill-after=10 "$TIMEOUT" qemu-system-x86_64 "${accel[@]}" \
 		-m "$GUEST_MEM_MB" -smp "$GUEST_CPUS" -nographic -no-reboot \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
 		-append "console=ttyS0 loglevel=1 panic=-1 rdinit=/init" \
-		-drive "file=$dir/disk.img,format=raw,if=virtio" \
-		</dev/null >"$log" 2>&1 &
+		-drive "file=$dir/disk.img,format=raw,if=virtio"
+		exit $?) </dev/null >"$log" 2>&1 &
 	qemu=$!
 	while kill -0 "$qemu" 2>/dev/null; do
 		if ((SECONDS - start > boot_limit)) && ! grep -aq '^diskio-guest: ' "$log"; then
-			kill "$qemu" 2>/dev/null || true
-			{ wait "$qemu"; } 2>/dev/null || true
+			# timeout (the subshell's child) passes SIGTERM on to QEMU
+			pkill -TERM -P "$qemu" 2>/dev/null || true
+			wait "$qemu" || true
 			rm -f "$dir/disk.img"
 			return 125
 		fi
 		sleep 0.5
 	done
-	{ wait "$qemu"; } 2>/dev/null || rc=$?	# (bash's "Aborted" notice)
+	wait "$qemu" || rc=$?
 	rm -f "$dir/disk.img"
 	if ((rc != 0)) && ! grep -aq '^diskio-guest: ' "$log"; then
 		rc=125	# QEMU itself failed before the guest ran

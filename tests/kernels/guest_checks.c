@@ -615,6 +615,70 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 	end_check(name);
 }
 
+/*
+ * diskio -T -b -D dev while a child does the known I/O: one event per I/O,
+ * each naming the child (on Linux 6.1 a kblockd worker dispatches its
+ * writes: the event must still name the submitter), with its bytes.
+ */
+static void check_known_trace(const char *name, const char *dev, const char *const env[])
+{
+	const char *args[] = { "-T", "-b", "-D", dev, INTERVAL, NULL };
+	int64_t child_events = 0, child_bytes = 0, other_events = 0;
+	char path[64], buf[64];
+	struct run r;
+	pid_t child;
+	int status;
+
+	begin_check();
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	if (!start_diskio(&r, args, env) || !wait_lines(&r, "# time_s ", 1, ATTACH_MS)) {
+		if (r.pid > 0) {
+			kill(r.pid, SIGKILL);
+			finish_diskio(&r);
+		}
+		expect(false, "diskio did not attach: %s", r.err);
+		free_run(&r);
+		end_check(name);
+		return;
+	}
+	child = spawn_known_io("kio-known", path);
+	status = wait_child(child, CHILD_MS);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "# interval ", count_lines(&r, "# interval ") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	/* time_s pid comm device op sector bytes latency_us */
+	for (const char *p = r.text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		unsigned long pid;
+		char comm[64], device[64];
+		int64_t bytes;
+
+		if (!eol)
+			break;
+		if (*p != '#' && sscanf(p, "%*s %lu %63s %63s %*s %*s %" SCNd64, &pid, comm, device,
+					&bytes) == 4) {
+			if ((pid_t)pid == child && !strcmp(comm, "kio-known") && !strcmp(device, dev)) {
+				child_events++;
+				child_bytes += bytes;
+			} else {
+				other_events++;
+			}
+		}
+		p = eol + 1;
+	}
+	note("%" PRId64 " events of the child (%" PRId64 " bytes), %" PRId64 " others",
+	     child_events, child_bytes, other_events);
+	expect(child_events == W_COUNT + R_COUNT, "expected %d events of the child",
+	       W_COUNT + R_COUNT);
+	expect(child_bytes == W_COUNT * W_SIZE + R_COUNT * R_SIZE, "expected %d bytes",
+	       W_COUNT * W_SIZE + R_COUNT * R_SIZE);
+	expect(other_events == 0, "events not of the child");
+	free_run(&r);
+	end_check(name);
+}
+
 /* -------------------------------------------------------------- crashes -- */
 
 enum death { DIE_SEGV, DIE_ABORT, DIE_THREAD_SEGV, DIE_KILL, DIE_TERM, DIE_EXIT };
@@ -915,6 +979,7 @@ int main(int argc, char **argv)
 	check_known_io("known-io-virtio", "vda", NULL, no_env);
 	check_known_io("known-io-virtio-latency", "vda", "-L", no_env);
 	check_known_io("known-io-virtio-rq-hooks", "vda", "-L", rq_env);
+	check_known_trace("known-trace-virtio", "vda", no_env);
 	check_known_io("known-io-zram", "zram0", NULL, no_env);
 	check_known_io("known-io-zram-latency", "zram0", "-L", no_env);
 

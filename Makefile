@@ -58,8 +58,8 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps deps-test deps-bench deps-fuzz run test unit unit-asan integration fuzz fuzz-run bench \
-	vmlinux clean
+.PHONY: all deps deps-test deps-bench deps-fuzz deps-static deps-kernels run test unit \
+	unit-asan integration fuzz fuzz-run static test-kernels bench vmlinux clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -77,9 +77,29 @@ deps-bench:
 deps-fuzz:
 	$(Q)scripts/deps.sh fuzz
 
+deps-static:
+	$(Q)scripts/deps.sh static
+
+deps-kernels:
+	$(Q)scripts/deps.sh kernels
+
 diskio: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
+
+# The same program with libbpf, libelf and zlib linked in, for a machine
+# that has none of them installed.
+static: deps-static
+	$(Q)$(MAKE) --no-print-directory diskio-static
+
+diskio-static: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
+	$(call msg,STATIC,$@)
+	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -lm -o $@
+
+# The guest's test runner for test-kernels: static, it runs from an initramfs.
+$(OUTPUT)/guest_checks: tests/kernels/guest_checks.c | $(OUTPUT)
+	$(call msg,GUEST,$@)
+	$(Q)$(CC) $(CFLAGS) -static -pthread $< -o $@
 
 $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT):
 	$(Q)mkdir -p $@
@@ -148,6 +168,7 @@ test: deps-test
 	$(Q)$(MAKE) --no-print-directory unit-asan
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory integration
+	$(Q)$(MAKE) --no-print-directory test-kernels
 
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
@@ -166,6 +187,11 @@ integration: diskio $(INTEGRATION_TESTS)
 	$(Q)set -e; for t in $(INTEGRATION_TESTS); do echo "== $$t"; \
 		DISKIO=$(CURDIR)/diskio $$t --jobs 1; done
 
+# Boot the kernels of tests/kernels/list under QEMU and run the guest's checks.
+test-kernels: deps-kernels
+	$(Q)$(MAKE) --no-print-directory diskio-static $(OUTPUT)/guest_checks
+	$(Q)scripts/test_kernels.sh diskio-static $(OUTPUT)/guest_checks
+
 bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio
 	$(Q)scripts/bench.sh
@@ -173,4 +199,4 @@ bench: deps-bench
 
 clean:
 	$(call msg,CLEAN)
-	$(Q)rm -rf $(OUTPUT) diskio
+	$(Q)rm -rf $(OUTPUT) diskio diskio-static

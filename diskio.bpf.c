@@ -56,6 +56,9 @@ const volatile __u64 ringbuf_wakeup_bytes = 0;
 /* Before Linux 6.5 there is no block_io_start/done: block_rq_issue and
  * block_rq_complete stand in for them. */
 const volatile bool rq_fallback_hooks = false;
+/* With them, block_getrq (one argument, the bio) counts each request in its
+ * submitter's context. */
+const volatile bool getrq_hook = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
  * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
@@ -723,28 +726,60 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	return 0;
 }
 
-/* A request of a blk-mq disk starts being accounted: one I/O. */
-static __always_inline void request_started(void *ctx, struct request *rq)
+/* An I/O of a blk-mq disk starts being accounted: one I/O, charged to the
+ * current task; tracked under id (-L, -T). */
+static __always_inline void io_started(__u64 id, __u32 opf, __u32 dev, struct bio *bio,
+				       __u64 sector, __u32 bytes)
 {
-	__u32 opf = rq->cmd_flags;
 	__u32 class = io_classify(opf);
 	struct proc_dev_key key = {};
 	struct row row;
-
 	bool on_behalf;
 
 	if (class >= IO_NR_CLASSES)
 		return;
 	if (class == IO_WRITE) {
-		if (!write_charged_to(rq->bio, request_dev(rq), &key, &on_behalf))
+		if (!write_charged_to(bio, dev, &key, &on_behalf))
 			return;
-	} else if (!current_submitter(&key, request_dev(rq))) {
+	} else if (!current_submitter(&key, dev)) {
 		return;
 	}
 	if (aggregate && row_of(&key, true, &row))
 		row_add(&row, &row.stats->ios[class], 1);
 	if (track_inflight)
-		remember_inflight(arg_address(ctx, 0), &key, 0, rq->__sector, rq->__data_len, opf);
+		remember_inflight(id, &key, 0, sector, bytes, opf);
+}
+
+static __always_inline void request_started(void *ctx, struct request *rq)
+{
+	io_started(arg_address(ctx, 0), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
+		   rq->__data_len);
+}
+
+/*
+ * With block_getrq, a request reaching block_rq_issue was counted and its
+ * submitter remembered under its first bio; from here on it is tracked under
+ * the request.  A request whose first bio was not seen there (a front merge
+ * replaced it) is tracked with the dispatching task as its submitter.
+ */
+static __always_inline void request_tracked_from_bio(void *ctx, struct request *rq)
+{
+	__u64 id = arg_address(ctx, 0), bio_id = (__u64)BPF_CORE_READ(rq, bio);
+	struct inflight_slot *slot;
+	struct proc_dev_key who = {};
+	__u32 dev = request_dev(rq);
+
+	/* Not counted at block_getrq either; requeued: already tracked. */
+	if (io_classify(rq->cmd_flags) >= IO_NR_CLASSES || inflight_find(id))
+		return;
+	slot = bio_id ? inflight_find(bio_id) : NULL;
+	if (slot) {
+		who = slot->io.who;
+		__sync_val_compare_and_swap(&slot->id, bio_id, 0);
+	} else if (!current_submitter(&who, dev)) {
+		return;
+	}
+	remember_inflight(id, &who, 0, rq->__sector, rq->__data_len, rq->cmd_flags);
 }
 
 /* Dispatch to the driver: merges are over, so sector and size are final. */
@@ -794,9 +829,29 @@ int BPF_PROG(handle_io_done, struct request *rq)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(handle_rq_issue, struct request *rq)
 {
-	if (rq_fallback_hooks)
+	if (rq_fallback_hooks && !getrq_hook)
 		request_started(ctx, rq);
+	else if (rq_fallback_hooks && track_inflight)
+		request_tracked_from_bio(ctx, rq);
 	request_issued(ctx, rq);
+	return 0;
+}
+
+/*
+ * Before Linux 6.5, block_getrq fires where block_io_start does since: in
+ * blk_mq_submit_bio(), as a new request is set up for a bio, in the
+ * submitter's context.  block_rq_issue may run in a kblockd worker instead
+ * (a plug flushed when its task sleeps: every O_DIRECT write to a virtio
+ * disk on Linux 6.1), so the I/O is counted here, and tracked under its bio
+ * until block_rq_issue.
+ */
+SEC("tp_btf/block_getrq")
+int BPF_PROG(handle_getrq, struct bio *bio)
+{
+	struct gendisk *disk = bio_disk(bio);
+
+	io_started(arg_address(ctx, 0), bio->bi_opf, disk_dev(disk), bio,
+		   bio->bi_iter.bi_sector, bio->bi_iter.bi_size);
 	return 0;
 }
 

@@ -137,6 +137,8 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bool fallback = !hooks->io_start || env_flag("DISKIO_FORCE_RQ_HOOKS");
 
 	skel->rodata->rq_fallback_hooks = fallback;
+	skel->rodata->getrq_hook = fallback && hooks->getrq;
+	bpf_program__set_autoload(skel->progs.handle_getrq, fallback && hooks->getrq);
 	bpf_program__set_autoload(skel->progs.handle_io_start, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);

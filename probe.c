@@ -89,6 +89,7 @@ int probe_hooks(struct kernel_hooks *hooks)
 			  btf_has_tracepoint(btf, "block_io_done");
 	hooks->rq_issue = btf_has_tracepoint(btf, "block_rq_issue") &&
 			  btf_has_tracepoint(btf, "block_rq_complete");
+	hooks->getrq = btf_tracepoint_args(btf, "block_getrq") == 1;
 	hooks->process_exit = btf_has_tracepoint(btf, "sched_process_exit");
 	hooks->dirty_folio = btf_has_tracepoint(btf, "writeback_dirty_folio");
 	hooks->exit_group_dead = btf_tracepoint_args(btf, "sched_process_exit") >= 2;

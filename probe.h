@@ -10,6 +10,7 @@ struct kernel_hooks {
 	bool bio_queue;		/* block_bio_queue and block_bio_complete */
 	bool io_start;		/* block_io_start and block_io_done (Linux 6.5+) */
 	bool rq_issue;		/* block_rq_issue and block_rq_complete */
+	bool getrq;		/* block_getrq, passing only the bio */
 	bool exit_group_dead;	/* sched_process_exit passes group_dead */
 	bool process_exit;
 	bool dirty_folio;	/* writeback_dirty_folio (Linux 5.17+) */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages diskio needs to build, test or benchmark,
 # only those missing: a no-op when everything is present.
-#   scripts/deps.sh build|fuzz|test|bench
+#   scripts/deps.sh build|fuzz|static|kernels|test|bench
 set -euo pipefail
 
 build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
@@ -10,13 +10,23 @@ build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config m
 fuzz_packages=(libclang-rt-14-dev)
 test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs "${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
+# make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with
+# the build set; the static C library is libc6-dev's, a dependency of gcc.
+static_packages=(libc6-dev)
+# make test-kernels: boot Debian's kernels under QEMU with a busybox initramfs.
+# apt-get download fetches the kernel packages; dpkg-deb unpacks them; cpio
+# and xz/zstd build the initramfs and unpack compressed modules.
+kernel_packages=(qemu-system-x86 busybox-static cpio xz-utils zstd apt dpkg coreutils procps)
 
 case "${1:-build}" in
 build) wanted=("${build_packages[@]}") ;;
 fuzz) wanted=("${build_packages[@]}" "${fuzz_packages[@]}") ;;
-test) wanted=("${build_packages[@]}" "${test_packages[@]}") ;;
+static) wanted=("${build_packages[@]}" "${static_packages[@]}") ;;
+kernels) wanted=("${build_packages[@]}" "${static_packages[@]}" "${kernel_packages[@]}") ;;
+test) wanted=("${build_packages[@]}" "${test_packages[@]}" "${static_packages[@]}"
+	"${kernel_packages[@]}") ;;
 bench) wanted=("${build_packages[@]}" "${test_packages[@]}" "${bench_packages[@]}") ;;
-*) echo "diskio: deps.sh: unknown set '$1' (build, fuzz, test or bench)" >&2; exit 2 ;;
+*) echo "diskio: deps.sh: unknown set '$1' (build, fuzz, static, kernels, test or bench)" >&2; exit 2 ;;
 esac
 
 missing=()

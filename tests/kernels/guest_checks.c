@@ -1,0 +1,994 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guest_checks: diskio's checks inside a kernel booted under QEMU by
+ * scripts/test_kernels.sh (make test-kernels).  Built static, it runs from
+ * the initramfs's /init with nothing else installed but busybox: it drives
+ * the static diskio binary against a virtio disk (vda, backed by a file on
+ * the host) and a zram disk, and compares what diskio prints with known
+ * answers and with this kernel's /proc/diskstats.
+ *
+ * Output, on the serial console: one line per check,
+ *	diskio-guest: PASS|FAIL <name>: <details>
+ * a few "diskio-guest: info ..." lines, and last
+ *	diskio-guest: N passed, M failed
+ * The host fails the kernel unless that last line says 0 failed.
+ *
+ *	guest_checks [DISKIO]		(default /bin/diskio)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PREFIX		"diskio-guest: "
+#define INTERVAL	"0.3"
+#define ATTACH_MS	60000	/* BPF load and attach under TCG on a busy host */
+#define INTERVALS_MS	20000	/* two more intervals */
+#define EXIT_MS		20000	/* diskio's exit after SIGINT */
+#define CHILD_MS	120000	/* an I/O child's whole run */
+#define SECTOR		512
+
+static const char *diskio = "/bin/diskio";
+static int passed, failed;
+
+/* ------------------------------------------------------------ reporting -- */
+
+/* Details of the check being run, reported on its PASS/FAIL line. */
+static char details[2048];
+static bool check_failed;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	size_t len = strlen(details);
+	va_list ap;
+
+	if (len >= sizeof(details) - 1)
+		return;
+	if (len)
+		details[len++] = ';', details[len++] = ' ', details[len] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(details + len, sizeof(details) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* A failed expectation: noted, and the check fails. */
+#define expect(cond, ...)					\
+	do {							\
+		if (!(cond)) {					\
+			check_failed = true;			\
+			note(__VA_ARGS__);			\
+		}						\
+	} while (0)
+
+static void begin_check(void)
+{
+	details[0] = '\0';
+	check_failed = false;
+}
+
+static void end_check(const char *name)
+{
+	if (check_failed)
+		failed++;
+	else
+		passed++;
+	printf(PREFIX "%s %s: %s\n", check_failed ? "FAIL" : "PASS", name,
+	       details[0] ? details : "ok");
+	fflush(stdout);
+}
+
+static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PREFIX "info ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- util -- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Whether the file contains the bytes needle (read in one piece). */
+static bool file_contains(const char *path, const char *needle)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap);
+	bool found = false;
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	found = memmem(buf, len, needle, strlen(needle) + 1) != NULL;
+	free(buf);
+	return found;
+}
+
+/* Wait up to ms for pid; its wait status, or -1 after killing it. */
+static int wait_child(pid_t pid, int ms)
+{
+	int64_t deadline = now_ms() + ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return status;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (now_ms() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		usleep(5000);
+	}
+}
+
+static const char *status_str(int status, char *buf, size_t size)
+{
+	if (status == -1)
+		snprintf(buf, size, "timed out");
+	else if (WIFEXITED(status))
+		snprintf(buf, size, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, size, "status 0x%x", status);
+	return buf;
+}
+
+/* ----------------------------------------------------------- diskstats -- */
+
+struct diskstats {
+	uint64_t read_ios, read_sectors, write_ios, write_sectors, discard_ios;
+};
+
+static bool diskstats_read(const char *dev, struct diskstats *s)
+{
+	FILE *f = fopen("/proc/diskstats", "r");
+	char line[512], name[64];
+	bool found = false;
+
+	if (!f)
+		return false;
+	memset(s, 0, sizeof(*s));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned major, minor;
+		uint64_t v[15] = {};
+		int n = sscanf(line, " %u %u %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			       " %" SCNu64, &major, &minor, name, &v[0], &v[1], &v[2], &v[3],
+			       &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12],
+			       &v[13], &v[14]);
+
+		if (n < 14 || strcmp(name, dev))
+			continue;
+		s->read_ios = v[0];
+		s->read_sectors = v[2];
+		s->write_ios = v[4];
+		s->write_sectors = v[6];
+		s->discard_ios = n >= 15 ? v[11] : 0;
+		found = true;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ------------------------------------------------------ running diskio -- */
+
+struct run {
+	pid_t pid;
+	int out;		/* diskio's stdout */
+	char *text;		/* everything it printed */
+	size_t len, cap;
+	int status;		/* wait status once it exited, -1 if killed */
+	char err[1024];		/* the start of its stderr */
+};
+
+static const char *const no_env[] = { NULL };
+
+static bool start_diskio(struct run *r, const char *const args[], const char *const env[])
+{
+	int out[2], errfd;
+	const char *argv[32];
+	int n = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	argv[n++] = diskio;
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	errfd = open("/tmp/diskio.err", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (errfd < 0 || pipe2(out, O_CLOEXEC))
+		return false;
+	r->pid = fork();
+	if (r->pid < 0)
+		return false;
+	if (!r->pid) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		for (int i = 0; env[i]; i++)
+			putenv((char *)env[i]);
+		execv(diskio, (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", diskio, strerror(errno));
+		_exit(127);
+	}
+	close(out[1]);
+	close(errfd);
+	r->out = out[0];
+	return true;
+}
+
+/* Read what diskio printed within ms; false at EOF. */
+static bool pump(struct run *r, int ms)
+{
+	struct pollfd p = { .fd = r->out, .events = POLLIN };
+	ssize_t n;
+
+	if (r->out < 0)
+		return false;
+	if (poll(&p, 1, ms) <= 0)
+		return true;
+	if (r->cap - r->len < 65536) {
+		size_t cap = r->cap ? r->cap * 2 : 1 << 20;
+		char *bigger = realloc(r->text, cap);
+
+		if (!bigger)
+			return false;
+		r->text = bigger;
+		r->cap = cap;
+	}
+	n = read(r->out, r->text + r->len, r->cap - r->len - 1);
+	if (n <= 0) {
+		close(r->out);
+		r->out = -1;
+		return false;
+	}
+	r->len += n;
+	r->text[r->len] = '\0';
+	return true;
+}
+
+/* Complete lines starting with prefix. */
+static int count_lines(const struct run *r, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	int n = 0;
+
+	for (const char *p = r->text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+
+		if (!eol)
+			break;
+		if (!strncmp(p, prefix, plen))
+			n++;
+		p = eol + 1;
+	}
+	return n;
+}
+
+/* Wait until at least n lines start with prefix; false on timeout or EOF. */
+static bool wait_lines(struct run *r, const char *prefix, int n, int ms)
+{
+	int64_t deadline = now_ms() + ms;
+
+	while (count_lines(r, prefix) < n) {
+		int64_t left = deadline - now_ms();
+
+		if (left <= 0 || !pump(r, left > 200 ? 200 : (int)left))
+			return count_lines(r, prefix) >= n;
+	}
+	return true;
+}
+
+static void read_stderr(struct run *r)
+{
+	int fd = open("/tmp/diskio.err", O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, r->err, sizeof(r->err) - 1);
+
+	r->err[n > 0 ? n : 0] = '\0';
+	for (char *c = r->err; *c; c++)
+		if (*c == '\n')
+			*c = '|';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Read to EOF and reap; r->status is its wait status. */
+static void finish_diskio(struct run *r)
+{
+	int64_t deadline = now_ms() + EXIT_MS;
+
+	while (now_ms() < deadline && pump(r, 200))
+		;
+	r->status = wait_child(r->pid, (int)(deadline - now_ms() > 0 ? deadline - now_ms() : 0));
+	while (pump(r, 0))
+		;
+	read_stderr(r);
+}
+
+/* SIGINT, then the rest of its output. */
+static void stop_diskio(struct run *r)
+{
+	kill(r->pid, SIGINT);
+	finish_diskio(r);
+}
+
+static void free_run(struct run *r)
+{
+	if (r->out >= 0)
+		close(r->out);
+	free(r->text);
+	r->text = NULL;
+}
+
+static void expect_exit_0(const struct run *r)
+{
+	char buf[64];
+
+	expect(r->status != -1 && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0,
+	       "diskio: %s, stderr: %s", status_str(r->status, buf, sizeof(buf)),
+	       r->err[0] ? r->err : "(empty)");
+}
+
+/* The value of " key=" in line, or -1. */
+static int64_t field(const char *line, const char *eol, const char *key)
+{
+	char pattern[64];
+	const char *p;
+	size_t plen;
+
+	plen = (size_t)snprintf(pattern, sizeof(pattern), " %s=", key);
+	for (p = line; p && p < eol; p++) {
+		p = memmem(p, eol - p, pattern, plen);
+		if (!p)
+			break;
+		return strtoll(p + plen, NULL, 10);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------- load and attach -- */
+
+static void check_starts(const char *name, const char *const args[], const char *const env[],
+			 const char *must_print)
+{
+	struct run r;
+
+	begin_check();
+	if (!start_diskio(&r, args, env)) {
+		expect(false, "cannot start %s: %s", diskio, strerror(errno));
+		end_check(name);
+		return;
+	}
+	finish_diskio(&r);
+	expect_exit_0(&r);
+	expect(r.text && strstr(r.text, must_print), "no '%s' in its output (%zu bytes)",
+	       must_print, r.len);
+	if (!check_failed)
+		note("exit 0, %zu bytes of output", r.len);
+	free_run(&r);
+	end_check(name);
+}
+
+/* ------------------------------------------------------ known-answer I/O -- */
+
+#define W_COUNT		37
+#define W_SIZE		8192
+#define R_COUNT		23
+#define R_SIZE		4096
+#define R_OFFSET	(4 << 20)
+
+static void set_comm(const char *comm)
+{
+	prctl(PR_SET_NAME, comm);
+}
+
+/* In a child: W_COUNT writes of W_SIZE, then R_COUNT reads of R_SIZE,
+ * O_DIRECT, one at a time, so every one is one I/O on the disk. */
+static int known_io(const char *path)
+{
+	void *buf;
+	int fd = open(path, O_RDWR | O_DIRECT);
+
+	if (fd < 0 || posix_memalign(&buf, 4096, W_SIZE))
+		return 2;
+	memset(buf, 0x5a, W_SIZE);
+	for (int i = 0; i < W_COUNT; i++)
+		if (pwrite(fd, buf, W_SIZE, (off_t)i * W_SIZE) != W_SIZE)
+			return 3;
+	for (int i = 0; i < R_COUNT; i++)
+		if (pread(fd, buf, R_SIZE, R_OFFSET + (off_t)i * 2 * R_SIZE) != R_SIZE)
+			return 4;
+	return close(fd) ? 5 : 0;
+}
+
+/* Sums over a batch run's intervals. */
+struct batch_sums {
+	int64_t p_read_bytes, p_write_bytes, p_read_ios, p_write_ios;	/* the child's rows */
+	int64_t d_read_bytes, d_write_bytes, d_read_ios, d_write_ios;	/* "# device" lines */
+	int other_rows;			/* rows of other processes on the disk */
+	char others[128];		/* their pid/comm, for the report */
+	bool latency_seen;		/* a numeric avg_latency_us in the child's rows */
+};
+
+static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct batch_sums *s)
+{
+	char device_prefix[80];
+
+	memset(s, 0, sizeof(*s));
+	snprintf(device_prefix, sizeof(device_prefix), "# device %s ", dev);
+	for (const char *p = r->text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+
+		if (!eol)
+			break;
+		if (!strncmp(p, device_prefix, strlen(device_prefix))) {
+			s->d_read_bytes += field(p, eol, "read_bytes");
+			s->d_write_bytes += field(p, eol, "write_bytes");
+			s->d_read_ios += field(p, eol, "read_ios");
+			s->d_write_ios += field(p, eol, "write_ios");
+		} else if (*p != '#') {
+			/* time pid comm device read_bytes write_bytes discard_bytes
+			 * read_ios write_ios discard_ios flushes avg_latency_us ... */
+			char comm[64], device[64], lat[32];
+			unsigned long row_pid;
+			int64_t rb, wb, db, ri, wi;
+
+			if (sscanf(p, "%*s %lu %63s %63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+				   " %" SCNd64 " %*d %*d %31s", &row_pid, comm, device, &rb, &wb,
+				   &db, &ri, &wi, lat) == 9 && !strcmp(device, dev)) {
+				if ((pid_t)row_pid == pid) {
+					s->p_read_bytes += rb;
+					s->p_write_bytes += wb;
+					s->p_read_ios += ri;
+					s->p_write_ios += wi;
+					if (strcmp(lat, "-") && (ri || wi))
+						s->latency_seen = true;
+				} else if (rb || wb || ri || wi) {
+					size_t len = strlen(s->others);
+
+					s->other_rows++;
+					snprintf(s->others + len, sizeof(s->others) - len, "%s%lu/%s",
+						 len ? "," : "", row_pid, comm);
+				}
+			}
+		}
+		p = eol + 1;
+	}
+}
+
+static pid_t spawn_known_io(const char *comm, const char *path)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		set_comm(comm);
+		_exit(known_io(path));
+	}
+	return pid;
+}
+
+/*
+ * diskio -b -D dev (plus extra) while a child does known O_DIRECT I/O: the
+ * child's row has exactly its bytes and I/Os, the disk's lines sum to the
+ * /proc/diskstats deltas, and those are the known answer too (nothing else
+ * used the disk).
+ */
+static void check_known_io(const char *name, const char *dev, const char *extra,
+			   const char *const env[])
+{
+	const char *args[] = { "-b", "-D", dev, extra ? extra : INTERVAL, extra ? INTERVAL : NULL,
+			       NULL };
+	struct diskstats before, after;
+	struct batch_sums s;
+	char path[64], buf[64];
+	struct run r;
+	pid_t child;
+	int status;
+	int64_t dr_bytes, dw_bytes, dr_ios, dw_ios;
+
+	begin_check();
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	if (!diskstats_read(dev, &before)) {
+		expect(false, "%s not in /proc/diskstats", dev);
+		end_check(name);
+		return;
+	}
+	if (!start_diskio(&r, args, env)) {
+		expect(false, "cannot start diskio");
+		end_check(name);
+		return;
+	}
+	if (!wait_lines(&r, "# time ", 1, ATTACH_MS)) {
+		kill(r.pid, SIGKILL);
+		finish_diskio(&r);
+		expect(false, "diskio did not attach within %d ms: %s", ATTACH_MS, r.err);
+		free_run(&r);
+		end_check(name);
+		return;
+	}
+	child = spawn_known_io("kio-known", path);
+	status = wait_child(child, CHILD_MS);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "# time=", count_lines(&r, "# time=") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	expect(diskstats_read(dev, &after), "%s gone from /proc/diskstats", dev);
+
+	sum_batch(&r, child, dev, &s);
+	dr_bytes = (int64_t)(after.read_sectors - before.read_sectors) * SECTOR;
+	dw_bytes = (int64_t)(after.write_sectors - before.write_sectors) * SECTOR;
+	dr_ios = (int64_t)(after.read_ios - before.read_ios);
+	dw_ios = (int64_t)(after.write_ios - before.write_ios);
+	note("process: read %" PRId64 " B/%" PRId64 " I/Os, written %" PRId64 " B/%" PRId64
+	     " I/Os; disk: read %" PRId64 " B/%" PRId64 ", written %" PRId64 " B/%" PRId64
+	     "; /proc/diskstats: read %" PRId64 " B/%" PRId64 ", written %" PRId64 " B/%" PRId64,
+	     s.p_read_bytes, s.p_read_ios, s.p_write_bytes, s.p_write_ios, s.d_read_bytes,
+	     s.d_read_ios, s.d_write_bytes, s.d_write_ios, dr_bytes, dr_ios, dw_bytes, dw_ios);
+	expect(s.p_write_bytes == W_COUNT * W_SIZE, "process written bytes %" PRId64 " != %d",
+	       s.p_write_bytes, W_COUNT * W_SIZE);
+	expect(s.p_read_bytes == R_COUNT * R_SIZE, "process read bytes %" PRId64 " != %d",
+	       s.p_read_bytes, R_COUNT * R_SIZE);
+	expect(s.p_write_ios == W_COUNT, "process write I/Os %" PRId64 " != %d", s.p_write_ios,
+	       W_COUNT);
+	expect(s.p_read_ios == R_COUNT, "process read I/Os %" PRId64 " != %d", s.p_read_ios,
+	       R_COUNT);
+	expect(s.d_read_bytes == dr_bytes && s.d_write_bytes == dw_bytes &&
+	       s.d_read_ios == dr_ios && s.d_write_ios == dw_ios,
+	       "the disk's lines differ from /proc/diskstats");
+	expect(dw_bytes == W_COUNT * W_SIZE && dr_bytes == R_COUNT * R_SIZE &&
+	       dw_ios == W_COUNT && dr_ios == R_COUNT,
+	       "/proc/diskstats differs from the known answer: something else used %s", dev);
+	expect(s.other_rows == 0, "%d rows of other processes on %s (%s)", s.other_rows, dev,
+	       s.others);
+	if (extra && !strcmp(extra, "-L"))
+		expect(s.latency_seen, "no per-process latency with -L");
+	free_run(&r);
+	end_check(name);
+}
+
+/*
+ * diskio -T -b -D dev while a child does the known I/O: one event per I/O,
+ * each naming the child (on Linux 6.1 a kblockd worker dispatches its
+ * writes: the event must still name the submitter), with its bytes.
+ */
+static void check_known_trace(const char *name, const char *dev, const char *const env[])
+{
+	const char *args[] = { "-T", "-b", "-D", dev, INTERVAL, NULL };
+	int64_t child_events = 0, child_bytes = 0, other_events = 0;
+	char path[64], buf[64];
+	struct run r;
+	pid_t child;
+	int status;
+
+	begin_check();
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	if (!start_diskio(&r, args, env) || !wait_lines(&r, "# time_s ", 1, ATTACH_MS)) {
+		if (r.pid > 0) {
+			kill(r.pid, SIGKILL);
+			finish_diskio(&r);
+		}
+		expect(false, "diskio did not attach: %s", r.err);
+		free_run(&r);
+		end_check(name);
+		return;
+	}
+	child = spawn_known_io("kio-known", path);
+	status = wait_child(child, CHILD_MS);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "# interval ", count_lines(&r, "# interval ") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	/* time_s pid comm device op sector bytes latency_us */
+	for (const char *p = r.text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		unsigned long pid;
+		char comm[64], device[64];
+		int64_t bytes;
+
+		if (!eol)
+			break;
+		if (*p != '#' && sscanf(p, "%*s %lu %63s %63s %*s %*s %" SCNd64, &pid, comm, device,
+					&bytes) == 4) {
+			if ((pid_t)pid == child && !strcmp(comm, "kio-known") && !strcmp(device, dev)) {
+				child_events++;
+				child_bytes += bytes;
+			} else {
+				other_events++;
+			}
+		}
+		p = eol + 1;
+	}
+	note("%" PRId64 " events of the child (%" PRId64 " bytes), %" PRId64 " others",
+	     child_events, child_bytes, other_events);
+	expect(child_events == W_COUNT + R_COUNT, "expected %d events of the child",
+	       W_COUNT + R_COUNT);
+	expect(child_bytes == W_COUNT * W_SIZE + R_COUNT * R_SIZE, "expected %d bytes",
+	       W_COUNT * W_SIZE + R_COUNT * R_SIZE);
+	expect(other_events == 0, "events not of the child");
+	free_run(&r);
+	end_check(name);
+}
+
+/* -------------------------------------------------------------- crashes -- */
+
+enum death { DIE_SEGV, DIE_ABORT, DIE_THREAD_SEGV, DIE_KILL, DIE_TERM, DIE_EXIT };
+
+static const struct {
+	enum death how;
+	const char *comm;
+	bool crash;
+} deaths[] = {
+	{ DIE_SEGV, "kc-segv", true },
+	{ DIE_ABORT, "kc-abort", true },
+	{ DIE_THREAD_SEGV, "kc-thrsegv", true },
+	{ DIE_KILL, "kc-kill", false },
+	{ DIE_TERM, "kc-term", false },
+	{ DIE_EXIT, "kc-exit", false },
+};
+
+#define NR_DEATHS	(sizeof(deaths) / sizeof(deaths[0]))
+#define CRASH_THREADS	4
+
+static pthread_barrier_t all_running;
+
+static void *fault_thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&all_running);
+	*(volatile int *)0 = 1;	/* every thread faults: still one crash */
+	return NULL;
+}
+
+static void die(enum death how, int ready_fd)
+{
+	struct rlimit no_core = { 0, 0 };
+	pthread_t threads[CRASH_THREADS];
+	char ready = 1;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	switch (how) {
+	case DIE_SEGV:
+		*(volatile int *)0 = 1;
+		break;
+	case DIE_ABORT:
+		abort();
+	case DIE_THREAD_SEGV:
+		pthread_barrier_init(&all_running, NULL, CRASH_THREADS);
+		for (int i = 0; i < CRASH_THREADS; i++)
+			pthread_create(&threads[i], NULL, fault_thread, NULL);
+		pthread_join(threads[0], NULL);
+		break;
+	case DIE_KILL:
+	case DIE_TERM:
+		if (write(ready_fd, &ready, 1) != 1)
+			_exit(6);
+		for (;;)
+			pause();
+	case DIE_EXIT:
+		_exit(3);
+	}
+	_exit(7);
+}
+
+static void check_crashes(void)
+{
+	const char *args[] = { "-b", INTERVAL, NULL };
+	pid_t pids[NR_DEATHS];
+	char line[256];
+	const char *last;
+	struct run r;
+	int crashes = 0, events = 0;
+
+	begin_check();
+	if (!start_diskio(&r, args, no_env) || !wait_lines(&r, "# time ", 1, ATTACH_MS)) {
+		if (r.pid > 0) {
+			kill(r.pid, SIGKILL);
+			finish_diskio(&r);
+		}
+		expect(false, "diskio did not attach: %s", r.err);
+		free_run(&r);
+		end_check("crashes");
+		return;
+	}
+	for (size_t i = 0; i < NR_DEATHS; i++) {
+		int ready[2];
+		char c;
+
+		if (pipe(ready))
+			ready[0] = ready[1] = -1;
+		pids[i] = fork();
+		if (!pids[i]) {
+			set_comm(deaths[i].comm);
+			die(deaths[i].how, ready[1]);
+		}
+		if (deaths[i].how == DIE_KILL || deaths[i].how == DIE_TERM) {
+			expect(read(ready[0], &c, 1) == 1, "%s did not start", deaths[i].comm);
+			kill(pids[i], deaths[i].how == DIE_KILL ? SIGKILL : SIGTERM);
+		}
+		close(ready[0]);
+		close(ready[1]);
+		wait_child(pids[i], CHILD_MS);
+	}
+	wait_lines(&r, "# time=", count_lines(&r, "# time=") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+
+	/* The summary's crash line comes last: the run's totals. */
+	last = NULL;
+	for (const char *p = r.text; p && (p = strstr(p, "# crash ")); p++)
+		last = p;
+	if (last) {
+		const char *eol = strchr(last, '\n');
+
+		snprintf(line, sizeof(line), "%.*s", eol ? (int)(eol - last) : 200, last);
+		crashes = (int)field(line, line + strlen(line), "crashes");
+	} else {
+		line[0] = '\0';
+	}
+	note("%s", line[0] ? line : "no '# crash' line");
+	expect(crashes == 3, "crashes=%d, expected 3 (segv, abort, threaded segv)", crashes);
+	for (size_t i = 0; i < NR_DEATHS; i++) {
+		char entry[40];
+		const char *by = strstr(line, "by_process=");
+		bool listed;
+
+		snprintf(entry, sizeof(entry), "%s:1", deaths[i].comm);
+		listed = by && strstr(by, entry);
+		expect(listed == deaths[i].crash, "%s %s in by_process", deaths[i].comm,
+		       listed ? "listed" : "missing");
+		snprintf(entry, sizeof(entry), " comm=%s ", deaths[i].comm);
+		if (deaths[i].crash && r.text && strstr(r.text, entry))
+			events++;
+		else
+			expect(!(r.text && strstr(r.text, entry)), "a crash event for %s",
+			       deaths[i].comm);
+	}
+	expect(count_lines(&r, "# crash-event ") == 3 && events == 3,
+	       "%d crash-event lines, %d of the crashed children", count_lines(&r, "# crash-event "),
+	       events);
+	free_run(&r);
+	end_check("crashes");
+}
+
+/* ---------------------------------------------------- lost exactness -- */
+
+/* In a child: n reads of 4 KiB, O_DIRECT, over the first 16 MiB. */
+static int read_load(const char *path, int n)
+{
+	void *buf;
+	int fd = open(path, O_RDONLY | O_DIRECT);
+
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		return 2;
+	for (int i = 0; i < n; i++)
+		if (pread(fd, buf, 4096, (off_t)((i * 7919) % 4096) * 4096) != 4096)
+			return 3;
+	return 0;
+}
+
+/*
+ * diskio -T -b -D dev --buffer-kb 4 during n reads: the events printed plus
+ * the events counted lost equal the I/Os /proc/diskstats completed.
+ */
+static void check_lost_exact(const char *name, const char *dev, int n, const char *const env[])
+{
+	const char *args[] = { "-T", "-b", "-D", dev, "--buffer-kb", "4", INTERVAL, NULL };
+	struct diskstats before, after;
+	int64_t received = 0, lost = -1, summary_events = -1, interval_events = 0, completed;
+	int other_dev = 0;
+	char path[64], buf[64];
+	struct run r;
+	pid_t child;
+	int status;
+
+	begin_check();
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	if (!diskstats_read(dev, &before) || !start_diskio(&r, args, env) ||
+	    !wait_lines(&r, "# time_s ", 1, ATTACH_MS)) {
+		if (r.pid > 0) {
+			kill(r.pid, SIGKILL);
+			finish_diskio(&r);
+		}
+		expect(false, "diskio did not attach: %s", r.err);
+		free_run(&r);
+		end_check(name);
+		return;
+	}
+	child = fork();
+	if (!child) {
+		set_comm("kio-load");
+		_exit(read_load(path, n));
+	}
+	/* Read diskio's output meanwhile: a reader that keeps up is part of
+	 * what is tested; a full pipe would only add losses. */
+	for (int64_t deadline = now_ms() + CHILD_MS; now_ms() < deadline;) {
+		pump(&r, 20);
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+	}
+	if (waitpid(child, &status, WNOHANG) == 0)
+		status = wait_child(child, 0);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the load: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "# interval ", count_lines(&r, "# interval ") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	expect(diskstats_read(dev, &after), "%s gone", dev);
+	completed = (int64_t)(after.read_ios - before.read_ios + after.write_ios - before.write_ios);
+
+	for (const char *p = r.text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		char device[64];
+
+		if (!eol)
+			break;
+		if (!strncmp(p, "# interval ", 11)) {
+			interval_events += field(p, eol, "events");
+		} else if (!strncmp(p, "# summary ", 10)) {
+			summary_events = field(p, eol, "events");
+			lost = field(p, eol, "lost");
+		} else if (*p != '#') {
+			if (sscanf(p, "%*s %*s %*s %63s", device) == 1 && !strcmp(device, dev))
+				received++;
+			else
+				other_dev++;
+		}
+		p = eol + 1;
+	}
+	note("%d reads, /proc/diskstats completed %" PRId64 ", events printed %" PRId64
+	     ", lost %" PRId64, n, completed, received, lost);
+	expect(completed == n, "/proc/diskstats: %" PRId64 " I/Os, the load did %d", completed, n);
+	expect(lost >= 0, "no summary line with lost=");
+	expect(received + lost == completed, "received + lost = %" PRId64 " != %" PRId64,
+	       received + lost, completed);
+	expect(summary_events == received && interval_events == received,
+	       "summary events=%" PRId64 ", intervals' events sum %" PRId64 ", printed %" PRId64,
+	       summary_events, interval_events, received);
+	expect(other_dev == 0, "%d records not of %s", other_dev, dev);
+	free_run(&r);
+	end_check(name);
+}
+
+/* --------------------------------------------------------------- setup -- */
+
+static bool setup_zram(void)
+{
+	struct stat st;
+
+	if (write_file("/sys/block/zram0/disksize", "64M"))
+		return false;
+	for (int i = 0; i < 100; i++) {
+		if (!stat("/dev/zram0", &st))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const rq_env[] = { "DISKIO_FORCE_RQ_HOOKS=1", NULL };
+	static const char *const perf_env[] = { "DISKIO_FORCE_PERF_BUFFER=1", NULL };
+	struct utsname u;
+	bool io_start;
+
+	if (argc > 1)
+		diskio = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+	uname(&u);
+	info("kernel %s %s", u.release, u.version);
+	io_start = file_contains("/sys/kernel/btf/vmlinux", "btf_trace_block_io_start");
+	info("block_io_start %s: diskio's request hooks here are %s", io_start ? "present" : "absent",
+	     io_start ? "block_io_start/block_io_done" : "block_rq_issue/block_rq_complete");
+
+	begin_check();
+	expect(!access("/sys/kernel/btf/vmlinux", R_OK), "no /sys/kernel/btf/vmlinux");
+	expect(!access("/dev/vda", R_OK), "no /dev/vda (virtio_blk)");
+	expect(setup_zram(), "no zram0 (zram module, disksize)");
+	/* No I/O scheduler: a request is dispatched by its submitter, so the
+	 * request hooks charge it (and count it) exactly. */
+	expect(!write_file("/sys/block/vda/queue/scheduler", "none"), "vda: cannot set scheduler");
+	end_check("devices");
+
+	check_starts("start-default", (const char *[]){ "1", "1", NULL }, no_env, "# summary ");
+	check_starts("start-json", (const char *[]){ "--json", INTERVAL, "1", NULL }, no_env,
+		     "{\"summary\":");
+	check_starts("start-latency", (const char *[]){ "-L", INTERVAL, "1", NULL }, no_env,
+		     "# summary ");
+	check_starts("start-trace", (const char *[]){ "-T", INTERVAL, "1", NULL }, no_env,
+		     "# interval ");
+	check_starts("start-crash-state",
+		     (const char *[]){ "--state", "/tmp/crash.state", "--crash-interval", "1",
+				       INTERVAL, "4", NULL }, no_env, "operational_intervals=1");
+	check_starts("start-perf-buffer", (const char *[]){ "-T", INTERVAL, "1", NULL }, perf_env,
+		     "# interval ");
+	check_starts("start-rq-hooks", (const char *[]){ "-L", INTERVAL, "1", NULL }, rq_env,
+		     "# summary ");
+
+	check_known_io("known-io-virtio", "vda", NULL, no_env);
+	check_known_io("known-io-virtio-latency", "vda", "-L", no_env);
+	check_known_io("known-io-virtio-rq-hooks", "vda", "-L", rq_env);
+	check_known_trace("known-trace-virtio", "vda", no_env);
+	check_known_io("known-io-zram", "zram0", NULL, no_env);
+	check_known_io("known-io-zram-latency", "zram0", "-L", no_env);
+
+	check_crashes();
+
+	check_lost_exact("lost-exact-zram-ringbuf", "zram0", 20000, no_env);
+	check_lost_exact("lost-exact-zram-perfbuf", "zram0", 20000, perf_env);
+	check_lost_exact("lost-exact-virtio-ringbuf", "vda", 3000, no_env);
+
+	printf(PREFIX "%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -230,9 +230,10 @@ static pid_t start_fio(const struct h_dev *dev)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		int null_fd = open("/dev/null", O_WRONLY);
+		int null_fd;
 
 		h__child_prepare(-1);
+		null_fd = open("/dev/null", O_WRONLY);
 		dup2(null_fd, STDOUT_FILENO);
 		dup2(null_fd, STDERR_FILENO);
 		execlp("fio", "fio", "--name=load", filename, "--rw=randread", "--bs=4k",

@@ -98,6 +98,15 @@ struct {
 	__type(value, struct dev_latency);
 } device_latency SEC(".maps");
 
+/* Tracked I/Os (-L, -T, -p, -c, --cgroup): each row's latency, whose sums
+ * are its disk's.  Not per CPU: 1 KiB a row. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, ROW_LATENCY_ENTRIES);
+	__type(key, struct proc_dev_key);
+	__type(value, struct dev_latency);
+} row_latency SEC(".maps");
+
 /*
  * I/Os in flight (-L, -T, -p, -c), keyed by the address of their struct
  * request or struct bio: an open-addressing table in an array, claimed with
@@ -462,17 +471,19 @@ static __always_inline __u32 latency_slot(__u64 ns)
 	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
 }
 
-/* A completion of class on dev: its latency summed and in the histogram.
- * The I/O itself is counted in its row: a full map loses the sample only,
- * which user space sees as a histogram short of the I/Os (no percentiles). */
-static __always_inline void add_device_latency(__u32 dev, __u32 class, __u64 latency_ns)
+/* A completion of class: its latency summed and in the histogram of map's
+ * entry key (a disk's or a row's).  The I/O itself is counted in its row: a
+ * full map loses the sample only, which user space sees as a histogram
+ * short of the row's or disk's completions (then no percentiles). */
+static __always_inline void add_latency(void *map, const void *key, __u32 class,
+					__u64 latency_ns)
 {
 	static const struct dev_latency zero;
 	struct dev_latency *entry;
 
 	if (class >= IO_NR_CLASSES)
 		return;
-	entry = lookup_or_try_init(&device_latency, &dev, &zero);
+	entry = lookup_or_try_init(map, key, &zero);
 	if (!entry)
 		return;
 	__sync_fetch_and_add(&entry->latency_ns[class], latency_ns);
@@ -618,9 +629,8 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	if (aggregate && row_of(&io->who, false, &row)) {	/* a loss counts at submission */
 		row_add(&row, &row.stats->latency_ns, latency_ns);
 		row_add(&row, &row.stats->latency_ios, 1);
+		add_latency(&row_latency, &io->who, io_classify(io->op), latency_ns);
 	}
-	if (aggregate)
-		add_device_latency(dev, io_classify(io->op), latency_ns);
 	if (trace_events)
 		emit_io_event(ctx, io, dev, now, latency_ns);
 	/* Free the slot only after reading it (a full barrier). */
@@ -721,7 +731,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	start_ns = bio_issue_ns(bio, &stamp_mask);
 	if (!start_ns || !dev_selected(dev))
 		return 0;
-	add_device_latency(dev, io_classify(bio->bi_opf),
+	add_latency(&device_latency, &dev, io_classify(bio->bi_opf),
 			   elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
 	return 0;
 }
@@ -809,7 +819,8 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 	}
 	if (!start_ns || !dev_selected(dev))
 		return;
-	add_device_latency(dev, io_classify(rq->cmd_flags), elapsed_since(now, start_ns, ~0ULL));
+	add_latency(&device_latency, &dev, io_classify(rq->cmd_flags),
+		    elapsed_since(now, start_ns, ~0ULL));
 }
 
 SEC("tp_btf/block_io_start")

@@ -213,6 +213,7 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stats, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
 	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
+	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
 	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
 	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
 	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
@@ -342,7 +343,9 @@ static int take_snapshot(struct run *run, bool at_exit)
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
 		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
 		.overflow_stats = rows ? bpf_map__fd(skel->maps.overflow_stats) : -1,
-		.device_latency = rows ? bpf_map__fd(skel->maps.device_latency) : -1,
+		.device_latency = rows && !run->track_inflight ?
+				  bpf_map__fd(skel->maps.device_latency) : -1,
+		.row_latency = rows && run->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
 		.inflight = at_exit && run->track_inflight ? bpf_map__fd(skel->maps.inflight) : -1,
 	};
 	int err = snapshot_read(&run->snapshot, &maps, run->nr_cpus);
@@ -370,10 +373,12 @@ static void forget_rows(struct run *run)
 {
 	int fd = bpf_map__fd(run->skel->maps.stats);
 	int overflow_fd = bpf_map__fd(run->skel->maps.overflow_stats);
+	int latency_fd = bpf_map__fd(run->skel->maps.row_latency);
 
 	for (size_t i = 0; i < run->tally.nforget; i++) {
 		bpf_map_delete_elem(fd, &run->tally.forget[i]);
 		bpf_map_delete_elem(overflow_fd, &run->tally.forget[i]);
+		bpf_map_delete_elem(latency_fd, &run->tally.forget[i]);
 	}
 }
 
@@ -542,6 +547,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		.trace = opts->trace,
 		.sort = opts->sort,
 		.by_cgroup = opts->by_cgroup,
+		.latency_from_rows = run->track_inflight,
 		.cgroup_mount = run->cgroup_mount[0] ? run->cgroup_mount : NULL,
 		.crash_interval_ns = opts->crash_interval_s * 1000000000ULL,
 		.sysfs_root = "/sys",

@@ -22,6 +22,7 @@
 #define OVERFLOW_STATS_ENTRIES	65536	/* rows the per-CPU map has no room for */
 #define OWNERS_ENTRIES		65536
 #define DEVICE_LATENCY_ENTRIES	1024
+#define ROW_LATENCY_ENTRIES	8192	/* rows' histograms, tracked modes */
 #define CRASH_COUNTS_ENTRIES	4096
 #define CRASHED_GROUPS_ENTRIES	1024
 #define INFLIGHT_SLOTS		16384	/* a power of two */
@@ -92,8 +93,10 @@ struct write_owner {
  * 0 also 0 and 1 ns; the last slot, from 2^39 ns = 9 minutes, all longer). */
 #define LATENCY_SLOTS	40
 
-/* A disk's completions per operation (IO_READ..IO_DISCARD): their latency
- * summed, their count, and per latency slot. */
+/* Completions per operation (IO_READ..IO_DISCARD): their latency summed,
+ * their count, and per latency slot.  Per disk (device_latency) by default;
+ * per row (row_latency) when I/Os are tracked (-L, -T, -p, -c, --cgroup),
+ * and then a disk's are its rows'. */
 struct dev_latency {
 	__u64 latency_ns[IO_NR_CLASSES];
 	__u64 ios[IO_NR_CLASSES];

@@ -22,6 +22,8 @@ void iostats_init(struct iostats *t)
 
 void iostats_free(struct iostats *t)
 {
+	for (size_t i = 0; i < t->count; i++)
+		free(t->rows[i].latency);
 	free(t->rows);
 	free(t->index);
 	iostats_init(t);
@@ -31,6 +33,8 @@ void iostats_begin_interval(struct iostats *t)
 {
 	for (size_t i = 0; i < t->count; i++) {
 		memset(t->rows[i].delta, 0, sizeof(t->rows[i].delta));
+		if (t->rows[i].latency)
+			memset(&t->rows[i].latency->delta, 0, sizeof(t->rows[i].latency->delta));
 		t->rows[i].updated = false;
 	}
 }
@@ -105,6 +109,33 @@ static int grow(struct iostats *t)
 	return rebuild_index(t, capacity * 4);
 }
 
+struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key)
+{
+	size_t slot;
+
+	if (!t->index_size)
+		return NULL;
+	slot = index_slot(t, key);
+	return t->index[slot] ? &t->rows[t->index[slot] - 1] : NULL;
+}
+
+bool iostats_latency_summary(const struct proc_io *row, bool cumulative,
+			     struct latency_summary *summary)
+{
+	const struct latency_hist *hist;
+	const uint64_t *values = iostats_values(row, cumulative);
+
+	memset(summary, 0, sizeof(*summary));
+	if (!row->latency || row->latency->incomplete || !values[PMEM_LATENCY_IOS])
+		return false;
+	hist = cumulative ? &row->latency->total : &row->latency->delta;
+	summary->ios = values[PMEM_LATENCY_IOS];
+	summary->avg_us = (double)values[PMEM_LATENCY_NS] / (double)summary->ios / 1000.0;
+	return latency_percentile_us(hist, 0.50, &summary->p50_us) &&
+	       latency_percentile_us(hist, 0.95, &summary->p95_us) &&
+	       latency_percentile_us(hist, 0.99, &summary->p99_us);
+}
+
 struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
 			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created)
 {
@@ -164,10 +195,18 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 			forget(&row->key, arg);
 			forgotten++;
 			memset(row->seen, 0, sizeof(row->seen));
+			if (row->latency) {	/* its kernel entry goes too */
+				memset(row->latency->seen_ns, 0, sizeof(row->latency->seen_ns));
+				memset(row->latency->seen_ios, 0, sizeof(row->latency->seen_ios));
+				memset(row->latency->seen_slots, 0,
+				       sizeof(row->latency->seen_slots));
+			}
 			row->updated = false;
 			drop = !keep_totals;
 		}
-		if (!drop)
+		if (drop)
+			free(row->latency);
+		else
 			t->rows[kept++] = *row;
 	}
 	if (kept != t->count) {

@@ -28,6 +28,18 @@ enum sort_key {
 const char *sort_key_name(enum sort_key key);
 
 /* One row: counters indexed by enum pmem_counter_id. */
+/* A row's latency when I/Os are tracked: the kernel's running counts per
+ * operation as last read, and the row's histogram of all operations, of this
+ * interval and since start. */
+struct row_latency {
+	uint64_t seen_ns[IO_NR_CLASSES], seen_ios[IO_NR_CLASSES];
+	uint64_t seen_slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	struct latency_hist delta, total;
+	/* a completion missed its histogram (the kernel's map was full): no
+	 * percentiles for this row from then on */
+	bool incomplete;
+};
+
 struct proc_io {
 	struct proc_dev_key key;
 	res_key comm_name;
@@ -38,6 +50,7 @@ struct proc_io {
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */
 	uint32_t idle_intervals;		/* intervals in a row without change */
 	bool updated;				/* read from the kernel this interval */
+	struct row_latency *latency;		/* tracked I/Os only, else NULL */
 };
 
 struct iostats {
@@ -70,6 +83,17 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
  * so) are handed to forget() (to delete the kernel entry) and dropped, unless
  * keep_totals: then only their kernel entry is forgotten and the row stays
  * with its totals.  Returns the number of kernel entries forgotten. */
+/* The row of key, or NULL. */
+struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key);
+
+/*
+ * Latency percentiles of a row's completions (all operations): this
+ * interval's or since start.  false without them: no tracked I/O, no
+ * completion, or a completion that missed the row's histogram.
+ */
+bool iostats_latency_summary(const struct proc_io *row, bool cumulative,
+			     struct latency_summary *summary);
+
 size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_totals,
 			    bool (*is_alive)(uint32_t tgid, void *arg),
 			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg);

@@ -171,6 +171,19 @@ static int copy_latency(const void *key, const void *value, void *arg)
 	return 0;
 }
 
+static int copy_row_latency(const void *key, const void *value, void *arg)
+{
+	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
+	struct snapshot_row_latency *entry = append((void **)&s->row_latency, &s->nrow_latency,
+						    &s->row_latency_capacity, sizeof(*entry));
+
+	if (!entry)
+		return -ENOMEM;
+	memcpy(&entry->key, key, sizeof(entry->key));
+	memcpy(&entry->latency, value, sizeof(entry->latency));
+	return 0;
+}
+
 static int copy_crashes(const void *key, const void *value, void *arg)
 {
 	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
@@ -210,7 +223,7 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
 	int err;
 
-	s->nrows = s->nlatency = s->ncrashes = 0;
+	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = 0;
 	s->unfinished = 0;
 	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
 	if (!err)
@@ -228,6 +241,11 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->device_latency >= 0)
 		err = map_for_each(maps->device_latency, sizeof(__u32),
 				   sizeof(struct dev_latency), copy_latency, &ctx);
+	/* After the rows: a histogram read later holds at least the
+	 * completions its row's latency_ios holds (tally.h). */
+	if (!err && maps->row_latency >= 0)
+		err = map_for_each(maps->row_latency, sizeof(struct proc_dev_key),
+				   sizeof(struct dev_latency), copy_row_latency, &ctx);
 	if (!err && maps->inflight >= 0)
 		err = map_for_each(maps->inflight, sizeof(__u32), sizeof(struct inflight_slot),
 				   count_in_flight, &ctx);

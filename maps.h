@@ -19,7 +19,7 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 /* File descriptors of the maps a snapshot reads; -1: not read in this mode. */
 struct snapshot_maps {
 	int lost, crash_counts;
-	int stats, overflow_stats, device_latency, inflight;
+	int stats, overflow_stats, device_latency, row_latency, inflight;
 };
 
 /* s := the maps as they are now (s's arrays are reused): one row per key,

@@ -48,7 +48,11 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 
 	plan->stats_entries = needs->rows ? stats_entries_for(nr_cpus) : 1;
 	plan->overflow_stats_entries = needs->rows ? OVERFLOW_STATS_ENTRIES : 1;
-	plan->device_latency_entries = needs->rows ? DEVICE_LATENCY_ENTRIES : 1;
+	/* Tracked I/Os give each disk's latency from its rows'. */
+	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
+				       DEVICE_LATENCY_ENTRIES : 1;
+	plan->row_latency_entries = needs->rows && needs->track_inflight ?
+				    ROW_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
 	plan->owners_entries = needs->owners ? OWNERS_ENTRIES : 1;
 	plan->crashed_groups_entries = needs->legacy_exit_hook ? CRASHED_GROUPS_ENTRIES : 1;
@@ -106,6 +110,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->overflow_stats_entries, sizeof(struct proc_dev_key),
 				sizeof(struct proc_dev_stats), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
+				sizeof(struct dev_latency), false, false, nr_cpus);
+	bytes += hash_map_bytes(plan->row_latency_entries, sizeof(struct proc_dev_key),
 				sizeof(struct dev_latency), false, false, nr_cpus);
 	bytes += array_map_bytes(plan->inflight_slots, sizeof(struct inflight_slot), false, nr_cpus);
 	bytes += array_map_bytes(LOST_NR_KERNEL_CAUSES, sizeof(__u64), true, nr_cpus);

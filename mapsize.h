@@ -23,6 +23,7 @@ struct map_plan {
 	uint32_t stats_entries;		/* per-CPU rows */
 	uint32_t overflow_stats_entries;
 	uint32_t device_latency_entries;
+	uint32_t row_latency_entries;
 	uint32_t inflight_slots;
 	uint32_t owners_entries;
 	uint32_t crashed_groups_entries;

@@ -16,6 +16,7 @@ void snapshot_free(struct snapshot *s)
 {
 	free(s->rows);
 	free(s->latency);
+	free(s->row_latency);
 	free(s->crashes);
 	memset(s, 0, sizeof(*s));
 }
@@ -237,7 +238,7 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 		}
 	}
 	/* A device's counts are the sum of its rows' changes. */
-	last_counter = PMEM_FLUSHES;	/* latency comes per device (count_device_latency) */
+	last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
 	for (size_t i = 0; i < t->procs.count; i++) {
 		struct proc_io *row = &t->procs.rows[i];
 		struct pmem_device *metrics = NULL;
@@ -312,6 +313,50 @@ static void count_device_latency(struct tally *t, const struct snapshot *s)
 				pmem_add_latency(&t->devices, metrics, op, k, n);
 			}
 		}
+	}
+}
+
+/* Tracked I/Os: each row's latency per operation goes to its histogram and
+ * its disk's (the disk's sums come from the rows' in count_rows()). */
+static void count_row_latency(struct tally *t, const struct snapshot *s)
+{
+	for (size_t i = 0; i < s->nrow_latency; i++) {
+		const struct snapshot_row_latency *entry = &s->row_latency[i];
+		struct proc_io *row = iostats_find(&t->procs, &entry->key);
+		struct pmem_device *metrics;
+		struct row_latency *l;
+
+		if (!row)
+			continue;	/* its row could not be kept: counted lost */
+		if (!row->latency && !(row->latency = calloc(1, sizeof(*row->latency)))) {
+			t->lost[LOST_ROW_ALLOC]++;
+			continue;
+		}
+		l = row->latency;
+		metrics = device_metrics(t, entry->key.dev);
+		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+			uint64_t ios = counter_delta(&l->seen_ios[op], entry->latency.ios[op]);
+			uint64_t ns = counter_delta(&l->seen_ns[op], entry->latency.latency_ns[op]);
+
+			pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
+			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+				uint64_t n = counter_delta(&l->seen_slots[op][k],
+							   entry->latency.slots[op][k]);
+
+				pmem_add_latency(&t->devices, metrics, op, k, n);
+				l->delta.slots[k] += n;
+				l->total.slots[k] += n;
+			}
+		}
+	}
+	/* Read after the rows, a histogram holds at least the completions of
+	 * its row's latency_ios: fewer means one missed it. */
+	for (size_t i = 0; i < t->procs.count; i++) {
+		struct proc_io *row = &t->procs.rows[i];
+
+		if (row->latency &&
+		    latency_hist_count(&row->latency->total) < row->total[PMEM_LATENCY_IOS])
+			row->latency->incomplete = true;
 	}
 }
 
@@ -422,6 +467,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_rows(t, s);
 		note_dirtiers(t);
 		count_device_latency(t, s);
+		count_row_latency(t, s);
 		pmem_flush(&t->devices);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;

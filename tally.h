@@ -35,6 +35,12 @@ struct snapshot_latency {
 	struct dev_latency latency;
 };
 
+/* A row's latency per operation (tracked I/Os). */
+struct snapshot_row_latency {
+	struct proc_dev_key key;
+	struct dev_latency latency;
+};
+
 struct snapshot_crashes {
 	char comm[TASK_COMM_LEN];
 	__u64 count;
@@ -46,6 +52,8 @@ struct snapshot {
 	size_t nrows, rows_capacity;
 	struct snapshot_latency *latency;
 	size_t nlatency, latency_capacity;
+	struct snapshot_row_latency *row_latency;	/* read after rows */
+	size_t nrow_latency, row_latency_capacity;
 	struct snapshot_crashes *crashes;
 	size_t ncrashes, crashes_capacity;
 	uint64_t lost[LOST_NR_KERNEL_CAUSES];	/* summed over CPUs */
@@ -63,6 +71,9 @@ struct tally_config {
 	bool per_process_latency;	/* -L */
 	bool trace;			/* -T: events, no rows */
 	enum sort_key sort;
+	/* I/Os are tracked to completion (-L, -T, -p, -c, --cgroup): a disk's
+	 * latency is the sum of its rows', which the kernel keeps instead. */
+	bool latency_from_rows;
 	bool by_cgroup;			/* --by cgroup: rows per (cgroup, disk) */
 	uint64_t crash_interval_ns;
 	const char *sysfs_root;		/* "/sys" */

@@ -101,6 +101,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.stats_entries, STATS_MAX_ENTRIES);
 	cr_assert_eq(plan.overflow_stats_entries, OVERFLOW_STATS_ENTRIES);
 	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES);
+	cr_assert_eq(plan.row_latency_entries, 1);
 	cr_assert_eq(plan.inflight_slots, 1);
 	cr_assert_eq(plan.owners_entries, OWNERS_ENTRIES);
 	cr_assert_eq(plan.crashed_groups_entries, 1);
@@ -108,8 +109,8 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 
 	map_plan_for(&latency_mode, 2, &plan);
 	cr_assert_eq(plan.inflight_slots, INFLIGHT_SLOTS);
-	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES,
-		     "device histograms in every mode with rows");
+	cr_assert_eq(plan.device_latency_entries, 1, "a disk's latency is its rows'");
+	cr_assert_eq(plan.row_latency_entries, ROW_LATENCY_ENTRIES);
 
 	map_plan_for(&trace_mode, 2, &plan);
 	cr_assert_eq(plan.stats_entries, 1);

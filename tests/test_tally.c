@@ -60,6 +60,7 @@ struct snap {
 	struct snapshot s;
 	struct snapshot_row rows[SNAP_ROWS];
 	struct snapshot_latency latency[SNAP_LATENCY];
+	struct snapshot_row_latency row_latency[SNAP_ROWS];
 	struct snapshot_crashes crashes[SNAP_CRASHES];
 };
 
@@ -71,6 +72,8 @@ static void snap_init(struct snap *sp)
 	sp->s.rows_capacity = SNAP_ROWS;
 	sp->s.latency = sp->latency;
 	sp->s.latency_capacity = SNAP_LATENCY;
+	sp->s.row_latency = sp->row_latency;
+	sp->s.row_latency_capacity = SNAP_ROWS;
 	sp->s.crashes = sp->crashes;
 	sp->s.crashes_capacity = SNAP_CRASHES;
 }
@@ -118,6 +121,28 @@ static void snap_latency(struct snap *sp, uint32_t dev, uint64_t ns, uint64_t io
 	}
 	sp->latency[i].latency.latency_ns[IO_READ] = ns;
 	sp->latency[i].latency.ios[IO_READ] = ios;
+}
+
+/* Set the running latency totals of a row's kernel entry for op: ios
+ * completions of ns each (all in ns's slot, added to what is there). */
+static void snap_row_latency(struct snap *sp, uint32_t tgid, uint32_t dev, const char *comm,
+			     unsigned int op, uint64_t ns, uint64_t ios)
+{
+	struct proc_dev_key key = make_key(tgid, dev, comm);
+	size_t i;
+
+	for (i = 0; i < sp->s.nrow_latency; i++)
+		if (!memcmp(&sp->row_latency[i].key, &key, sizeof(key)))
+			break;
+	if (i == sp->s.nrow_latency) {
+		cr_assert_lt(sp->s.nrow_latency, SNAP_ROWS);
+		sp->s.nrow_latency++;
+		memset(&sp->row_latency[i], 0, sizeof(sp->row_latency[i]));
+		sp->row_latency[i].key = key;
+	}
+	sp->row_latency[i].latency.latency_ns[op] += ns * ios;
+	sp->row_latency[i].latency.ios[op] += ios;
+	sp->row_latency[i].latency.slots[op][latency_slot(ns)] += ios;
 }
 
 /* comm: up to 16 bytes copied as they are (16 leaves no NUL, as a raw key may). */
@@ -1449,5 +1474,56 @@ Test(trace, crash_events_shown_live_are_not_lost)
 	tally_close_interval(&t);
 	tally_summary(&t, &sp.s, AT(2), &wall, &sum);
 	cr_expect_eq(sum.lost[LOST_CRASH_EVENTS_FULL], 0);
+	tally_free(&t);
+}
+
+/* Tracked I/Os: a disk's latency sums come from its rows', its histograms
+ * from the rows' histograms; each row has its own percentiles, and none once
+ * a completion missed its histogram. */
+Test(devices, tracked_latency_and_histograms_come_from_the_rows)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct latency_summary l;
+	struct latency_hist h;
+	struct snap sp;
+	struct frame f;
+
+	config.latency_from_rows = true;
+	config.per_process_latency = true;
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
+		.bytes = { 4096 * 3 }, .ios = { 3 }, .latency_ns = 3 * 5000, .latency_ios = 3 });
+	snap_row_latency(&sp, 1, DEV_A, "a", IO_READ, 5000, 3);
+	snap_row(&sp, 2, DEV_A, "b", (struct proc_dev_stats){
+		.bytes = { 0, 4096 }, .ios = { 0, 1 }, .latency_ns = 100000, .latency_ios = 1 });
+	snap_row_latency(&sp, 2, DEV_A, "b", IO_WRITE, 100000, 1);
+	step(&t, &sp, 1, false, &f);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096 * 3, [PMEM_WRITE_BYTES] = 4096, [PMEM_READ_IOS] = 3,
+		[PMEM_WRITE_IOS] = 1, [PMEM_LATENCY_NS] = 115000, [PMEM_LATENCY_IOS] = 4 });
+	pmem_latency_summary(find_device(f.devices, NAME_A), IO_READ, false, &l);
+	cr_assert_eq(l.ios, 3);
+	cr_assert_float_eq(l.avg_us, 5.0, 1e-9);
+	pmem_latency_hist(find_device(f.devices, NAME_A), IO_WRITE, false, &h);
+	cr_assert_eq(h.slots[latency_slot(100000)], 1);
+	cr_assert(iostats_latency_summary(frame_row(&f, 1, DEV_A), false, &l));
+	cr_assert_eq(l.ios, 3);
+	cr_assert_float_eq(l.p50_us, (4096 + 4096 * 1.5 / 3) / 1000.0, 1e-9);
+	cr_assert(iostats_latency_summary(frame_row(&f, 2, DEV_A), false, &l));
+	cr_assert_float_eq(l.p99_us, (65536 + 65536 * 0.5) / 1000.0, 1e-9);
+	tally_close_interval(&t);
+
+	/* Row a completes two more reads, one of which missed its histogram. */
+	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
+		.bytes = { 4096 * 5 }, .ios = { 5 }, .latency_ns = 5 * 5000, .latency_ios = 5 });
+	snap_row_latency(&sp, 1, DEV_A, "a", IO_READ, 5000, 1);
+	step(&t, &sp, 2, false, &f);
+	cr_assert_not(iostats_latency_summary(frame_row(&f, 1, DEV_A), false, &l),
+		      "a histogram short of the row's completions has no percentiles");
+	cr_assert_not(iostats_latency_summary(frame_row(&f, 1, DEV_A), true, &l));
+	pmem_latency_summary(find_device(f.devices, NAME_A), IO_READ, false, &l);
+	cr_assert_eq(l.ios, 1, "the disk's histogram holds what the rows' hold");
 	tally_free(&t);
 }

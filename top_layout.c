@@ -47,12 +47,16 @@ const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS] = {
 static bool take(const struct top_column *columns, unsigned int i, unsigned int cols,
 		 struct top_layout *layout)
 {
-	unsigned int need = columns[i].width + (layout->line_width ? 1 : 0);
+	unsigned int width = columns[i].width, need;
 
+	/* A path that names the rows (--by cgroup) needs more than its least. */
+	if (columns[i].stretch && !layout->line_width && width < cols / 3)
+		width = cols / 3;
+	need = width + (layout->line_width ? 1 : 0);
 	if (layout->line_width && cols && layout->line_width + need > cols)
 		return false;
 	layout->shown[i] = true;
-	layout->width[i] = columns[i].width;
+	layout->width[i] = width;
 	layout->line_width += need;
 	if (cols && layout->line_width > cols) {	/* the first, cut */
 		layout->width[i] = cols;

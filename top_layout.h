@@ -72,7 +72,7 @@ struct top_layout {
  * cols if need be), then keep (the sort column; -1: none), then the others
  * for as long as each next one fits: the first that does not fit and every
  * one after it are dropped.  A stretch column that is shown gets the rest
- * of the line.
+ * of the line; taken first, at least a third of it.
  */
 void top_layout_fit(const struct top_column *columns, const unsigned int *priority, size_t n,
 		    const bool *wanted, int keep, unsigned int cols, struct top_layout *layout);

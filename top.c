@@ -758,7 +758,8 @@ static size_t select_rows(struct top *t)
 			continue;
 		t->order[n++] = row;
 	}
-	qsort_r(t->order, n, sizeof(*t->order), compare_rows, t);
+	if (n > 1)
+		qsort_r(t->order, n, sizeof(*t->order), compare_rows, t);
 	return n;
 }
 

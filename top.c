@@ -433,7 +433,7 @@ static void header_totals(struct view *v)
 	put_line(v, l.text);
 }
 
-/* What the keys chose: PAUSED, sort, mode, device, filter. */
+/* What the keys chose: PAUSED, sort, mode, filter, device, as many as fit. */
 static void header_state(struct view *v)
 {
 	const struct top *t = v->top;
@@ -448,17 +448,16 @@ static void header_state(struct view *v)
 		 ascending ? "asc" : "desc");
 	line_item(&l, item, v->screen.cols, &full);
 	if (s->cumulative)
-		snprintf(item, sizeof(item), "accumulated: totals since start");
+		snprintf(item, sizeof(item), "accumulated since start");
 	else
-		snprintf(item, sizeof(item), "interval: per second, every %gs",
-			 t->settings.interval_s);
-	line_item(&l, item, v->screen.cols, &full);
-	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
+		snprintf(item, sizeof(item), "per second, every %gs", t->settings.interval_s);
 	line_item(&l, item, v->screen.cols, &full);
 	if (s->editing)
 		snprintf(item, sizeof(item), "filter: %s_", s->edit);
 	else
 		snprintf(item, sizeof(item), "filter %s", s->filter[0] ? s->filter : "none");
+	line_item(&l, item, v->screen.cols, &full);
+	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
 	line_item(&l, item, v->screen.cols, &full);
 	line_item(&l, "h help", v->screen.cols, &full);
 	put_line(v, l.text);

@@ -17,9 +17,9 @@ LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
-	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c
+	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c
 # The loader: libbpf and syscalls.
-LOADER_SRCS := msg.c probe.c maps.c events.c
+LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))

@@ -8,12 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -30,6 +30,8 @@
 #include "options.h"
 #include "probe.h"
 #include "tally.h"
+#include "terminal.h"
+#include "top.h"
 #include "view.h"
 
 #define DEFAULT_RINGBUF_KB	1024	/* aggregated mode: crash events only */
@@ -80,6 +82,8 @@ struct run {
 	struct crashfree saved_crash;	/* --state, read before the tally starts */
 	struct snapshot snapshot;
 	struct view view;
+	bool top;			/* the top view, on a terminal */
+	struct terminal terminal;
 	int nr_cpus;
 	struct map_plan plan;
 	bool use_ringbuf;
@@ -312,6 +316,54 @@ static int open_events(struct run *run)
 				   opts->trace ? pages * 4096 / 4 : 1);
 }
 
+static void check_output(struct run *run);
+static void screen_size(struct screen *screen, const struct options *opts);
+
+/* The top view's keys: q ends the run as Ctrl-C does; a changes what the
+ * tally keeps for the next frames; the rest is the view's. */
+static void read_keys(struct run *run)
+{
+	char keys[256];
+	ssize_t n = terminal_read_keys(&run->terminal, keys, sizeof(keys));
+	bool changed;
+
+	if (n <= 0)
+		return;		/* the terminal is gone: no more keys */
+	changed = top_feed_keys(&run->view, keys, n);
+	run->tally.config.cumulative = top_state(&run->view)->cumulative;
+	if (top_state(&run->view)->quit)
+		exiting = 1;
+	else if (changed)
+		top_redraw(&run->view);
+}
+
+/* The top view waits for events, keys and SIGWINCH at once, so that a key
+ * or a resize is drawn at once.  >= 0 or -errno, like events_poll(). */
+static int poll_top(struct run *run, int timeout_ms)
+{
+	struct pollfd fds[] = {
+		{ .fd = events_fd(&run->events), .events = POLLIN },
+		{ .fd = run->terminal.keys_fd, .events = POLLIN },
+		{ .fd = run->terminal.resize_fd, .events = POLLIN },
+	};
+	int err = 0;
+
+	if (poll(fds, 3, timeout_ms) < 0)
+		return -errno;
+	if (fds[0].revents)
+		err = events_drain(&run->events);
+	if (fds[2].revents) {
+		terminal_resized(&run->terminal);
+		screen_size(&run->view.screen, run->opts);
+		top_redraw(&run->view);
+	}
+	if (fds[1].revents)
+		read_keys(run);
+	if (fds[1].revents || fds[2].revents)
+		check_output(run);
+	return err;
+}
+
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
@@ -324,7 +376,10 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 		timeout_ms = (deadline_ns - now + 999999) / 1000000;
 		if (run->opts->trace && timeout_ms > TRACE_POLL_MS)
 			timeout_ms = TRACE_POLL_MS;
-		err = events_poll(&run->events, timeout_ms);
+		if (run->top)
+			err = poll_top(run, timeout_ms);
+		else
+			err = events_poll(&run->events, timeout_ms);
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
 			run->failed = true;
@@ -384,16 +439,12 @@ static void forget_rows(struct run *run)
 
 /* ---- output ---- */
 
+/* The top view's screen: every line of the terminal (nothing is written
+ * after the last). */
 static void screen_size(struct screen *screen, const struct options *opts)
 {
-	struct winsize ws;
-
-	screen->rows = 0;
-	screen->cols = 0;
-	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row) {
-		screen->rows = ws.ws_row - 1;	/* keep the cursor line free */
-		screen->cols = ws.ws_col;
-	}
+	if (!terminal_size(&screen->rows, &screen->cols))
+		screen->rows = screen->cols = 0;
 	screen->max_rows = opts->rows;
 	screen->clear = !opts->no_clear;
 }
@@ -411,7 +462,28 @@ static void check_output(struct run *run)
 	}
 }
 
-static void choose_view(struct run *run)
+/* The top view, and the terminal under it. */
+static int start_top(struct run *run)
+{
+	const struct options *opts = run->opts;
+	struct top_settings settings = {
+		.interval_s = opts->interval_s,
+		.sort = opts->sort,
+		.cumulative = opts->cumulative,
+		.per_process_latency = opts->per_process_latency,
+		.by_cgroup = opts->by_cgroup,
+		.utf8 = terminal_utf8(),
+	};
+
+	if (view_top(&run->view, stdout, &settings)) {
+		fail("out of memory");
+		return -1;
+	}
+	run->top = true;
+	return terminal_start(&run->terminal, !opts->no_clear);
+}
+
+static int choose_view(struct run *run)
 {
 	const struct options *opts = run->opts;
 	enum output_mode output = opts->output;
@@ -426,12 +498,14 @@ static void choose_view(struct run *run)
 		view_json(&run->view, stdout);
 	else if (output == OUTPUT_BATCH)
 		view_batch(&run->view, stdout);
-	else
-		view_top(&run->view, stdout);
+	else if (start_top(run))
+		return -1;
 	screen_size(&run->view.screen, opts);
 	run->view.histograms = opts->histograms;
-	if (output != OUTPUT_AUTO)
+	/* The top view too: a frame reaches the terminal in one write. */
+	if (output != OUTPUT_AUTO || run->top)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	return 0;
 }
 
 static void save_crash_state(struct run *run)
@@ -597,6 +671,8 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 
 static void cleanup(struct run *run)
 {
+	terminal_stop(&run->terminal);
+	view_top_free(&run->view);
 	events_free(&run->events);
 	diskio_bpf__destroy(run->skel);
 	tally_free(&run->tally);
@@ -626,7 +702,7 @@ static int reopen_std_fds(void)
 int main(int argc, char **argv)
 {
 	struct options opts;
-	struct run run = { .opts = &opts };
+	struct run run = { .opts = &opts, .terminal = { .keys_fd = -1, .resize_fd = -1 } };
 	struct kernel_hooks hooks = {};
 	uint32_t devs[MAX_FILTER_DEVS] = {};
 	struct sigaction action = { .sa_handler = on_signal };
@@ -658,11 +734,15 @@ int main(int argc, char **argv)
 		sigaction(SIGTERM, &action, NULL);
 		sigaction(SIGHUP, &action, NULL);	/* the terminal went away */
 		signal(SIGPIPE, SIG_IGN);
-		choose_view(&run);
+		err = choose_view(&run);
+	}
+	if (!err) {
 		if (run.view.start)
 			run.view.start(&run.view);
 		check_output(&run);
 		run_loop(&run);
+		/* The top view's one-line summary goes to the normal screen. */
+		terminal_stop(&run.terminal);
 		if (!run.output_broken)
 			finish(&run);
 		save_crash_state(&run);

@@ -74,6 +74,11 @@ int events_open_perfbuf(struct events *ev, int map_fd, uint32_t pages, uint32_t 
 	return 0;
 }
 
+int events_fd(const struct events *ev)
+{
+	return ev->ringbuf ? ring_buffer__epoll_fd(ev->ringbuf) : perf_buffer__epoll_fd(ev->perfbuf);
+}
+
 int events_drain(struct events *ev)
 {
 	return ev->ringbuf ? ring_buffer__consume(ev->ringbuf) : perf_buffer__consume(ev->perfbuf);

@@ -26,6 +26,9 @@ int events_open_perfbuf(struct events *ev, int map_fd, uint32_t pages, uint32_t 
 /* Wait up to timeout_ms for a wakeup, then read everything there: records
  * are submitted without a wakeup until a batch has gathered.  >= 0 or -errno. */
 int events_poll(struct events *ev, int timeout_ms);
+/* A descriptor that polls readable when records wait: to wait for them
+ * together with other descriptors, then events_drain(). */
+int events_fd(const struct events *ev);
 /* Read everything there, without waiting.  >= 0 or -errno. */
 int events_drain(struct events *ev);
 void events_free(struct events *ev);

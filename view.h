@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One view per output mode, chosen once: top (a terminal), batch (awk),
- * JSON, and trace mode's batch and JSON.  A view only writes to its FILE;
+ * One view per output mode, chosen once: top (a terminal, top.h), batch
+ * (awk), JSON, and trace mode's batch and JSON.  A view only writes to its FILE;
  * everything it shows comes in a frame, an event or the summary.
  */
 #ifndef DISKIO_VIEW_H
@@ -17,6 +17,8 @@ struct screen {
 	unsigned int max_rows;		/* -r, 0: no limit but the terminal */
 	bool clear;			/* redraw in place */
 };
+
+struct top;
 
 struct view {
 	/* Once, before the first interval (a columns line, a cleared screen). */
@@ -40,11 +42,11 @@ struct view {
 	struct jsonw json;
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
-	unsigned int lines, rows_shown;
+	unsigned int lines;
 	bool rows_begun;
+	struct top *top;		/* the top view's own state (top.h) */
 };
 
-void view_top(struct view *v, FILE *out);
 void view_batch(struct view *v, FILE *out);
 void view_json(struct view *v, FILE *out);
 void view_trace_batch(struct view *v, FILE *out);

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The top view driven as a person would, in a real terminal: diskio runs in
+ * a tmux pane (its own server, socket "diskio-itest-top"), keys are sent
+ * with send-keys and the screen is read with capture-pane, polled against a
+ * deadline (never a fixed sleep), so that a loaded 2-CPU machine only makes
+ * it slower.  The pane runs an interactive bash, so that what diskio leaves
+ * to the shell (terminal modes, typed keys) is seen as a user would see it.
+ */
+#include "harness.h"
+
+#define SOCKET		"diskio-itest-top"
+#define SESSION		"top"
+#define SCREEN_SIZE	(64 * 1024)
+#define FRAME_TIMEOUT_MS (H_ATTACH_TIMEOUT_MS + 5000)	/* start, then the first frame */
+#define KEY_TIMEOUT_MS	3000	/* a key's redraw, on a loaded machine */
+#define REDRAW_MS	300	/* the promise for a resize */
+/* diskio ends by itself after this many intervals, should the test die. */
+#define COUNT		"180"
+
+static char dir[64];		/* files the pane's shell writes */
+static char screen[SCREEN_SIZE];
+
+static int tmux(const char *const args[], struct h_result *r)
+{
+	const char *argv[32] = { "tmux", "-L", SOCKET };
+	int n = 3;
+
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return h_run(argv, NULL, NULL, 10000, r);
+}
+
+#define TMUX(...) tmux_ok(H_ARGS(__VA_ARGS__))
+
+static void tmux_ok(const char *const args[])
+{
+	struct h_result r;
+	char why[64];
+	int status = tmux(args, &r);
+
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "tmux %s: %s: %s", args[0],
+		  h_status_str(status, why, sizeof(why)), r.err);
+	h_result_free(&r);
+}
+
+/* The pane as text, into screen. */
+static void capture(void)
+{
+	struct h_result r;
+
+	tmux(H_ARGS("capture-pane", "-p", "-t", SESSION), &r);
+	snprintf(screen, sizeof(screen), "%s", r.out);
+	h_result_free(&r);
+}
+
+/* The screen's line holding text (a copy), or NULL. */
+static const char *screen_line(const char *text)
+{
+	static char line[1024];
+	const char *hit = strstr(screen, text), *start, *end;
+
+	if (!hit)
+		return NULL;
+	for (start = hit; start > screen && start[-1] != '\n'; start--)
+		;
+	end = strchr(hit, '\n');
+	if (!end)
+		end = hit + strlen(hit);
+	snprintf(line, sizeof(line), "%.*s", (int)(end - start), start);
+	return line;
+}
+
+/* The process row of comm: a line with it that is not the header's. */
+static const char *row_of(const char *comm)
+{
+	static char line[1024];
+	const char *start = screen;
+
+	while (*start) {
+		const char *end = strchr(start, '\n');
+		size_t len = end ? (size_t)(end - start) : strlen(start);
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, start);
+		if (strstr(line, comm) && !strstr(line, "filter"))
+			return line;
+		start += len + (end ? 1 : 0);
+	}
+	return NULL;
+}
+
+static bool has_row(const char *comm)
+{
+	return row_of(comm) != NULL;
+}
+
+static bool has(const char *text)
+{
+	return strstr(screen, text) != NULL;
+}
+
+static bool lacks(const char *text)
+{
+	return !has(text);
+}
+
+/* Capture until test() holds or timeout_ms pass.  Returns the ms it took,
+ * -1 on timeout (the last screen is logged). */
+static int64_t wait_until(bool (*test)(const char *arg), const char *arg, int timeout_ms)
+{
+	int64_t start = h_now_ms(), deadline = start + timeout_ms;
+
+	for (;;) {
+		capture();
+		if (test(arg))
+			return h_now_ms() - start;
+		if (h_now_ms() >= deadline)
+			break;
+		h_sleep_ms(10);
+	}
+	cr_log_error("screen after %d ms:\n%s", timeout_ms, screen);
+	return -1;
+}
+
+static void expect_screen(bool (*test)(const char *arg), const char *arg, const char *what)
+{
+	cr_assert_geq(wait_until(test, arg, KEY_TIMEOUT_MS), 0, "%s (waiting for '%s')", what, arg);
+}
+
+static void key(const char *name)
+{
+	TMUX("send-keys", "-t", SESSION, name);
+}
+
+static void text(const char *literal)
+{
+	TMUX("send-keys", "-t", SESSION, "-l", literal);
+}
+
+/* A file the pane's shell writes, once it is there. */
+static bool read_when_there(const char *name, char *buf, size_t size, int timeout_ms)
+{
+	char path[128];
+	int64_t deadline = h_now_ms() + timeout_ms;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (h_now_ms() < deadline) {
+		/* the shell writes with one redirection: whole once non-empty */
+		if (h_read_file(path, buf, size) > 0 && strchr(buf, '\n'))
+			return true;
+		h_sleep_ms(20);
+	}
+	return false;
+}
+
+/* An interactive bash in an 80x24 pane, prompt "$ ". */
+static void start_pane(void)
+{
+	struct h_result stale;
+	char *made;
+
+	h_require_root();
+	if (!h_have_program("tmux"))
+		cr_skip_test("tmux is not installed (make deps-test installs it)");
+	snprintf(dir, sizeof(dir), "/tmp/diskio-itest-top-XXXXXX");
+	made = mkdtemp(dir);
+	cr_assert_not_null(made);
+	tmux(H_ARGS("kill-server"), &stale);	/* a server a killed test left */
+	h_result_free(&stale);
+	TMUX("new-session", "-d", "-s", SESSION, "-x", "80", "-y", "24",
+	     "env PS1='$ ' TERM=screen bash --norc --noprofile -i");
+	/* capture-pane drops trailing blanks: the prompt shows as "$" */
+	cr_assert_geq(wait_until(has, "$", 10000), 0, "no shell prompt in the pane");
+}
+
+static void suite_setup(void)
+{
+	h_setup();
+}
+
+static void suite_teardown(void)
+{
+	struct h_result r = { 0 };
+	char cmd[128];
+
+	tmux(H_ARGS("kill-server"), &r);
+	h_result_free(&r);
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			cr_log_warn("could not remove %s", dir);
+	}
+	h_teardown();
+}
+
+TestSuite(top, .init = suite_setup, .fini = suite_teardown, .timeout = 120);
+
+/* A process writing 4 KiB with O_DIRECT to path every 2 ms until killed:
+ * a row to find, filter and sort. */
+static pid_t spawn_writer(const char *comm, const char *path)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		void *buf;
+		int fd;
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, comm);
+		fd = open(path, O_RDWR | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+			_exit(1);
+		memset(buf, 0x5a, 4096);
+		for (uint64_t i = 0;; i++) {
+			if (pwrite(fd, buf, 4096, (i % 4096) * 4096) != 4096)
+				_exit(2);
+			usleep(2000);
+		}
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/* The pane's shell runs diskio with args, then records its exit code, the
+ * terminal's modes before and after, and any key left for the shell. */
+static void run_in_pane(const char *args)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line),
+		 "stty -a > %s/before; '%s' %s; echo EXIT=$? > %s/exit; stty -a > %s/after; "
+		 "read -t 1 -n 64 leaked; echo \"LEAKED=[$leaked]\" > %s/leaked",
+		 dir, h_diskio_path(), args, dir, dir, dir);
+	text(line);
+	key("Enter");
+}
+
+static bool shows_a_frame(const char *unused)
+{
+	(void)unused;
+	return has("P99_ms") && has("COMM");
+}
+
+Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
+{
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char before[4096], after[4096], buf[256], device_item[64];
+	const char *line;
+	bool back_to_all = false;
+
+	spawn_writer("topwriter", zram->path);
+	start_pane();
+	run_in_pane("1 " COUNT);
+	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
+
+	/* At 80x24: the lost count, per-second IOPS and p99 are on screen. */
+	line = screen_line("diskio ");
+	cr_assert(line && strstr(line, "lost "), "no lost count in the header: %s", line);
+	line = screen_line("P99_ms");
+	cr_assert(line && strstr(line, "R_IOPS") && strstr(line, "W_IOPS"), "%s", line);
+	line = screen_line("COMM");
+	cr_assert(line && strstr(line, "W_IOPS"), "process table without IOPS: %s", line);
+	cr_assert(has("per second"), "the header does not say rates are per second");
+
+	text("ctopwriter");
+	expect_screen(has, "filter: topwriter_", "c: the filter being typed");
+	key("Enter");
+	expect_screen(has, "filter topwriter", "Enter: the filter applied");
+	expect_screen(has_row, "topwriter", "the writer's row under its filter");
+	line = row_of("topwriter");
+	cr_assert(line && strstr(line, zram->name), "the writer's row names its disk: %s", line);
+	key("Escape");
+	expect_screen(has, "filter none", "Esc: the filter cleared");
+
+	key("Right");
+	expect_screen(has, "sort read desc", "Right: the next sort column");
+	key("Left");
+	expect_screen(has, "sort bytes desc", "Left: back");
+	text(">");
+	expect_screen(has, "sort read desc", "'>' as Right");
+	text("<");
+	expect_screen(has, "sort bytes desc", "'<' as Left");
+	text("r");
+	expect_screen(has, "sort bytes asc", "r: reversed");
+	text("r");
+	expect_screen(has, "sort bytes desc", "r: back");
+
+	text("a");
+	expect_screen(has, "accumulated", "a: totals since start");
+	line = screen_line("COMM");
+	cr_assert(line && strstr(line, " READ ") && !strstr(line, "READ/s"), "%s", line);
+	text("a");
+	expect_screen(has, "per second", "a: rates again");
+
+	text("p");
+	expect_screen(has, "PAUSED", "p: paused");
+	text("p");
+	expect_screen(lacks, "PAUSED", "p: running again");
+
+	text("d");
+	expect_screen(lacks, "device all", "d: one device");
+	line = screen_line("device ");
+	cr_assert_not_null(line);
+	snprintf(device_item, sizeof(device_item), "%s", strstr(line, "device "));
+	for (int i = 0; i < 64 && !back_to_all; i++) {
+		text("d");
+		cr_assert_geq(wait_until(lacks, device_item, KEY_TIMEOUT_MS), 0,
+			      "d: not the next device");
+		back_to_all = has("device all");
+		line = screen_line("device ");
+		snprintf(device_item, sizeof(device_item), "%s", strstr(line, "device "));
+	}
+	cr_assert(back_to_all, "d never came back to all devices");
+
+	text("L");
+	expect_screen(lacks, "P99_ms", "L: latency columns off");
+	text("L");
+	expect_screen(has, "P99_ms", "L: latency columns on");
+
+	text("h");
+	expect_screen(has, "any key closes", "h: help");
+	text("x");
+	expect_screen(lacks, "any key closes", "any key closes the help");
+	text("?");
+	expect_screen(has, "any key closes", "?: help");
+	text("q");		/* closes the help, does not quit */
+	expect_screen(lacks, "any key closes", "q closes the help");
+	expect_screen(has, "P99_ms", "the table after the help");
+
+	/* Keys diskio does not use are read and dropped, not left for the
+	 * shell; r shows they have been read. */
+	text("jkjk");
+	text("r");
+	expect_screen(has, "sort bytes asc", "r after unused keys");
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "diskio did not exit");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+	cr_assert(read_when_there("leaked", buf, sizeof(buf), 5000));
+	cr_assert_str_eq(buf, "LEAKED=[]\n", "keys leaked to the shell");
+	cr_assert(read_when_there("before", before, sizeof(before), 1000));
+	cr_assert(read_when_there("after", after, sizeof(after), 1000));
+	cr_assert_str_eq(before, after, "stty -a differs after diskio");
+	/* Back on the normal screen: the command line, then one summary line. */
+	expect_screen(has, "diskio ran ", "the summary line");
+	line = screen_line("diskio ran ");
+	cr_assert(strstr(line, "lost ") && strstr(line, "crashes "), "%s", line);
+	cr_assert(lacks("# summary") && lacks("# crash"), "batch lines at exit:\n%s", screen);
+	cr_assert(lacks("P99_ms"), "the top view's screen is left behind:\n%s", screen);
+}
+
+/* The process heading at 60 columns has no DEVICE (it is dropped). */
+static bool narrow_heading(const char *unused)
+{
+	const char *line = screen_line("COMM");
+
+	(void)unused;
+	return line && !strstr(line, "DEVICE") && strstr(line, "W_IOPS");
+}
+
+static bool wide_heading(const char *unused)
+{
+	const char *line = screen_line("COMM");
+
+	(void)unused;
+	return line && strstr(line, "DEVICE") && strstr(line, "R_IOPS");
+}
+
+Test(top, resize_redraws_at_once)
+{
+	int64_t took;
+	char buf[64];
+
+	start_pane();
+	run_in_pane("1 " COUNT);
+	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
+	/* Paused, only a resize can redraw. */
+	text("p");
+	expect_screen(has, "PAUSED", "p: paused");
+	cr_assert(wide_heading(NULL));
+
+	TMUX("resize-window", "-t", SESSION, "-x", "60", "-y", "15");
+	took = wait_until(narrow_heading, NULL, 5000);
+	cr_assert_geq(took, 0, "not redrawn at 60x15");
+	cr_assert_leq(took, REDRAW_MS, "redrawn at 60x15 after %" PRId64 " ms", took);
+	cr_assert(has("lost "), "no lost count at 60x15");
+	cr_assert(has("PAUSED"));
+
+	TMUX("resize-window", "-t", SESSION, "-x", "80", "-y", "24");
+	took = wait_until(wide_heading, NULL, 5000);
+	cr_assert_geq(took, 0, "not redrawn at 80x24");
+	cr_assert_leq(took, REDRAW_MS, "redrawn at 80x24 after %" PRId64 " ms", took);
+	cr_assert(has("P99_ms"));
+
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "diskio did not exit");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+}
+
+Test(top, sigterm_while_paused_exits_0_with_everything_detached)
+{
+	uint32_t ids[64];
+	struct h_prog progs[512];
+	char line[512], buf[64];
+	int nids, left = 1;
+	int64_t deadline;
+	pid_t pid;
+
+	start_pane();
+	snprintf(line, sizeof(line), "sh -c 'echo $$ > %s/pid; exec \"$0\" 1 " COUNT "' '%s'; "
+		 "echo EXIT=$? > %s/exit", dir, h_diskio_path(), dir);
+	text(line);
+	key("Enter");
+	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
+	text("p");
+	expect_screen(has, "PAUSED", "p: paused");
+	cr_assert(read_when_there("pid", buf, sizeof(buf), 1000));
+	pid = atoi(buf);
+	cr_assert_gt(pid, 0);
+	nids = h_pid_bpf_prog_ids(pid, ids, 64);
+	cr_assert_gt(nids, 0, "diskio (pid %d) holds no BPF programs", (int)pid);
+
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS),
+		  "diskio did not exit after SIGTERM");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+	expect_screen(has, "diskio ran ", "the summary line after SIGTERM");
+
+	/* Links and programs are freed after an RCU grace period: allow 3 s. */
+	deadline = h_now_ms() + 3000;
+	while (left && h_now_ms() < deadline) {
+		int nprogs = h_bpftool_progs(progs, 512);
+
+		cr_assert_geq(nprogs, 0, "bpftool prog show failed");
+		left = 0;
+		for (int i = 0; i < nprogs && i < 512; i++)
+			for (int k = 0; k < nids; k++)
+				left += progs[i].id == ids[k];
+		if (left)
+			h_sleep_ms(100);
+	}
+	cr_assert_eq(left, 0, "%d of diskio's BPF programs still loaded 3 s after it exited", left);
+}

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the top view: which columns fit a width (top_layout.c), and
+ * frames drawn by top.c into memory, read back through a small terminal
+ * emulator that fails on anything written past the screen's right edge or
+ * bottom.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+#include "top_layout.h"
+
+#include "json_check.h"
+
+#define NS_PER_S UINT64_C(1000000000)
+#define MAXROWS 256
+
+/* ---- the layout ---- */
+
+static void fit_processes(unsigned int cols, bool latency, int keep, struct top_layout *layout)
+{
+	bool wanted[TOP_NR_PROC_COLUMNS];
+
+	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
+		wanted[i] = true;
+	wanted[TOP_COL_LATENCY] = latency;
+	top_layout_fit(top_proc_columns, top_proc_priority, TOP_NR_PROC_COLUMNS, wanted, keep, cols,
+		       layout);
+}
+
+static void fit_devices(unsigned int cols, struct top_layout *layout)
+{
+	bool wanted[TOP_NR_DEV_COLUMNS];
+
+	for (int i = 0; i < TOP_NR_DEV_COLUMNS; i++)
+		wanted[i] = true;
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1, cols,
+		       layout);
+}
+
+/* The shown columns as a string of their headings, in screen order. */
+static const char *shown(const struct top_column *columns, size_t n,
+			 const struct top_layout *layout)
+{
+	static char text[256];
+
+	text[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (!layout->shown[i])
+			continue;
+		if (text[0])
+			strcat(text, " ");
+		strcat(text, columns[i].heading);
+	}
+	return text;
+}
+
+static unsigned int width_of(const struct top_layout *layout, size_t n)
+{
+	unsigned int sum = 0, columns = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (layout->shown[i]) {
+			sum += layout->width[i];
+			columns++;
+		}
+	}
+	return columns ? sum + columns - 1 : 0;
+}
+
+Test(top_layout, process_columns_at_60_80_120_200)
+{
+	static const struct {
+		unsigned int cols;
+		bool latency;
+		const char *expect;
+	} cases[] = {
+		{ 60, false, "PID COMM READ/s WRITE/s W_IOPS" },
+		{ 60, true, "PID COMM READ/s WRITE/s W_IOPS" },
+		{ 80, false, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
+		{ 80, true, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms" },
+		{ 120, false, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS DIRTY/s "
+			      "CGROUP" },
+		{ 120, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
+			     "DIRTY/s CGROUP" },
+		{ 200, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
+			     "DIRTY/s CGROUP" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_layout layout;
+
+		fit_processes(cases[i].cols, cases[i].latency, -1, &layout);
+		cr_assert_str_eq(shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout),
+				 cases[i].expect, "%u columns, latency %d", cases[i].cols,
+				 cases[i].latency);
+		cr_assert_leq(layout.line_width, cases[i].cols);
+		cr_assert_eq(layout.line_width, width_of(&layout, TOP_NR_PROC_COLUMNS));
+		if (layout.shown[TOP_COL_CGROUP])	/* the path takes the rest */
+			cr_assert_eq(layout.line_width, cases[i].cols);
+	}
+}
+
+Test(top_layout, device_columns_at_60_80_120_200)
+{
+	static const struct {
+		unsigned int cols;
+		const char *expect;
+	} cases[] = {
+		{ 60, "DEVICE READ/s WRITE/s R_IOPS W_IOPS P99_ms" },
+		{ 80, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS AVG_ms P99_ms" },
+		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms" },
+		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_layout layout;
+
+		fit_devices(cases[i].cols, &layout);
+		cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
+				 cases[i].expect, "%u columns", cases[i].cols);
+		cr_assert_leq(layout.line_width, cases[i].cols);
+	}
+}
+
+Test(top_layout, the_sort_column_stays)
+{
+	struct top_layout layout;
+
+	fit_processes(60, false, TOP_COL_DISCARD, &layout);
+	cr_assert(layout.shown[TOP_COL_DISCARD], "%s",
+		  shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout));
+	cr_assert(layout.shown[TOP_COL_COMM]);
+	cr_assert_leq(layout.line_width, 60);
+}
+
+Test(top_layout, never_wider_than_the_width)
+{
+	for (unsigned int cols = 1; cols <= 250; cols++) {
+		for (int keep = -1; keep < TOP_NR_PROC_COLUMNS; keep++) {
+			struct top_layout layout;
+
+			fit_processes(cols, keep & 1, keep, &layout);
+			cr_assert_leq(layout.line_width, cols, "cols %u keep %d", cols, keep);
+			cr_assert_eq(layout.line_width, width_of(&layout, TOP_NR_PROC_COLUMNS));
+			cr_assert(layout.shown[TOP_COL_COMM] || keep == TOP_COL_COMM,
+				  "the first column always shows");
+		}
+		{
+			struct top_layout layout;
+
+			fit_devices(cols, &layout);
+			cr_assert_leq(layout.line_width, cols, "cols %u", cols);
+			cr_assert(layout.shown[TOP_DEV_NAME]);
+		}
+	}
+}
+
+Test(top_layout, no_limit_shows_every_wanted_column)
+{
+	struct top_layout layout;
+
+	fit_processes(0, false, -1, &layout);
+	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
+		cr_assert_eq(layout.shown[i], i != TOP_COL_LATENCY, "column %d", i);
+}
+
+/* ---- a terminal in memory ---- */
+
+#define TERM_ROWS 64
+#define TERM_COLS 256
+
+/* A screen of rows x cols cells (each up to one UTF-8 character), fed the
+ * view's output.  It knows what the view writes: ESC [ H, ESC [ K, ESC [ J,
+ * CR, LF and printable characters; anything else, a character past the
+ * right edge or a line feed below the bottom (a scroll) fails the test. */
+struct term {
+	unsigned int rows, cols;
+	unsigned int row, col;
+	char cell[TERM_ROWS][TERM_COLS][5];
+};
+
+static void term_init(struct term *t, unsigned int rows, unsigned int cols)
+{
+	memset(t, 0, sizeof(*t));
+	t->rows = rows;
+	t->cols = cols;
+}
+
+static void term_feed(struct term *t, const char *out, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned char c = out[i];
+
+		if (c == 0x1b) {
+			cr_assert_lt(i + 2, len + 0, "a cut escape sequence");
+			cr_assert_eq(out[i + 1], '[', "unexpected escape");
+			switch (out[i + 2]) {
+			case 'H':
+				t->row = t->col = 0;
+				break;
+			case 'K':
+				for (unsigned int x = t->col; x < t->cols; x++)
+					t->cell[t->row][x][0] = '\0';
+				break;
+			case 'J':
+				for (unsigned int x = t->col; x < t->cols; x++)
+					t->cell[t->row][x][0] = '\0';
+				for (unsigned int y = t->row + 1; y < t->rows; y++)
+					memset(t->cell[y], 0, sizeof(t->cell[y]));
+				break;
+			default:
+				cr_assert_fail("unexpected sequence ESC [ %c", out[i + 2]);
+			}
+			i += 3;
+		} else if (c == '\r') {
+			t->col = 0;
+			i++;
+		} else if (c == '\n') {
+			cr_assert_lt(t->row + 1, t->rows, "a line feed on the last line scrolls");
+			t->row++;
+			i++;
+		} else {
+			size_t n = 1;
+
+			cr_assert(c >= 0x20 && c != 0x7f, "control byte 0x%02x on the screen", c);
+			while (i + n < len && ((unsigned char)out[i + n] & 0xc0) == 0x80)
+				n++;
+			cr_assert_lt(t->col, t->cols, "a character past the right edge on line %u",
+				     t->row);
+			memcpy(t->cell[t->row][t->col], out + i, n);
+			t->cell[t->row][t->col][n] = '\0';
+			t->col++;
+			i += n;
+		}
+	}
+}
+
+/* Line y as text, trailing blanks dropped. */
+static const char *term_line(const struct term *t, unsigned int y)
+{
+	static char text[TERM_COLS * 4 + 1];
+	size_t len = 0;
+
+	for (unsigned int x = 0; x < t->cols; x++) {
+		const char *cell = t->cell[y][x][0] ? t->cell[y][x] : " ";
+
+		memcpy(text + len, cell, strlen(cell));
+		len += strlen(cell);
+	}
+	while (len && text[len - 1] == ' ')
+		len--;
+	text[len] = '\0';
+	return text;
+}
+
+/* The line holding text, or -1. */
+static int term_find(const struct term *t, const char *text)
+{
+	for (unsigned int y = 0; y < t->rows; y++)
+		if (strstr(term_line(t, y), text))
+			return y;
+	return -1;
+}
+
+static void term_dump(const struct term *t)
+{
+	for (unsigned int y = 0; y < t->rows; y++)
+		cr_log_info("%2u|%s", y, term_line(t, y));
+}
+
+/* ---- frames built by hand ---- */
+
+struct fx {
+	void *names_buf;
+	struct res_table names;
+	struct pmem_metrics pm;
+	struct crashfree cf;
+	struct proc_io rows[MAXROWS];
+	struct proc_io *ptrs[MAXROWS];
+	struct frame frame;
+	struct view view;
+	struct cap cap;
+};
+
+static struct pmem_device *dev_add(struct pmem_metrics *pm, const char *name, uint64_t rb,
+				   uint64_t wb, uint64_t rios, uint64_t wios)
+{
+	struct pmem_device *dev = pmem_device_get(pm, name);
+
+	cr_assert_not_null(dev);
+	pmem_add(pm, dev, PMEM_READ_BYTES, rb);
+	pmem_add(pm, dev, PMEM_WRITE_BYTES, wb);
+	pmem_add(pm, dev, PMEM_READ_IOS, rios);
+	pmem_add(pm, dev, PMEM_WRITE_IOS, wios);
+	return dev;
+}
+
+/* vda: 640 writes of 2 MiB in all and 100 reads over the 2 s interval, all
+ * 640 completions in the latency slot [2^20, 2^21) ns; zram0: reads, no
+ * histogram. */
+static struct fx *fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct pmem_device *vda;
+
+	cr_assert_not_null(f);
+	f->names_buf = malloc(256 * 1024);
+	cr_assert_not_null(f->names_buf);
+	cr_assert_eq(res_table_init(&f->names, f->names_buf, 256 * 1024, 1024), RES_OK);
+	pmem_init(&f->pm);
+	vda = dev_add(&f->pm, "vda", 409600, 2 << 20, 100, 640);
+	pmem_add(&f->pm, vda, PMEM_LATENCY_NS, 740ULL * 1500000);
+	pmem_add(&f->pm, vda, PMEM_LATENCY_IOS, 740);
+	pmem_add_latency(&f->pm, vda, IO_WRITE, 20, 640);
+	pmem_add_latency(&f->pm, vda, IO_READ, 20, 100);
+	dev_add(&f->pm, "zram0", 8192, 0, 2, 0);
+	pmem_flush(&f->pm);
+	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
+	crashfree_update(&f->cf, 3 * 3600 * NS_PER_S + 5);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "my daemon", 3 * 3600 * NS_PER_S + 10), 0);
+	f->frame.wall.tv_sec = 1795334401;
+	f->frame.interval_s = 2;
+	f->frame.rows = f->ptrs;
+	f->frame.names = &f->names;
+	f->frame.devices = &f->pm;
+	f->frame.crash = &f->cf;
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		f->frame.lost[i] = 1;
+	return f;
+}
+
+static struct proc_io *add_row(struct fx *f, uint32_t tgid, const char *comm, size_t comm_len,
+			       const char *device, uint64_t rb, uint64_t wb)
+{
+	struct proc_io *row;
+
+	cr_assert_lt(f->frame.nrows, MAXROWS);
+	row = &f->rows[f->frame.nrows];
+	memset(row, 0, sizeof(*row));
+	row->key.tgid = tgid;
+	cr_assert_eq(res_intern(&f->names, comm, comm_len, &row->comm_name), RES_OK);
+	cr_assert_eq(res_intern_str(&f->names, device, &row->device_name), RES_OK);
+	row->delta[PMEM_READ_BYTES] = rb;
+	row->delta[PMEM_WRITE_BYTES] = wb;
+	row->delta[PMEM_READ_IOS] = rb / 4096;
+	row->delta[PMEM_WRITE_IOS] = wb / 4096;
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		row->total[i] = row->delta[i] * 10;
+	f->ptrs[f->frame.nrows++] = row;
+	return row;
+}
+
+static void fx_rows(struct fx *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "proc%zu", i);
+		add_row(f, 100 + i, comm, strlen(comm), i % 2 ? "zram0" : "vda", 4096 * (i + 1),
+			8192 * (30 - i % 30));
+	}
+}
+
+static void fx_free(struct fx *f)
+{
+	view_top_free(&f->view);
+	pmem_free(&f->pm);
+	crashfree_free(&f->cf);
+	free(f->names_buf);
+	if (f->cap.f)
+		cap_close(&f->cap);
+	free(f->cap.buf);
+	free(f);
+}
+
+/* What the view writes from now on, captured anew. */
+static void fx_recapture(struct fx *f)
+{
+	cap_close(&f->cap);
+	free(f->cap.buf);
+	f->view.out = cap_open(&f->cap);
+}
+
+/* The view, drawing in place on a rows x cols screen. */
+static void fx_view(struct fx *f, unsigned int rows, unsigned int cols, bool utf8,
+		    const struct top_settings *given)
+{
+	struct top_settings settings = { .interval_s = 2, .sort = SORT_BYTES, .utf8 = utf8 };
+
+	if (given)
+		settings = *given;
+	cr_assert_eq(view_top(&f->view, cap_open(&f->cap), &settings), 0);
+	f->view.screen = (struct screen){ .rows = rows, .cols = cols, .clear = true };
+}
+
+/* Everything written so far, on a fresh screen. */
+static void fx_screen(struct fx *f, struct term *t)
+{
+	fflush(f->cap.f);
+	term_init(t, f->view.screen.rows, f->view.screen.cols);
+	term_feed(t, f->cap.buf, f->cap.len);
+}
+
+/* Output since the last call only (a redraw over the previous screen). */
+static void fx_redraw_onto(struct fx *f, struct term *t, size_t *from)
+{
+	fflush(f->cap.f);
+	term_feed(t, f->cap.buf + *from, f->cap.len - *from);
+	*from = f->cap.len;
+}
+
+/* ---- drawing ---- */
+
+Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
+{
+	struct fx *f = fx_new();
+	struct latency_hist hist = { { 0 } };
+	char p99[32];
+	double us;
+	struct term t;
+	int y;
+
+	fx_rows(f, 3);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 0), "lost 10"), "%s", term_line(&t, 0));
+	cr_assert(strstr(term_line(&t, 0), "write 1.0 MiB/s"), "%s", term_line(&t, 0));
+	cr_assert(strstr(term_line(&t, 1), "per second"), "%s", term_line(&t, 1));
+	cr_assert(strstr(term_line(&t, 1), "sort bytes desc"), "%s", term_line(&t, 1));
+	cr_assert(strstr(term_line(&t, 2), "crash-free 3/3 intervals of 1h \u00b7 crashes 1"));
+	y = term_find(&t, "P99_ms");
+	cr_assert_geq(y, 0, "no P99_ms heading");
+	cr_assert(strstr(term_line(&t, y), "R_IOPS") && strstr(term_line(&t, y), "W_IOPS"));
+	/* vda's p99 as latency_hist.c computes it, in ms; 640 writes over 2 s
+	 * are 320 per second */
+	hist.slots[20] = 740;
+	cr_assert(latency_percentile_us(&hist, 0.99, &us));
+	snprintf(p99, sizeof(p99), "%.2f", us / 1000);
+	y = term_find(&t, "vda  ");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), p99), "p99 %s missing: %s", p99, term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 50 "), "read IOPS: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), "1.50"), "average 1.5 ms: %s", term_line(&t, y));
+	/* zram0 has no histogram: "-" where its p99 would be */
+	y = term_find(&t, "zram0  ");
+	cr_assert_geq(y, 0);
+	cr_assert_eq(term_line(&t, y)[strlen(term_line(&t, y)) - 1], '-', "%s", term_line(&t, y));
+	y = term_find(&t, "COMM");
+	cr_assert(strstr(term_line(&t, y), "W_IOPS"), "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
+	fx_free(f);
+}
+
+Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
+{
+	static const unsigned int widths[] = { 60, 80, 120, 200 };
+
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		struct fx *f = fx_new();
+		struct term t;
+		int y, heading;
+		unsigned int shown = 0;
+
+		fx_rows(f, 40);
+		fx_view(f, 24, widths[w], false, NULL);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);	/* fails on anything past the edge */
+		heading = term_find(&t, "COMM");
+		cr_assert_geq(heading, 0);
+		for (y = heading + 1; y < 24 && strstr(term_line(&t, y), "proc"); y++)
+			shown++;
+		cr_assert_eq(y, 23, "width %u: rows up to the last line but one", widths[w]);
+		cr_assert_eq(term_find(&t, "+"), 23);
+		{
+			char more[32];
+
+			snprintf(more, sizeof(more), "+%u more", 40 - shown);
+			cr_assert_str_eq(term_line(&t, 23), more, "width %u", widths[w]);
+		}
+		fx_free(f);
+	}
+}
+
+Test(top_view, narrow_and_short_screens_stay_inside)
+{
+	for (unsigned int rows = 1; rows <= 30; rows += 3) {
+		for (unsigned int cols = 1; cols <= 130; cols += 7) {
+			struct fx *f = fx_new();
+			struct term t;
+
+			fx_rows(f, 20);
+			fx_view(f, rows, cols, true, NULL);
+			view_show_frame(&f->view, &f->frame);
+			fx_screen(f, &t);
+			cr_assert(strstr(term_line(&t, 0), "diskio") == term_line(&t, 0) ||
+				  cols < 6, "%ux%u: %s", rows, cols, term_line(&t, 0));
+			fx_free(f);
+		}
+	}
+}
+
+Test(top_view, sampling_line_before_the_first_interval)
+{
+	for (int utf8 = 0; utf8 <= 1; utf8++) {
+		struct fx *f = fx_new();
+		struct term t;
+
+		fx_view(f, 24, 80, utf8, NULL);
+		f->view.start(&f->view);
+		fx_screen(f, &t);
+		cr_assert_geq(term_find(&t, utf8 ? "sampling\u2026" : "sampling..."), 0);
+		cr_assert_geq(term_find(&t, "after 2s"), 0);
+		if (!utf8)
+			for (size_t i = 0; i < f->cap.len; i++)
+				cr_assert_lt((unsigned char)f->cap.buf[i], 0x80,
+					     "non-ASCII under a non-UTF-8 locale");
+		fx_free(f);
+	}
+}
+
+Test(top_view, keys_redraw_from_the_copy)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+	int y;
+
+	fx_rows(f, 6);
+	fx_view(f, 24, 120, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	/* The frame's memory goes: the view draws from its own copy. */
+	memset(f->rows, 0xa5, sizeof(f->rows));
+	pmem_free(&f->pm);
+
+	cr_assert(top_feed_keys(&f->view, ">", 1));
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 1), "sort read desc"), "%s", term_line(&t, 1));
+	y = term_find(&t, "COMM");
+	cr_assert(strstr(term_line(&t, y + 1), "proc5"), "most read first: %s",
+		  term_line(&t, y + 1));
+	top_feed_keys(&f->view, "r", 1);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 1), "sort read asc"), "%s", term_line(&t, 1));
+	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
+
+	top_feed_keys(&f->view, "cproc3\r", 7);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 1), "filter proc3"), "%s", term_line(&t, 1));
+	cr_assert(strstr(term_line(&t, y + 1), "proc3"));
+	cr_assert_str_empty(term_line(&t, y + 2), "one row matches: %s", term_line(&t, y + 2));
+	top_feed_keys(&f->view, "\033", 1);
+
+	top_feed_keys(&f->view, "dd", 2);	/* all, vda, zram0 */
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 1), "device zram0"), "%s", term_line(&t, 1));
+	cr_assert_lt(term_find(&t, "vda "), 0, "vda still shown");
+	cr_assert_geq(term_find(&t, "proc1"), 0);
+	cr_assert_lt(term_find(&t, "proc0"), 0, "a vda row under zram0");
+	top_feed_keys(&f->view, "d", 1);
+
+	top_feed_keys(&f->view, "a", 1);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 1), "accumulated"), "%s", term_line(&t, 1));
+	y = term_find(&t, "COMM");
+	cr_assert(strstr(term_line(&t, y), " READ ") && !strstr(term_line(&t, y), "READ/s"),
+		  "totals are not rates: %s", term_line(&t, y));
+	cr_assert_geq(term_find(&t, "proc0"), 0);
+	/* proc0's total is ten times its 4 KiB of the interval */
+	cr_assert(strstr(term_line(&t, term_find(&t, "proc0")), "40.0 KiB"));
+
+	top_feed_keys(&f->view, "L", 1);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_lt(term_find(&t, "P99_ms"), 0, "L hides the latency columns");
+	top_feed_keys(&f->view, "h", 1);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_geq(term_find(&t, "any key closes"), 0);
+	cr_assert_lt(term_find(&t, "COMM"), 0);
+	fx_free(f);
+}
+
+Test(top_view, paused_keeps_the_screen_while_frames_come)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 3);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	top_feed_keys(&f->view, "p", 1);
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert(strstr(term_line(&t, 1), "PAUSED"), "%s", term_line(&t, 1));
+	f->rows[0].delta[PMEM_WRITE_BYTES] = 999ULL << 30;
+	f->frame.lost[0] = 1000;
+	view_show_frame(&f->view, &f->frame);
+	fflush(f->cap.f);
+	cr_assert_eq(f->cap.len, from, "a paused display draws nothing");
+	top_feed_keys(&f->view, "p", 1);
+	top_redraw(&f->view);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_null(strstr(term_line(&t, 1), "PAUSED"));
+	cr_assert(strstr(term_line(&t, 0), "lost 10"), "still the frame before the pause: %s",
+		  term_line(&t, 0));
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert(strstr(term_line(&t, 0), "lost 1009"), "%s", term_line(&t, 0));
+	fx_free(f);
+}
+
+Test(top_view, resize_redraws_at_the_new_size)
+{
+	struct fx *f = fx_new();
+	struct term t;
+
+	fx_rows(f, 40);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_recapture(f);
+	f->view.screen.rows = 15;
+	f->view.screen.cols = 60;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	cr_assert_eq(strncmp(term_line(&t, 14), "+", 1), 0, "%s", term_line(&t, 14));
+	cr_assert_geq(term_find(&t, "lost 10"), 0);
+	cr_assert_geq(term_find(&t, "P99_ms"), 0);
+	fx_free(f);
+}
+
+Test(top_view, options_set_the_first_screen)
+{
+	struct fx *f = fx_new();
+	struct top_settings settings = {
+		.interval_s = 1, .sort = SORT_COMM, .cumulative = true, .per_process_latency = true,
+	};
+	struct term t;
+	int y;
+
+	fx_rows(f, 3);
+	f->frame.per_process_latency = true;
+	f->rows[1].delta[PMEM_LATENCY_NS] = 5210000;
+	f->rows[1].delta[PMEM_LATENCY_IOS] = 10;
+	f->rows[1].total[PMEM_LATENCY_NS] = 5210000;
+	f->rows[1].total[PMEM_LATENCY_IOS] = 10;
+	fx_view(f, 24, 80, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert(strstr(term_line(&t, 1), "sort comm asc"), "%s", term_line(&t, 1));
+	cr_assert(strstr(term_line(&t, 1), "accumulated"), "%s", term_line(&t, 1));
+	y = term_find(&t, "COMM");
+	cr_assert(strstr(term_line(&t, y), "LAT_ms"), "-L: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, term_find(&t, "proc1")), "0.521"));
+	fx_free(f);
+}
+
+Test(top_view, max_rows_limits_processes)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	int y;
+
+	fx_rows(f, 30);
+	fx_view(f, 50, 120, false, NULL);
+	f->view.screen.max_rows = 3;
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	y = term_find(&t, "COMM");
+	for (int i = 1; i <= 3; i++)
+		cr_assert(strstr(term_line(&t, y + i), "proc"));
+	cr_assert_str_eq(term_line(&t, y + 4), "+27 more");
+	fx_free(f);
+}
+
+Test(top_view, names_cannot_reach_the_terminal)
+{
+	struct fx *f = fx_new();
+	struct term t;
+
+	add_row(f, 9, "\x1b[2J\x1b]0;x\x07", 10, "\x1b[31mred", 1, 1);
+	add_row(f, 10, "a\x9b" "2Jraw", 7, "vda", 1, 1);
+	add_row(f, 11, "b\xc2\x9b" "2Jutf", 8, "vda", 1, 1);
+	add_row(f, 12, "a\tb\nc", 5, "vda", 1, 1);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "\x1b[2Jevil", 4 * 3600 * NS_PER_S), 0);
+	fx_view(f, 40, 200, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);	/* fails on a control byte or a foreign sequence */
+	cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x9b", 1));
+	cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x07", 1));
+	cr_assert_geq(term_find(&t, "a?b?c"), 0);
+	cr_assert_geq(term_find(&t, "?[2Jevil"), 0);
+	fx_free(f);
+}
+
+Test(top_view, appended_frames_have_no_escape_codes)
+{
+	struct fx *f = fx_new();
+
+	fx_rows(f, 5);
+	fx_view(f, 24, 80, false, NULL);
+	f->view.screen.clear = false;
+	view_show_frame(&f->view, &f->frame);
+	fflush(f->cap.f);
+	cr_assert_null(memchr(f->cap.buf, 0x1b, f->cap.len));
+	cr_assert_eq(f->cap.buf[f->cap.len - 1], '\n');
+	cr_assert_eq(f->cap.buf[f->cap.len - 2], '\n', "an empty line closes an appended frame");
+	fx_free(f);
+}
+
+Test(top_view, by_cgroup_shows_paths_not_pids)
+{
+	struct fx *f = fx_new();
+	struct top_settings settings = { .interval_s = 1, .by_cgroup = true };
+	struct proc_io *row = add_row(f, 0, "", 0, "vda", 4096, 0);
+	struct term t;
+	int y;
+
+	cr_assert_eq(res_intern_str(&f->names, "/system.slice/nginx.service", &row->cgroup_name),
+		     RES_OK);
+	f->frame.by_cgroup = true;
+	fx_view(f, 24, 60, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	y = term_find(&t, "CGROUP");
+	cr_assert_geq(y, 0);
+	cr_assert_null(strstr(term_line(&t, y), "PID"));
+	cr_assert_geq(term_find(&t, "/system.slice/nginx"), 0);
+	fx_free(f);
+}
+
+Test(top_view, leaving_prints_one_summary_line)
+{
+	struct fx *f = fx_new();
+	struct summary s = { .duration_s = 12.34, .crash = &f->cf };
+	char *nl;
+
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_recapture(f);
+	s.lost[0] = 3;
+	f->view.summary(&f->view, &s);
+	fflush(f->cap.f);
+	nl = memchr(f->cap.buf, '\n', f->cap.len);
+	cr_assert_not_null(nl);
+	cr_assert_eq(nl - f->cap.buf + 1, (long)f->cap.len, "one line: %s", f->cap.buf);
+	cr_assert_lt(f->cap.len, 80, "%s", f->cap.buf);
+	cr_assert_str_eq(f->cap.buf,
+			 "diskio ran 12.3s: read 408.0 KiB, write 2.0 MiB, lost 3, crashes 1\n");
+	fx_free(f);
+}

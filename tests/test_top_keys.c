@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the top view's keys (top_keys.c): bytes in, state out, no
+ * terminal. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "top_keys.h"
+
+static const char *const devices[] = { "loop0", "vda", "zram1" };
+#define NDEVICES (sizeof(devices) / sizeof(devices[0]))
+
+static bool feed(struct top_state *s, const char *bytes)
+{
+	return top_keys_feed(s, bytes, strlen(bytes), devices, NDEVICES);
+}
+
+static struct top_state fresh(void)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_BYTES, false, true, false);
+	return s;
+}
+
+Test(top_keys, initial_state_follows_the_options)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_WRITE, true, false, false);
+	cr_assert_eq(s.sort, TOP_SORT_WRITE);
+	cr_assert(s.cumulative);
+	cr_assert_not(s.reverse);
+	cr_assert_not(s.paused);
+	cr_assert(s.latency_columns);
+	cr_assert_str_empty(s.filter);
+	cr_assert_str_empty(s.device);
+	top_state_init(&s, SORT_BYTES, false, false, false);
+	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+	cr_assert_not(s.cumulative);
+
+	static const struct {
+		enum sort_key option;
+		enum top_sort sort;
+		const char *name;
+	} map[] = {
+		{ SORT_BYTES, TOP_SORT_BYTES, "bytes" }, { SORT_READ, TOP_SORT_READ, "read" },
+		{ SORT_WRITE, TOP_SORT_WRITE, "write" }, { SORT_IOS, TOP_SORT_IOS, "ios" },
+		{ SORT_LATENCY, TOP_SORT_LATENCY, "latency" }, { SORT_PID, TOP_SORT_PID, "pid" },
+		{ SORT_COMM, TOP_SORT_COMM, "comm" }, { SORT_DIRTY, TOP_SORT_DIRTY, "dirty" },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		cr_assert_eq(top_sort_from_option(map[i].option), map[i].sort);
+		/* the header names the sort as -s does */
+		cr_assert_str_eq(top_sort_name(map[i].sort), sort_key_name(map[i].option));
+		cr_assert_str_eq(top_sort_name(map[i].sort), map[i].name);
+	}
+}
+
+Test(top_keys, q_quits_and_what_follows_is_ignored)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "qr");
+	cr_assert(s.quit);
+	cr_assert_not(s.reverse, "a key after q was acted on");
+}
+
+Test(top_keys, arrows_and_angle_brackets_move_the_sort)
+{
+	static const char *const right[] = { ">", "\033[C", "\033OC", "\033[1;5C" };
+	static const char *const left[] = { "<", "\033[D", "\033OD" };
+
+	for (size_t i = 0; i < sizeof(right) / sizeof(right[0]); i++) {
+		struct top_state s = fresh();
+
+		cr_assert(feed(&s, right[i]));
+		cr_assert_eq(s.sort, TOP_SORT_READ, "%zu: %d", i, s.sort);
+		cr_assert_eq(s.stage, TOP_INPUT_GROUND);
+	}
+	for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
+		struct top_state s = fresh();
+
+		cr_assert(feed(&s, left[i]));
+		cr_assert_eq(s.sort, TOP_SORT_DEVICE, "%zu: %d", i, s.sort);
+	}
+}
+
+Test(top_keys, sort_moves_through_every_column_and_wraps)
+{
+	struct top_state s = fresh();
+	bool seen[TOP_NR_SORTS] = { false };
+
+	for (int i = 0; i < TOP_NR_SORTS; i++) {
+		seen[s.sort] = true;
+		feed(&s, ">");
+	}
+	cr_assert_eq(s.sort, TOP_SORT_BYTES, "a full turn comes back");
+	for (int i = 0; i < TOP_NR_SORTS; i++)
+		cr_assert(seen[i], "sort %s never reached", top_sort_name(i));
+	s.sort = TOP_SORT_PID;
+	feed(&s, "<");
+	cr_assert_eq(s.sort, TOP_SORT_CGROUP, "left of the first is the last");
+}
+
+Test(top_keys, latency_is_skipped_without_L_or_with_its_columns_off)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_DIRTY, false, false, false);
+	feed(&s, "<");
+	cr_assert_eq(s.sort, TOP_SORT_DISCARD_IOS, "no -L: nothing to sort on");
+	s = fresh();
+	s.sort = TOP_SORT_DISCARD_IOS;
+	feed(&s, ">");
+	cr_assert_eq(s.sort, TOP_SORT_LATENCY);
+	feed(&s, "L<>");
+	cr_assert_not(s.latency_columns);
+	cr_assert_eq(s.sort, TOP_SORT_DIRTY, "latency columns off: skipped");
+}
+
+Test(top_keys, pid_and_comm_are_skipped_by_cgroup)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_BYTES, false, false, true);
+	s.sort = TOP_SORT_CGROUP;
+	feed(&s, ">");
+	cr_assert_eq(s.sort, TOP_SORT_DEVICE);
+}
+
+Test(top_keys, r_a_p_L_toggle)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "r"));
+	cr_assert(s.reverse);
+	cr_assert(feed(&s, "a"));
+	cr_assert(s.cumulative);
+	cr_assert(feed(&s, "p"));
+	cr_assert(s.paused);
+	cr_assert(feed(&s, "L"));
+	cr_assert_not(s.latency_columns);
+	feed(&s, "rapL");
+	cr_assert_not(s.reverse);
+	cr_assert_not(s.cumulative);
+	cr_assert_not(s.paused);
+	cr_assert(s.latency_columns);
+	cr_assert_not(s.quit);
+}
+
+Test(top_keys, unknown_keys_change_nothing)
+{
+	struct top_state s = fresh(), before = fresh();
+
+	cr_assert_not(feed(&s, "xyz1\t\001\033[A\033[B"));
+	cr_assert_eq(memcmp(&s, &before, sizeof(s)), 0);
+}
+
+Test(top_keys, help_opens_with_h_or_question_mark_and_any_key_closes_it)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "h"));
+	cr_assert(s.help);
+	cr_assert(feed(&s, "r"));
+	cr_assert_not(s.help);
+	cr_assert_not(s.reverse, "the key that closes the help does nothing else");
+	feed(&s, "?");
+	cr_assert(s.help);
+	feed(&s, "q");
+	cr_assert_not(s.help);
+	cr_assert_not(s.quit, "q closing the help does not quit");
+	feed(&s, "?\033[C");
+	cr_assert_not(s.help);
+	cr_assert_eq(s.sort, TOP_SORT_BYTES, "an arrow closing the help does not sort");
+}
+
+Test(top_keys, filter_is_typed_and_applied_with_enter)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "c"));
+	cr_assert(s.editing);
+	feed(&s, "fio");
+	cr_assert_str_eq(s.edit, "fio");
+	cr_assert_str_empty(s.filter, "applied only with Enter");
+	feed(&s, "q<r");	/* keys are text while typing */
+	cr_assert_not(s.quit);
+	cr_assert_not(s.reverse);
+	cr_assert_str_eq(s.edit, "fioq<r");
+	feed(&s, "\177\177\177\b");
+	cr_assert_str_eq(s.edit, "fi");
+	feed(&s, "\001\t\xc3\xa9");	/* neither control bytes nor non-ASCII */
+	cr_assert_str_eq(s.edit, "fi");
+	feed(&s, "\033[C");		/* arrows do not type */
+	cr_assert_str_eq(s.edit, "fi");
+	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+	feed(&s, "\r");
+	cr_assert_not(s.editing);
+	cr_assert_str_eq(s.filter, "fi");
+	feed(&s, "c");
+	cr_assert_str_eq(s.edit, "fi", "the editor starts from the filter");
+	feed(&s, "o\n");
+	cr_assert_str_eq(s.filter, "fio", "newline applies too");
+}
+
+Test(top_keys, filter_holds_at_most_a_comm)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "c0123456789abcdefghij\r");
+	cr_assert_str_eq(s.filter, "0123456789abcde");
+	cr_assert_eq(strlen(s.filter), TOP_FILTER_MAX);
+	feed(&s, "c");
+	feed(&s, "\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\r");
+	cr_assert_str_empty(s.filter, "backspace past the start");
+}
+
+Test(top_keys, esc_in_the_editor_cancels_and_clears)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "cdd\r");
+	cr_assert_str_eq(s.filter, "dd");
+	feed(&s, "cxyz");
+	cr_assert(feed(&s, "\033"));
+	cr_assert_not(s.editing);
+	cr_assert_str_empty(s.filter);
+}
+
+Test(top_keys, esc_clears_the_filter)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "cdd\r");
+	cr_assert(feed(&s, "\033"));
+	cr_assert_str_empty(s.filter);
+	cr_assert_not(feed(&s, "\033"), "nothing to clear: no redraw");
+}
+
+Test(top_keys, esc_then_a_key_in_one_read_is_both)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "cdd\r");
+	feed(&s, "\033r");
+	cr_assert_str_empty(s.filter);
+	cr_assert(s.reverse);
+}
+
+Test(top_keys, a_sequence_split_across_reads_is_one_key)
+{
+	struct top_state s = fresh();
+
+	cr_assert_not(feed(&s, "\033["));
+	cr_assert_eq(s.stage, TOP_INPUT_SEQUENCE);
+	cr_assert(feed(&s, "C"));
+	cr_assert_eq(s.sort, TOP_SORT_READ);
+	cr_assert_eq(s.stage, TOP_INPUT_GROUND);
+	cr_assert_not(feed(&s, "\033[1;"));
+	feed(&s, "5D");
+	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+}
+
+Test(top_keys, d_cycles_all_each_device_all)
+{
+	struct top_state s = fresh();
+
+	cr_assert_str_empty(s.device);
+	for (size_t i = 0; i < NDEVICES; i++) {
+		cr_assert(feed(&s, "d"));
+		cr_assert_str_eq(s.device, devices[i]);
+	}
+	feed(&s, "d");
+	cr_assert_str_empty(s.device);
+	/* a device no longer listed: back to all */
+	snprintf(s.device, sizeof(s.device), "gone");
+	feed(&s, "d");
+	cr_assert_str_empty(s.device);
+	/* no devices at all */
+	cr_assert(top_keys_feed(&s, "d", 1, NULL, 0));
+	cr_assert_str_empty(s.device);
+}

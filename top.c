@@ -1,0 +1,943 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The top view (top.h).  Each frame is copied (names, both the interval's
+ * changes and the totals, per-device p99 both ways) into the view's own
+ * memory, then drawn from that copy: a key, a resize or `a` redraws without
+ * waiting for the tally's next step, and `p` simply stops taking copies.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "top.h"
+#include "top_layout.h"
+
+#define TOP_CRASH_NAMES	8	/* crashed processes named on the crash line */
+#define LINE_SIZE	4096	/* a line's bytes: wider terminals are cut there */
+#define NO_CGROUP	SIZE_MAX
+
+struct top_values {
+	uint64_t delta[PMEM_NR_COUNTERS];	/* the interval's */
+	uint64_t total[PMEM_NR_COUNTERS];	/* since start */
+};
+
+struct top_row {
+	uint32_t pid;
+	char comm[TASK_COMM_LEN];		/* printable ASCII (top_name) */
+	char device[PMEM_NAME_MAX];
+	size_t cgroup;				/* offset in the copy's strings */
+	struct top_values values;
+};
+
+struct top_device {
+	char name[PMEM_NAME_MAX];
+	struct top_values values;
+	bool has_p99[2];			/* [cumulative] */
+	double p99_us[2];
+};
+
+struct top_crash {
+	bool present;
+	uint64_t interval_s, operational, crashfree, crashes;
+	size_t nprocesses;
+	struct {
+		char comm[CRASHFREE_COMM_LEN];
+		uint64_t crashes;
+	} by_process[TOP_CRASH_NAMES];
+};
+
+/* One frame as the view keeps it. */
+struct top_copy {
+	bool taken;
+	struct timespec wall;
+	double interval_s;
+	bool per_process_latency, by_cgroup;
+	uint64_t lost[LOST_NR_CAUSES];		/* in the interval */
+	uint64_t lost_run[LOST_NR_CAUSES];	/* since start */
+	struct top_crash crash;
+	struct top_device aggregate;
+	struct top_device *devices;
+	size_t ndevices, devices_capacity;
+	struct top_row *rows;
+	size_t nrows, rows_capacity;
+	char *strings;				/* cgroup paths */
+	size_t strings_len, strings_capacity;
+};
+
+struct top {
+	struct top_settings settings;
+	struct top_state state;
+	struct top_copy copies[2];
+	struct top_copy *shown, *incoming;	/* drawn; being filled */
+	uint64_t lost_run[LOST_NR_CAUSES];
+	struct top_values run;			/* all devices, as of the last frame */
+	/* scratch of a drawing */
+	const struct top_row **order;
+	size_t order_capacity;
+	const struct top_device **devices_shown;
+	size_t devices_shown_capacity;
+	const char **device_names;
+	size_t device_names_capacity;
+};
+
+/* ---- the copy ---- */
+
+static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
+{
+	size_t capacity_new = *capacity ? *capacity : 16;
+	void *bigger;
+
+	if (needed <= *capacity)
+		return true;
+	while (capacity_new < needed)
+		capacity_new *= 2;
+	bigger = reallocarray(*array, capacity_new, size);
+	if (!bigger)
+		return false;
+	*array = bigger;
+	*capacity = capacity_new;
+	return true;
+}
+
+/* A name for the terminal: anything but printable ASCII becomes '?', so a
+ * process cannot send control sequences (C0, or C1 such as 0x9b CSI, raw or
+ * UTF-8 encoded) to the terminal by naming itself. */
+static void top_name(char *buf, size_t size, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size; i++) {
+		unsigned char c = name[i];
+
+		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : c;
+	}
+	buf[i] = '\0';
+}
+
+/* All operations' completions of a device, for its p99. */
+static bool device_p99_us(const struct pmem_device *dev, bool cumulative, double *us)
+{
+	struct latency_hist sum = { { 0 } }, op;
+
+	for (unsigned int io = 0; io < IO_NR_CLASSES; io++) {
+		pmem_latency_hist(dev, io, cumulative, &op);
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
+			sum.slots[k] += op.slots[k];
+	}
+	return latency_percentile_us(&sum, 0.99, us);
+}
+
+static void copy_device(struct top_device *copy, const struct pmem_device *dev)
+{
+	top_name(copy->name, sizeof(copy->name), dev->name, strlen(dev->name));
+	pmem_values(dev, false, copy->values.delta);
+	pmem_values(dev, true, copy->values.total);
+	for (int cumulative = 0; cumulative <= 1; cumulative++)
+		copy->has_p99[cumulative] = device_p99_us(dev, cumulative,
+							  &copy->p99_us[cumulative]);
+}
+
+static void copy_crash(struct top_crash *copy, const struct crashfree *crash)
+{
+	memset(copy, 0, sizeof(*copy));
+	if (!crash)
+		return;
+	copy->present = true;
+	copy->interval_s = crash->interval_ns / 1000000000U;
+	copy->operational = crash->operational_intervals;
+	copy->crashfree = crash->crashfree_intervals;
+	copy->crashes = crash->crashes;
+	copy->nprocesses = crash->nprocesses;
+	for (size_t i = 0; i < crash->nprocesses && i < TOP_CRASH_NAMES; i++) {
+		top_name(copy->by_process[i].comm, sizeof(copy->by_process[i].comm),
+			 crash->by_process[i].comm,
+			 strnlen(crash->by_process[i].comm, CRASHFREE_COMM_LEN));
+		copy->by_process[i].crashes = crash->by_process[i].crashes;
+	}
+}
+
+static void top_begin(struct view *v, const struct frame *f)
+{
+	struct top *t = v->top;
+	struct top_copy *c = t->incoming;
+
+	c->taken = true;
+	c->wall = f->wall;
+	c->interval_s = f->interval_s;
+	c->per_process_latency = f->per_process_latency;
+	c->by_cgroup = f->by_cgroup;
+	memcpy(c->lost, f->lost, sizeof(c->lost));
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		t->lost_run[i] += f->lost[i];
+	memcpy(c->lost_run, t->lost_run, sizeof(c->lost_run));
+	copy_crash(&c->crash, f->crash);
+	copy_device(&c->aggregate, &f->devices->aggregate);
+	t->run = c->aggregate.values;
+	c->ndevices = 0;
+	c->nrows = 0;
+	c->strings_len = 0;
+}
+
+static void top_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
+{
+	struct top_copy *c = v->top->incoming;
+
+	(void)f;
+	if (!grow((void **)&c->devices, &c->devices_capacity, c->ndevices + 1, sizeof(*c->devices)))
+		return;		/* shown without it */
+	copy_device(&c->devices[c->ndevices++], dev);
+}
+
+static void top_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	struct top_copy *c = v->top->incoming;
+	struct top_row *copy;
+	const char *name;
+	uint32_t len = 0;
+
+	if (!grow((void **)&c->rows, &c->rows_capacity, c->nrows + 1, sizeof(*c->rows)))
+		return;
+	copy = &c->rows[c->nrows];
+	memset(copy, 0, sizeof(*copy));
+	if (!f->by_cgroup) {
+		copy->pid = row->key.tgid;
+		name = res_name(f->names, row->comm_name, &len);
+		top_name(copy->comm, sizeof(copy->comm), name, len);
+	}
+	name = res_name(f->names, row->device_name, &len);
+	top_name(copy->device, sizeof(copy->device), name, len);
+	copy->cgroup = NO_CGROUP;
+	if (row->cgroup_name) {
+		name = res_name(f->names, row->cgroup_name, &len);
+		if (grow((void **)&c->strings, &c->strings_capacity, c->strings_len + len + 1, 1)) {
+			top_name(c->strings + c->strings_len, len + 1, name, len);
+			copy->cgroup = c->strings_len;
+			c->strings_len += len + 1;
+		}
+	}
+	memcpy(copy->values.delta, row->delta, sizeof(copy->values.delta));
+	memcpy(copy->values.total, row->total, sizeof(copy->values.total));
+	c->nrows++;
+}
+
+static void draw(struct view *v);
+
+/* A paused display keeps its copy; the frame's counts still join the run's. */
+static void top_interval_end(struct view *v, const struct frame *f)
+{
+	struct top *t = v->top;
+
+	(void)f;
+	if (t->state.paused)
+		return;
+	t->incoming = t->shown;
+	t->shown = &t->copies[t->shown == &t->copies[0] ? 1 : 0];
+	draw(v);
+}
+
+/* ---- cells ---- */
+
+static const uint64_t *shown_values(const struct top *t, const struct top_values *values)
+{
+	return t->state.cumulative ? values->total : values->delta;
+}
+
+/* A byte count: per second over the interval, or the total. */
+static void cell_bytes(char *buf, size_t size, const struct top *t, uint64_t value)
+{
+	format_bytes(buf, size, t->state.cumulative ? (double)value :
+			       (double)value / t->shown->interval_s);
+}
+
+/* A count in at most width characters: per second, or the total, with
+ * k/M/G/T when the digits would not fit. */
+static void cell_count(char *buf, size_t size, unsigned int width, const struct top *t,
+		       uint64_t value)
+{
+	static const char units[] = "kMGT";
+	double shown = t->state.cumulative ? (double)value : (double)value / t->shown->interval_s;
+	int unit = -1;
+
+	if (value == 0)
+		snprintf(buf, size, "0");
+	else if (shown < 10 && !t->state.cumulative)
+		snprintf(buf, size, "%.1f", shown);
+	else
+		snprintf(buf, size, "%.0f", shown);
+	while (strlen(buf) > width && unit < 3) {
+		shown /= 1000;
+		snprintf(buf, size, "%.1f%c", shown, units[++unit]);
+	}
+}
+
+/* Milliseconds with three significant digits or so: "0.012", "12.35". */
+static void cell_ms(char *buf, size_t size, double ms)
+{
+	if (ms < 1)
+		snprintf(buf, size, "%.3f", ms);
+	else if (ms < 100)
+		snprintf(buf, size, "%.2f", ms);
+	else if (ms < 10000)
+		snprintf(buf, size, "%.1f", ms);
+	else
+		snprintf(buf, size, "%.0f", ms);
+}
+
+/* The average latency of a counter array, or "-". */
+static void cell_avg_ms(char *buf, size_t size, const uint64_t *values)
+{
+	if (!values[PMEM_LATENCY_IOS]) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	cell_ms(buf, size, (double)values[PMEM_LATENCY_NS] / (double)values[PMEM_LATENCY_IOS] / 1e6);
+}
+
+/* ---- lines ---- */
+
+struct line {
+	char text[LINE_SIZE];
+	size_t len;
+};
+
+static void line_add(struct line *l, const char *text, size_t len)
+{
+	if (len > sizeof(l->text) - 1 - l->len)
+		len = sizeof(l->text) - 1 - l->len;
+	memcpy(l->text + l->len, text, len);
+	l->len += len;
+	l->text[l->len] = '\0';
+}
+
+/* One cell of width columns, cut or padded, a space before all but the first. */
+static void line_cell(struct line *l, const char *text, unsigned int width, bool left)
+{
+	size_t len = strlen(text);
+	char pad[LINE_SIZE];
+	size_t npad;
+
+	if (l->len)
+		line_add(l, " ", 1);
+	if (len > width)
+		len = width;
+	npad = width - len < sizeof(pad) ? width - len : sizeof(pad) - 1;
+	memset(pad, ' ', npad);
+	if (!left)
+		line_add(l, pad, npad);
+	line_add(l, text, len);
+	if (left)
+		line_add(l, pad, npad);
+}
+
+/* Header items, two spaces apart, for as long as each next one fits. */
+static void line_item(struct line *l, const char *item, unsigned int cols, bool *full)
+{
+	size_t len = strlen(item), need = len + (l->len ? 2 : 0);
+
+	if (*full || (cols && l->len && l->len + need > cols)) {
+		*full = true;
+		return;
+	}
+	if (l->len)
+		line_add(l, "  ", 2);
+	line_add(l, item, len);
+}
+
+/* The number of lines the screen holds; 0: no limit. */
+static unsigned int screen_lines(const struct view *v)
+{
+	if (!v->screen.rows)
+		return 0;
+	/* Appended frames end with a newline and an empty line. */
+	return v->screen.clear ? v->screen.rows : (v->screen.rows > 1 ? v->screen.rows - 1 : 1);
+}
+
+static unsigned int lines_left(const struct view *v)
+{
+	unsigned int limit = screen_lines(v);
+
+	if (!limit)
+		return UINT32_MAX;
+	return v->lines < limit ? limit - v->lines : 0;
+}
+
+/* Write a line, cut to the terminal's width at a character boundary (the
+ * '\u00b7' of the crash line takes one column in two bytes).  In place,
+ * every line but the first starts with CR LF and ends by erasing the rest
+ * of the old line; nothing is written past the last line of the screen.
+ * false once the screen is full. */
+static bool put_line(struct view *v, const char *text)
+{
+	size_t len = strlen(text);
+	unsigned int columns = 0;
+
+	if (!lines_left(v))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (((unsigned char)text[i] & 0xc0) == 0x80)
+			continue;
+		if (v->screen.cols && columns == v->screen.cols) {
+			len = i;
+			break;
+		}
+		columns++;
+	}
+	if (v->screen.clear && v->lines)
+		fputs("\r\n", v->out);
+	fwrite(text, 1, len, v->out);
+	/* A full line leaves the cursor at the margin, where erasing would
+	 * take its last character. */
+	if (v->screen.clear && (!v->screen.cols || columns < v->screen.cols))
+		fputs("\033[K", v->out);
+	if (!v->screen.clear)
+		fputc('\n', v->out);
+	v->lines++;
+	return true;
+}
+
+/* ---- the header ---- */
+
+static void header_totals(struct view *v)
+{
+	const struct top *t = v->top;
+	const struct top_copy *c = t->shown;
+	const struct top_device *dev = &c->aggregate;
+	const char *per = t->state.cumulative ? "" : "/s";
+	char item[128], bytes[32], when[16] = "";
+	const uint64_t *values;
+	struct line l = { .len = 0 };
+	bool full = false;
+	struct tm tm;
+
+	for (size_t i = 0; t->state.device[0] && i < c->ndevices; i++)
+		if (!strcmp(c->devices[i].name, t->state.device))
+			dev = &c->devices[i];
+	values = shown_values(t, &dev->values);
+	localtime_r(&c->wall.tv_sec, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	snprintf(item, sizeof(item), "diskio %s", when);
+	line_item(&l, item, v->screen.cols, &full);
+	snprintf(item, sizeof(item), "lost %" PRIu64,
+		 lost_total(t->state.cumulative ? c->lost_run : c->lost));
+	line_item(&l, item, v->screen.cols, &full);
+	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_READ_BYTES]);
+	snprintf(item, sizeof(item), "read %s%s", bytes, per);
+	line_item(&l, item, v->screen.cols, &full);
+	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_WRITE_BYTES]);
+	snprintf(item, sizeof(item), "write %s%s", bytes, per);
+	line_item(&l, item, v->screen.cols, &full);
+	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_DISCARD_BYTES]);
+	snprintf(item, sizeof(item), "discard %s%s", bytes, per);
+	line_item(&l, item, v->screen.cols, &full);
+	put_line(v, l.text);
+}
+
+/* What the keys chose: PAUSED, sort, mode, filter, device, as many as fit. */
+static void header_state(struct view *v)
+{
+	const struct top *t = v->top;
+	const struct top_state *s = &t->state;
+	struct line l = { .len = 0 };
+	bool full = false, ascending = top_sort_ascending(s->sort) != s->reverse;
+	char item[128];
+
+	if (s->paused)
+		line_item(&l, "PAUSED", v->screen.cols, &full);
+	snprintf(item, sizeof(item), "sort %s %s", top_sort_name(s->sort),
+		 ascending ? "asc" : "desc");
+	line_item(&l, item, v->screen.cols, &full);
+	if (s->cumulative)
+		snprintf(item, sizeof(item), "accumulated since start");
+	else
+		snprintf(item, sizeof(item), "per second, every %gs", t->settings.interval_s);
+	line_item(&l, item, v->screen.cols, &full);
+	if (s->editing)
+		snprintf(item, sizeof(item), "filter: %s_", s->edit);
+	else
+		snprintf(item, sizeof(item), "filter %s", s->filter[0] ? s->filter : "none");
+	line_item(&l, item, v->screen.cols, &full);
+	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
+	line_item(&l, item, v->screen.cols, &full);
+	line_item(&l, "h help", v->screen.cols, &full);
+	put_line(v, l.text);
+}
+
+static void crash_line(struct view *v)
+{
+	const struct top_crash *crash = &v->top->shown->crash;
+	const char *dot = v->top->settings.utf8 ? " \u00b7 " : " - ";
+	struct line l = { .len = 0 };
+	char text[256], every[16];
+
+	if (!crash->present)
+		return;
+	format_duration(every, sizeof(every), crash->interval_s);
+	snprintf(text, sizeof(text), "crash-free %" PRIu64 "/%" PRIu64 " intervals of %s%scrashes %"
+		 PRIu64, crash->crashfree, crash->operational, every, dot, crash->crashes);
+	line_add(&l, text, strlen(text));
+	for (size_t i = 0; i < crash->nprocesses && i < TOP_CRASH_NAMES; i++) {
+		snprintf(text, sizeof(text), "%s%s %" PRIu64, i ? ", " : " (",
+			 crash->by_process[i].comm, crash->by_process[i].crashes);
+		line_add(&l, text, strlen(text));
+	}
+	if (crash->nprocesses > TOP_CRASH_NAMES)
+		line_add(&l, ", ...", 5);
+	if (crash->nprocesses)
+		line_add(&l, ")", 1);
+	put_line(v, l.text);
+}
+
+/* ---- the tables ---- */
+
+/* A heading line of the shown columns. */
+static void put_headings(struct view *v, const struct top_column *columns, size_t n,
+			 const struct top_layout *layout)
+{
+	struct line l = { .len = 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (layout->shown[i])
+			line_cell(&l, v->top->state.cumulative ? columns[i].total_heading :
+				  columns[i].heading, layout->width[i], columns[i].left);
+	put_line(v, l.text);
+}
+
+static bool has_values(const uint64_t *values)
+{
+	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
+		if (values[c])
+			return true;
+	return values[PMEM_DIRTIED_BYTES] != 0;
+}
+
+/* "+N more" on the last line there is room for, when n were not shown. */
+static void put_more(struct view *v, size_t n)
+{
+	char text[48];
+
+	if (!n)
+		return;
+	snprintf(text, sizeof(text), "+%zu more", n);
+	put_line(v, text);
+}
+
+/* How many of n lines to show in room lines, keeping one for "+N more"
+ * when they do not all fit. */
+static size_t lines_fitting(size_t n, size_t room)
+{
+	if (n <= room)
+		return n;
+	return room ? room - 1 : 0;
+}
+
+static void device_line(struct view *v, const struct top_device *dev,
+			const struct top_layout *layout)
+{
+	const struct top *t = v->top;
+	const uint64_t *values = shown_values(t, &dev->values);
+	char cells[TOP_NR_DEV_COLUMNS][64];
+	struct line l = { .len = 0 };
+
+	snprintf(cells[TOP_DEV_NAME], sizeof(cells[0]), "%s", dev->name);
+	cell_bytes(cells[TOP_DEV_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
+	cell_bytes(cells[TOP_DEV_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
+	cell_bytes(cells[TOP_DEV_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
+	cell_count(cells[TOP_DEV_READ_IOPS], sizeof(cells[0]),
+		   top_dev_columns[TOP_DEV_READ_IOPS].width, t, values[PMEM_READ_IOS]);
+	cell_count(cells[TOP_DEV_WRITE_IOPS], sizeof(cells[0]),
+		   top_dev_columns[TOP_DEV_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
+	cell_count(cells[TOP_DEV_DISCARD_IOPS], sizeof(cells[0]),
+		   top_dev_columns[TOP_DEV_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
+	cell_avg_ms(cells[TOP_DEV_AVG], sizeof(cells[0]), values);
+	if (dev->has_p99[t->state.cumulative])
+		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]),
+			dev->p99_us[t->state.cumulative] / 1000.0);
+	else
+		snprintf(cells[TOP_DEV_P99], sizeof(cells[0]), "-");
+	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
+		if (layout->shown[i])
+			line_cell(&l, cells[i], layout->width[i], top_dev_columns[i].left);
+	put_line(v, l.text);
+}
+
+/* Devices with something to show (or the one d chose), a third of the
+ * lines left at most. */
+static void device_table(struct view *v)
+{
+	struct top *t = v->top;
+	const struct top_copy *c = t->shown;
+	bool wanted[TOP_NR_DEV_COLUMNS];
+	struct top_layout layout;
+	size_t n = 0, room, shown;
+	unsigned int left;
+
+	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
+		wanted[i] = true;
+	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1,
+		       v->screen.cols, &layout);
+	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
+	if (!grow((void **)&t->devices_shown, &t->devices_shown_capacity, c->ndevices,
+		  sizeof(*t->devices_shown)))
+		return;
+	for (size_t i = 0; i < c->ndevices; i++) {
+		const struct top_device *dev = &c->devices[i];
+
+		if (t->state.device[0] ? !strcmp(dev->name, t->state.device) :
+		    has_values(shown_values(t, &dev->values)))
+			t->devices_shown[n++] = dev;
+	}
+	left = lines_left(v);
+	room = left == UINT32_MAX ? n : (left > 3 ? (left - 3) / 3 : 1);
+	shown = lines_fitting(n, room ? room : 1);
+	for (size_t i = 0; i < shown; i++)
+		device_line(v, t->devices_shown[i], &layout);
+	put_more(v, n - shown);
+}
+
+/* The column a sort key keeps on screen however narrow it is; -1: none
+ * needed (the sums sort on columns that stay anyway). */
+static int sort_column(enum top_sort sort)
+{
+	static const int columns[TOP_NR_SORTS] = {
+		[TOP_SORT_PID] = TOP_COL_PID, [TOP_SORT_COMM] = TOP_COL_COMM,
+		[TOP_SORT_DEVICE] = TOP_COL_DEVICE, [TOP_SORT_BYTES] = -1,
+		[TOP_SORT_READ] = TOP_COL_READ, [TOP_SORT_WRITE] = TOP_COL_WRITE,
+		[TOP_SORT_DISCARD] = TOP_COL_DISCARD, [TOP_SORT_IOS] = -1,
+		[TOP_SORT_READ_IOS] = TOP_COL_READ_IOPS, [TOP_SORT_WRITE_IOS] = TOP_COL_WRITE_IOPS,
+		[TOP_SORT_DISCARD_IOS] = TOP_COL_DISCARD_IOPS, [TOP_SORT_LATENCY] = TOP_COL_LATENCY,
+		[TOP_SORT_DIRTY] = TOP_COL_DIRTY, [TOP_SORT_CGROUP] = TOP_COL_CGROUP,
+	};
+
+	return sort < TOP_NR_SORTS ? columns[sort] : -1;
+}
+
+static int compare_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* Average latencies a_ns/a_ios and b_ns/b_ios without dividing; none is
+ * the least. */
+static int compare_latency(const uint64_t *a, const uint64_t *b)
+{
+	unsigned __int128 left, right;
+
+	if (!a[PMEM_LATENCY_IOS] || !b[PMEM_LATENCY_IOS])
+		return compare_u64(a[PMEM_LATENCY_IOS] != 0, b[PMEM_LATENCY_IOS] != 0);
+	left = (unsigned __int128)a[PMEM_LATENCY_NS] * b[PMEM_LATENCY_IOS];
+	right = (unsigned __int128)b[PMEM_LATENCY_NS] * a[PMEM_LATENCY_IOS];
+	return (left > right) - (left < right);
+}
+
+static uint64_t sum3(const uint64_t *values, enum pmem_counter_id first)
+{
+	return values[first] + values[first + 1] + values[first + 2];
+}
+
+/* Ascending order of key; the caller turns it around for "desc". */
+static int compare_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct top *t = arg;
+	const struct top_row *a = *(const struct top_row *const *)pa;
+	const struct top_row *b = *(const struct top_row *const *)pb;
+	const uint64_t *va = shown_values(t, &a->values), *vb = shown_values(t, &b->values);
+	const char *strings = t->shown->strings;
+	int order = 0;
+
+	switch (t->state.sort) {
+	case TOP_SORT_PID:
+		order = compare_u64(a->pid, b->pid);
+		break;
+	case TOP_SORT_COMM:
+		order = strcmp(a->comm, b->comm);
+		break;
+	case TOP_SORT_DEVICE:
+		order = strcmp(a->device, b->device);
+		break;
+	case TOP_SORT_BYTES:
+		order = compare_u64(sum3(va, PMEM_READ_BYTES), sum3(vb, PMEM_READ_BYTES));
+		break;
+	case TOP_SORT_READ:
+		order = compare_u64(va[PMEM_READ_BYTES], vb[PMEM_READ_BYTES]);
+		break;
+	case TOP_SORT_WRITE:
+		order = compare_u64(va[PMEM_WRITE_BYTES], vb[PMEM_WRITE_BYTES]);
+		break;
+	case TOP_SORT_DISCARD:
+		order = compare_u64(va[PMEM_DISCARD_BYTES], vb[PMEM_DISCARD_BYTES]);
+		break;
+	case TOP_SORT_IOS:
+		order = compare_u64(sum3(va, PMEM_READ_IOS), sum3(vb, PMEM_READ_IOS));
+		break;
+	case TOP_SORT_READ_IOS:
+		order = compare_u64(va[PMEM_READ_IOS], vb[PMEM_READ_IOS]);
+		break;
+	case TOP_SORT_WRITE_IOS:
+		order = compare_u64(va[PMEM_WRITE_IOS], vb[PMEM_WRITE_IOS]);
+		break;
+	case TOP_SORT_DISCARD_IOS:
+		order = compare_u64(va[PMEM_DISCARD_IOS], vb[PMEM_DISCARD_IOS]);
+		break;
+	case TOP_SORT_LATENCY:
+		order = compare_latency(va, vb);
+		break;
+	case TOP_SORT_DIRTY:
+		order = compare_u64(va[PMEM_DIRTIED_BYTES], vb[PMEM_DIRTIED_BYTES]);
+		break;
+	case TOP_SORT_CGROUP:
+		order = strcmp(a->cgroup == NO_CGROUP ? "" : strings + a->cgroup,
+			       b->cgroup == NO_CGROUP ? "" : strings + b->cgroup);
+		break;
+	case TOP_NR_SORTS:
+		break;
+	}
+	if (top_sort_ascending(t->state.sort) == t->state.reverse)
+		order = -order;
+	if (!order)	/* a stable screen: ties by pid, then device */
+		order = compare_u64(a->pid, b->pid) ?: strcmp(a->device, b->device);
+	return order;
+}
+
+static void process_line(struct view *v, const struct top_row *row,
+			 const struct top_layout *layout)
+{
+	const struct top *t = v->top;
+	const uint64_t *values = shown_values(t, &row->values);
+	char cells[TOP_NR_PROC_COLUMNS][64];
+	struct line l = { .len = 0 };
+
+	if (t->shown->by_cgroup) {
+		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "-");
+		snprintf(cells[TOP_COL_COMM], sizeof(cells[0]), "-");
+	} else {
+		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "%" PRIu32, row->pid);
+		snprintf(cells[TOP_COL_COMM], sizeof(cells[0]), "%s", row->comm);
+	}
+	snprintf(cells[TOP_COL_DEVICE], sizeof(cells[0]), "%s", row->device);
+	cell_bytes(cells[TOP_COL_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
+	cell_bytes(cells[TOP_COL_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
+	cell_bytes(cells[TOP_COL_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
+	cell_count(cells[TOP_COL_READ_IOPS], sizeof(cells[0]),
+		   top_proc_columns[TOP_COL_READ_IOPS].width, t, values[PMEM_READ_IOS]);
+	cell_count(cells[TOP_COL_WRITE_IOPS], sizeof(cells[0]),
+		   top_proc_columns[TOP_COL_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
+	cell_count(cells[TOP_COL_DISCARD_IOPS], sizeof(cells[0]),
+		   top_proc_columns[TOP_COL_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
+	cell_avg_ms(cells[TOP_COL_LATENCY], sizeof(cells[0]), values);
+	cell_bytes(cells[TOP_COL_DIRTY], sizeof(cells[0]), t, values[PMEM_DIRTIED_BYTES]);
+	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++) {
+		if (!layout->shown[i])
+			continue;
+		if (i == TOP_COL_CGROUP)	/* as long as it is, cut to its width */
+			line_cell(&l, row->cgroup == NO_CGROUP ? "-" :
+				  t->shown->strings + row->cgroup, layout->width[i], true);
+		else
+			line_cell(&l, cells[i], layout->width[i], top_proc_columns[i].left);
+	}
+	put_line(v, l.text);
+}
+
+/* Rows with something to show in the chosen mode, of the chosen device,
+ * whose comm holds the filter; sorted. */
+static size_t select_rows(struct top *t)
+{
+	const struct top_copy *c = t->shown;
+	size_t n = 0;
+
+	if (!grow((void **)&t->order, &t->order_capacity, c->nrows, sizeof(*t->order)))
+		return 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct top_row *row = &c->rows[i];
+
+		if (!has_values(shown_values(t, &row->values)) ||
+		    (t->state.device[0] && strcmp(row->device, t->state.device)) ||
+		    (t->state.filter[0] && !strstr(row->comm, t->state.filter)))
+			continue;
+		t->order[n++] = row;
+	}
+	if (n > 1)
+		qsort_r(t->order, n, sizeof(*t->order), compare_rows, t);
+	return n;
+}
+
+static void process_table(struct view *v)
+{
+	struct top *t = v->top;
+	unsigned int priority[TOP_NR_PROC_COLUMNS];
+	bool wanted[TOP_NR_PROC_COLUMNS];
+	struct top_layout layout;
+	size_t n, room, shown;
+	unsigned int left;
+
+	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
+		wanted[i] = true;
+	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->shown->per_process_latency;
+	memcpy(priority, top_proc_priority, sizeof(priority));
+	if (t->shown->by_cgroup) {
+		/* A cgroup's row is named by its path: it goes first. */
+		wanted[TOP_COL_PID] = wanted[TOP_COL_COMM] = false;
+		memmove(priority + 1, priority, sizeof(priority) - sizeof(priority[0]));
+		priority[0] = TOP_COL_CGROUP;
+	}
+	top_layout_fit(top_proc_columns, priority, TOP_NR_PROC_COLUMNS, wanted,
+		       sort_column(t->state.sort), v->screen.cols, &layout);
+	if (!lines_left(v))
+		return;
+	put_line(v, "");
+	put_headings(v, top_proc_columns, TOP_NR_PROC_COLUMNS, &layout);
+	n = select_rows(t);
+	left = lines_left(v);
+	room = left == UINT32_MAX ? n : left;
+	if (v->screen.max_rows && v->screen.max_rows < n) {
+		/* -r: that many rows, and "+N more" if the screen has room */
+		shown = v->screen.max_rows < room ? v->screen.max_rows : lines_fitting(n, room);
+	} else {
+		shown = lines_fitting(n, room);
+	}
+	for (size_t i = 0; i < shown; i++)
+		process_line(v, t->order[i], &layout);
+	put_more(v, n - shown);
+}
+
+/* ---- the screen ---- */
+
+static void help(struct view *v)
+{
+	const char *arrows = v->top->settings.utf8 ? "\u2190 \u2192 < >" : "< >     ";
+	char keys[128];
+
+	put_line(v, "");
+	put_line(v, "Keys (any key closes this help)");
+	snprintf(keys, sizeof(keys), "  %s  sort by the column to the left, right", arrows);
+	put_line(v, keys);
+	put_line(v, "  r        reverse the sort");
+	put_line(v, "  a        accumulated: totals since start, or per-second rates");
+	put_line(v, "  p        pause the display (counting goes on)");
+	put_line(v, "  c        filter by comm: type, Enter applies, Esc clears");
+	put_line(v, "  Esc      clear the filter");
+	put_line(v, "  d        device: all, then each in turn");
+	put_line(v, "  L        latency columns on or off");
+	put_line(v, "  h ?      this help");
+	put_line(v, "  q        quit");
+}
+
+static void sampling(struct view *v)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "sampling%s the first numbers come after %gs",
+		 v->top->settings.utf8 ? "\u2026" : "...", v->top->settings.interval_s);
+	put_line(v, text);
+}
+
+static void draw(struct view *v)
+{
+	struct top *t = v->top;
+
+	v->lines = 0;
+	if (v->screen.clear)
+		fputs("\033[H", v->out);
+	if (t->shown->taken) {
+		header_totals(v);
+	} else {
+		put_line(v, "diskio");
+	}
+	header_state(v);
+	if (t->state.help)
+		help(v);
+	else if (!t->shown->taken)
+		sampling(v);
+	else {
+		crash_line(v);
+		device_table(v);
+		process_table(v);
+	}
+	if (!v->screen.clear)
+		fputc('\n', v->out);	/* an empty line closes an appended frame */
+	else if (lines_left(v))
+		fputs("\r\n\033[J", v->out);	/* erase what the last frame left below */
+}
+
+void top_redraw(struct view *v)
+{
+	draw(v);
+}
+
+static void top_start(struct view *v)
+{
+	draw(v);
+}
+
+bool top_feed_keys(struct view *v, const char *bytes, size_t n)
+{
+	struct top *t = v->top;
+	const struct top_copy *c = t->shown;
+
+	if (!grow((void **)&t->device_names, &t->device_names_capacity, c->ndevices,
+		  sizeof(*t->device_names)))
+		return false;
+	for (size_t i = 0; i < c->ndevices; i++)
+		t->device_names[i] = c->devices[i].name;
+	return top_keys_feed(&t->state, bytes, n, t->device_names, c->ndevices);
+}
+
+const struct top_state *top_state(const struct view *v)
+{
+	return &v->top->state;
+}
+
+/* One line: how long diskio ran, what it saw in all, and what it lost. */
+static void top_summary(struct view *v, const struct summary *s)
+{
+	const uint64_t *total = v->top->run.total;
+	char read[32], write[32], discard[32];
+
+	format_bytes(read, sizeof(read), (double)total[PMEM_READ_BYTES]);
+	format_bytes(write, sizeof(write), (double)total[PMEM_WRITE_BYTES]);
+	fprintf(v->out, "diskio ran %.1fs: read %s, write %s", s->duration_s, read, write);
+	if (total[PMEM_DISCARD_BYTES]) {
+		format_bytes(discard, sizeof(discard), (double)total[PMEM_DISCARD_BYTES]);
+		fprintf(v->out, ", discard %s", discard);
+	}
+	fprintf(v->out, ", lost %" PRIu64 ", crashes %" PRIu64 "\n", lost_total(s->lost),
+		s->crash ? s->crash->crashes : 0);
+}
+
+int view_top(struct view *v, FILE *out, const struct top_settings *settings)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->settings = *settings;
+	top_state_init(&t->state, settings->sort, settings->cumulative,
+		       settings->per_process_latency, settings->by_cgroup);
+	t->shown = &t->copies[0];
+	t->incoming = &t->copies[1];
+	t->shown->interval_s = settings->interval_s;
+	*v = (struct view){
+		.start = top_start, .begin = top_begin, .device = top_device, .row = top_row,
+		.interval_end = top_interval_end, .summary = top_summary, .out = out, .top = t
+	};
+	return 0;
+}
+
+void view_top_free(struct view *v)
+{
+	struct top *t = v->top;
+
+	if (!t)
+		return;
+	for (int i = 0; i < 2; i++) {
+		free(t->copies[i].devices);
+		free(t->copies[i].rows);
+		free(t->copies[i].strings);
+	}
+	free(t->order);
+	free(t->devices_shown);
+	free(t->device_names);
+	free(t);
+	v->top = NULL;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The top view (stdout is a terminal): a screen redrawn in place each
+ * interval, steered by keys (top_keys.h), laid out to the terminal's width
+ * (top_layout.h).  It keeps its own copy of the last frame, so that a key or
+ * a resize redraws at once, between intervals.  Pure: it writes escape codes
+ * to its FILE; the terminal itself is the loader's (terminal.h).
+ */
+#ifndef DISKIO_TOP_H
+#define DISKIO_TOP_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "iostats.h"
+#include "top_keys.h"
+#include "view.h"
+
+struct top_settings {
+	double interval_s;		/* as asked for: the "sampling..." line says it */
+	enum sort_key sort;		/* -s */
+	bool cumulative;		/* -a */
+	bool per_process_latency;	/* -L */
+	bool by_cgroup;			/* --by cgroup */
+	bool utf8;			/* the terminal shows UTF-8 (else ASCII only) */
+};
+
+/* The top view on out.  0, or -ENOMEM.  Free it with view_top_free(). */
+int view_top(struct view *v, FILE *out, const struct top_settings *settings);
+void view_top_free(struct view *v);
+
+/* Bytes typed on the terminal (top_keys_feed()).  true when the screen
+ * changed: redraw it with top_redraw(). */
+bool top_feed_keys(struct view *v, const char *bytes, size_t n);
+
+/* Draw the screen again from the view's copy of the last frame (after a
+ * key, or with a new v->screen after a resize). */
+void top_redraw(struct view *v);
+
+/* What the keys have chosen. */
+const struct top_state *top_state(const struct view *v);
+
+#endif /* DISKIO_TOP_H */

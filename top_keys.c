@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The top view's keys (top_keys.h). */
+#include <string.h>
+#include "top_keys.h"
+
+#define KEY_ESC		0x1b
+#define KEY_BACKSPACE	0x7f
+#define KEY_CTRL_H	0x08
+
+static const char *const sort_names[TOP_NR_SORTS] = {
+	[TOP_SORT_PID] = "pid",
+	[TOP_SORT_COMM] = "comm",
+	[TOP_SORT_DEVICE] = "device",
+	[TOP_SORT_BYTES] = "bytes",
+	[TOP_SORT_READ] = "read",
+	[TOP_SORT_WRITE] = "write",
+	[TOP_SORT_DISCARD] = "discard",
+	[TOP_SORT_IOS] = "ios",
+	[TOP_SORT_READ_IOS] = "r_iops",
+	[TOP_SORT_WRITE_IOS] = "w_iops",
+	[TOP_SORT_DISCARD_IOS] = "d_iops",
+	[TOP_SORT_LATENCY] = "latency",
+	[TOP_SORT_DIRTY] = "dirty",
+	[TOP_SORT_CGROUP] = "cgroup",
+};
+
+const char *top_sort_name(enum top_sort sort)
+{
+	return sort < TOP_NR_SORTS ? sort_names[sort] : "?";
+}
+
+bool top_sort_ascending(enum top_sort sort)
+{
+	return sort == TOP_SORT_PID || sort == TOP_SORT_COMM || sort == TOP_SORT_DEVICE ||
+	       sort == TOP_SORT_CGROUP;
+}
+
+enum top_sort top_sort_from_option(enum sort_key key)
+{
+	switch (key) {
+	case SORT_READ:
+		return TOP_SORT_READ;
+	case SORT_WRITE:
+		return TOP_SORT_WRITE;
+	case SORT_IOS:
+		return TOP_SORT_IOS;
+	case SORT_LATENCY:
+		return TOP_SORT_LATENCY;
+	case SORT_PID:
+		return TOP_SORT_PID;
+	case SORT_COMM:
+		return TOP_SORT_COMM;
+	case SORT_DIRTY:
+		return TOP_SORT_DIRTY;
+	case SORT_BYTES:
+		break;
+	}
+	return TOP_SORT_BYTES;
+}
+
+void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bool row_latency,
+		    bool by_cgroup)
+{
+	memset(s, 0, sizeof(*s));
+	s->sort = top_sort_from_option(sort);
+	s->cumulative = cumulative;
+	s->latency_columns = true;
+	s->row_latency = row_latency;
+	s->by_cgroup = by_cgroup;
+}
+
+/* Whether ←/→ stop at sort: only at columns the table can show. */
+static bool sort_offered(const struct top_state *s, enum top_sort sort)
+{
+	if (sort == TOP_SORT_PID || sort == TOP_SORT_COMM)
+		return !s->by_cgroup;
+	if (sort == TOP_SORT_LATENCY)
+		return s->row_latency && s->latency_columns;
+	return true;
+}
+
+/* The next offered sort key to the left (step -1) or right (+1), wrapping. */
+static void move_sort(struct top_state *s, int step)
+{
+	int sort = s->sort;
+
+	for (int i = 0; i < TOP_NR_SORTS; i++) {
+		sort = (sort + step + TOP_NR_SORTS) % TOP_NR_SORTS;
+		if (sort_offered(s, sort)) {
+			s->sort = sort;
+			return;
+		}
+	}
+}
+
+/* d: all devices, then each in turn, then all again. */
+static void next_device(struct top_state *s, const char *const *devices, size_t ndevices)
+{
+	size_t i = 0;
+
+	if (s->device[0]) {
+		while (i < ndevices && strcmp(devices[i], s->device))
+			i++;
+		i++;	/* the one after the current; past the end: all */
+	}
+	if (i < ndevices)
+		snprintf(s->device, sizeof(s->device), "%s", devices[i]);
+	else
+		s->device[0] = '\0';
+}
+
+/* A key while the filter is typed: printable bytes, Backspace, Enter
+ * applies, Esc leaves the editor and clears the filter. */
+static bool edit_key(struct top_state *s, unsigned char key)
+{
+	if (key == '\r' || key == '\n') {
+		memcpy(s->filter, s->edit, s->edit_len + 1);
+		s->editing = false;
+	} else if (key == KEY_ESC) {
+		s->filter[0] = '\0';
+		s->editing = false;
+	} else if (key == KEY_BACKSPACE || key == KEY_CTRL_H) {
+		if (!s->edit_len)
+			return false;
+		s->edit[--s->edit_len] = '\0';
+	} else if (key >= 0x20 && key < 0x7f && s->edit_len < TOP_FILTER_MAX) {
+		s->edit[s->edit_len++] = key;
+		s->edit[s->edit_len] = '\0';
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* One key (an arrow comes as '<' or '>'). */
+static bool key(struct top_state *s, unsigned char key, const char *const *devices,
+		size_t ndevices)
+{
+	if (s->editing)
+		return edit_key(s, key);
+	if (s->help) {		/* any key closes the help, and does nothing else */
+		s->help = false;
+		return true;
+	}
+	switch (key) {
+	case 'q':
+		s->quit = true;
+		return false;
+	case '<':
+		move_sort(s, -1);
+		return true;
+	case '>':
+		move_sort(s, 1);
+		return true;
+	case 'r':
+		s->reverse = !s->reverse;
+		return true;
+	case 'a':
+		s->cumulative = !s->cumulative;
+		return true;
+	case 'p':
+		s->paused = !s->paused;
+		return true;
+	case 'c':
+		s->editing = true;
+		memcpy(s->edit, s->filter, sizeof(s->edit));
+		s->edit_len = strlen(s->edit);
+		return true;
+	case KEY_ESC:
+		if (!s->filter[0])
+			return false;
+		s->filter[0] = '\0';
+		return true;
+	case 'd':
+		next_device(s, devices, ndevices);
+		return true;
+	case 'L':
+		s->latency_columns = !s->latency_columns;
+		return true;
+	case 'h':
+	case '?':
+		s->help = true;
+		return true;
+	}
+	return false;
+}
+
+bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
+		   const char *const *devices, size_t ndevices)
+{
+	bool changed = false;
+
+	for (size_t i = 0; i < n && !s->quit; i++) {
+		unsigned char c = bytes[i];
+
+		switch (s->stage) {
+		case TOP_INPUT_GROUND:
+			if (c == KEY_ESC)
+				s->stage = TOP_INPUT_ESCAPE;
+			else
+				changed |= key(s, c, devices, ndevices);
+			break;
+		case TOP_INPUT_ESCAPE:
+			if (c == '[' || c == 'O') {
+				s->stage = TOP_INPUT_SEQUENCE;
+				s->sequence_is_ss3 = c == 'O';
+				break;
+			}
+			/* ESC then something else: the Esc key, then that key. */
+			s->stage = TOP_INPUT_GROUND;
+			changed |= key(s, KEY_ESC, devices, ndevices);
+			i--;
+			break;
+		case TOP_INPUT_SEQUENCE:
+			/* Parameters and intermediates (0x20-0x3f) until the final
+			 * byte; only the plain arrows mean something. */
+			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3)
+				break;
+			s->stage = TOP_INPUT_GROUND;
+			if (s->editing || (c != 'D' && c != 'C'))
+				break;	/* not for the filter's line editor */
+			changed |= key(s, c == 'D' ? '<' : '>', devices, ndevices);
+			break;
+		}
+	}
+	if (s->stage == TOP_INPUT_ESCAPE) {	/* a lone ESC: the Esc key */
+		s->stage = TOP_INPUT_GROUND;
+		if (!s->quit)
+			changed |= key(s, KEY_ESC, devices, ndevices);
+	}
+	return changed;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The top view's columns and what fits (top_layout.h). */
+#include <string.h>
+#include "top_layout.h"
+
+/* Byte cells hold "1023.9 KiB" (10), count cells 7 digits, ms cells
+ * "0.012" to "9999999". */
+const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
+	[TOP_COL_PID] = { "PID", "PID", 7, false, false },
+	[TOP_COL_COMM] = { "COMM", "COMM", 15, true, false },
+	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false },
+	[TOP_COL_READ] = { "READ/s", "READ", 10, false, false },
+	[TOP_COL_WRITE] = { "WRITE/s", "WRITE", 10, false, false },
+	[TOP_COL_DISCARD] = { "DISCARD/s", "DISCARD", 10, false, false },
+	[TOP_COL_READ_IOPS] = { "R_IOPS", "R_IO", 7, false, false },
+	[TOP_COL_WRITE_IOPS] = { "W_IOPS", "W_IO", 7, false, false },
+	[TOP_COL_DISCARD_IOPS] = { "D_IOPS", "D_IO", 7, false, false },
+	[TOP_COL_LATENCY] = { "LAT_ms", "LAT_ms", 7, false, false },
+	[TOP_COL_DIRTY] = { "DIRTY/s", "DIRTY", 10, false, false },
+	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true },
+};
+
+const unsigned int top_proc_priority[TOP_NR_PROC_COLUMNS] = {
+	TOP_COL_COMM, TOP_COL_PID, TOP_COL_WRITE, TOP_COL_READ, TOP_COL_WRITE_IOPS,
+	TOP_COL_READ_IOPS, TOP_COL_LATENCY, TOP_COL_DEVICE, TOP_COL_DIRTY, TOP_COL_DISCARD,
+	TOP_COL_DISCARD_IOPS, TOP_COL_CGROUP,
+};
+
+const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
+	[TOP_DEV_NAME] = { "DEVICE", "DEVICE", 10, true, false },
+	[TOP_DEV_READ] = { "READ/s", "READ", 10, false, false },
+	[TOP_DEV_WRITE] = { "WRITE/s", "WRITE", 10, false, false },
+	[TOP_DEV_DISCARD] = { "DISCARD/s", "DISCARD", 10, false, false },
+	[TOP_DEV_READ_IOPS] = { "R_IOPS", "R_IO", 7, false, false },
+	[TOP_DEV_WRITE_IOPS] = { "W_IOPS", "W_IO", 7, false, false },
+	[TOP_DEV_DISCARD_IOPS] = { "D_IOPS", "D_IO", 7, false, false },
+	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false },
+	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false },
+};
+
+const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS] = {
+	TOP_DEV_NAME, TOP_DEV_WRITE, TOP_DEV_READ, TOP_DEV_P99, TOP_DEV_WRITE_IOPS,
+	TOP_DEV_READ_IOPS, TOP_DEV_AVG, TOP_DEV_DISCARD, TOP_DEV_DISCARD_IOPS,
+};
+
+/* Add column i if it fits (always, for the first one). */
+static bool take(const struct top_column *columns, unsigned int i, unsigned int cols,
+		 struct top_layout *layout)
+{
+	unsigned int width = columns[i].width, need;
+
+	/* A path that names the rows (--by cgroup) needs more than its least. */
+	if (columns[i].stretch && !layout->line_width && width < cols / 3)
+		width = cols / 3;
+	need = width + (layout->line_width ? 1 : 0);
+	if (layout->line_width && cols && layout->line_width + need > cols)
+		return false;
+	layout->shown[i] = true;
+	layout->width[i] = width;
+	layout->line_width += need;
+	if (cols && layout->line_width > cols) {	/* the first, cut */
+		layout->width[i] = cols;
+		layout->line_width = cols;
+	}
+	return true;
+}
+
+void top_layout_fit(const struct top_column *columns, const unsigned int *priority, size_t n,
+		    const bool *wanted, int keep, unsigned int cols, struct top_layout *layout)
+{
+	unsigned int order[TOP_MAX_COLUMNS], norder = 0;
+
+	memset(layout, 0, sizeof(*layout));
+	/* The first of the priority order, then keep, then the rest. */
+	for (size_t p = 0; p < n && norder < TOP_MAX_COLUMNS; p++) {
+		unsigned int i = priority[p];
+
+		if (!wanted[i] || (int)i == keep)
+			continue;
+		order[norder++] = i;
+		if (norder == 1 && keep >= 0 && (size_t)keep < n && wanted[keep])
+			order[norder++] = keep;
+	}
+	for (unsigned int k = 0; k < norder; k++)
+		if (!take(columns, order[k], cols, layout))
+			break;
+	for (size_t i = 0; i < n && cols; i++) {
+		if (layout->shown[i] && columns[i].stretch && layout->line_width < cols) {
+			layout->width[i] += cols - layout->line_width;
+			layout->line_width = cols;
+		}
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The top view's tables: their columns, in the order they are shown, and
+ * which of them fit a terminal's width.  Columns are taken in priority order
+ * while they fit and dropped from the least needed up (README.md, "Top
+ * view").  Pure: no terminal, no output.
+ */
+#ifndef DISKIO_TOP_LAYOUT_H
+#define DISKIO_TOP_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The process table, in the order it shows them. */
+enum top_proc_column {
+	TOP_COL_PID,
+	TOP_COL_COMM,
+	TOP_COL_DEVICE,
+	TOP_COL_READ,
+	TOP_COL_WRITE,
+	TOP_COL_DISCARD,
+	TOP_COL_READ_IOPS,
+	TOP_COL_WRITE_IOPS,
+	TOP_COL_DISCARD_IOPS,
+	TOP_COL_LATENCY,	/* average, with -L */
+	TOP_COL_DIRTY,
+	TOP_COL_CGROUP,
+	TOP_NR_PROC_COLUMNS
+};
+
+/* The device table, in the order it shows them. */
+enum top_dev_column {
+	TOP_DEV_NAME,
+	TOP_DEV_READ,
+	TOP_DEV_WRITE,
+	TOP_DEV_DISCARD,
+	TOP_DEV_READ_IOPS,
+	TOP_DEV_WRITE_IOPS,
+	TOP_DEV_DISCARD_IOPS,
+	TOP_DEV_AVG,
+	TOP_DEV_P99,
+	TOP_NR_DEV_COLUMNS
+};
+
+#define TOP_MAX_COLUMNS TOP_NR_PROC_COLUMNS
+
+struct top_column {
+	const char *heading;		/* per-interval rates */
+	const char *total_heading;	/* -a, a: totals since start */
+	unsigned int width;		/* the least it takes */
+	bool left;			/* left-aligned (names) */
+	bool stretch;			/* the last column: takes the rest of the line */
+};
+
+extern const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS];
+extern const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS];
+
+/* Most needed first: what stays on a narrow terminal. */
+extern const unsigned int top_proc_priority[TOP_NR_PROC_COLUMNS];
+extern const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS];
+
+struct top_layout {
+	bool shown[TOP_MAX_COLUMNS];
+	unsigned int width[TOP_MAX_COLUMNS];
+	unsigned int line_width;	/* columns and the one space between two */
+};
+
+/*
+ * Which of the n columns fit in cols terminal columns (0: no limit, every
+ * wanted column at its width).  wanted[i] false: column i is not shown at
+ * all.  Columns are taken in priority order, the first one always (cut to
+ * cols if need be), then keep (the sort column; -1: none), then the others
+ * for as long as each next one fits: the first that does not fit and every
+ * one after it are dropped.  A stretch column that is shown gets the rest
+ * of the line; taken first, at least a third of it.
+ */
+void top_layout_fit(const struct top_column *columns, const unsigned int *priority, size_t n,
+		    const bool *wanted, int keep, unsigned int cols, struct top_layout *layout);
+
+#endif /* DISKIO_TOP_LAYOUT_H */

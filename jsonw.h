@@ -36,6 +36,8 @@ void jsonw_string(struct jsonw *w, const char *key, const char *s, size_t len);
 void jsonw_double(struct jsonw *w, const char *key, const char *format, double value);
 /* A count of tenths as a decimal with one digit after the point: 521 is 52.1. */
 void jsonw_tenths(struct jsonw *w, const char *key, uint64_t tenths);
+/* A count of thousandths with three digits after the point: 1500 is 1.500. */
+void jsonw_thousandths(struct jsonw *w, const char *key, uint64_t thousandths);
 
 /*
  * Write @len bytes of @s as a JSON string, quotes included. '"' and '\' are

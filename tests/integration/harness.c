@@ -887,9 +887,12 @@ bool h_line_marks_attached(const char *line)
 
 bool h_line_is_interval(const char *line)
 {
-	if (!strncmp(line, "# time=", 7))
+	if (!strncmp(line, "# time=", 7) || !strncmp(line, "# interval ", 11))
 		return true;
-	return line[0] == '{' && h_json_is_interval(line);
+	/* JSON records start with their type (trace mode's intervals have no
+	 * "processes"). */
+	return !strncmp(line, "{\"type\":\"interval\",", 19) &&
+	       h_json_parse(line, &(struct h_jv){ 0 });
 }
 
 void h_diskio_dump(const struct h_diskio *d, const char *why)

@@ -320,7 +320,8 @@ const char *h_diskio_next_line(struct h_diskio *d, int timeout_ms);
  * object but the final summary. */
 bool h_line_marks_attached(const char *line);
 
-/* A line that ends an interval: a JSON interval object, or a batch "# time=" header. */
+/* A line that ends an interval: a JSON record of type interval (trace mode's
+ * too), a batch "# time=" header or trace mode's "# interval" line. */
 bool h_line_is_interval(const char *line);
 
 /* Log diskio's stderr and its last stdout lines (for a failing assertion). */

@@ -262,7 +262,7 @@ struct tdiskio {
 	pid_t pid;
 	char out_path[256], err_path[256];
 	int out_fd;		/* read end, following the file */
-	char head[16];		/* first bytes of the line being read */
+	char head[32];		/* first bytes of the line being read */
 	size_t head_len;
 	int64_t lines, intervals;
 	bool exited;

@@ -1614,7 +1614,8 @@ Test(format_crash_line, other_interval_lengths)
 	expect_crash_line(&cf, false, "crash-free 2 of 2 intervals of 90s - no crashes");
 	cf.interval_ns = 1800 * NS_PER_S;
 	cf.operational_intervals = 1;
-	expect_crash_line(&cf, false, "crash-free 2 of 1 interval of 30m - no crashes");
+	cf.crashfree_intervals = 1;
+	expect_crash_line(&cf, false, "crash-free 1 of 1 interval of 30m - no crashes");
 }
 
 Test(format_crash_line, names_are_printable_ascii)

@@ -438,12 +438,9 @@ int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
 			return -EINVAL;
 		if (!build_path(path, "%s/dev/block/%u:%u", sysfs_root, major, minor))
 			return -ENAMETOOLONG;
+		/* A MAJ:MIN that sysfs does not list is no block device (the
+		 * README promises exit 2 for it, as for an unknown name). */
 		err = disk_dir_of(path, disk_dir, &partition);
-		if (err == -ENOENT && !path_exists(path)) {
-			/* Not there yet: a hot-added disk can still appear. */
-			*dev = kdev_make(major, minor);
-			return 0;
-		}
 		if (err)
 			return err == -ENAMETOOLONG ? err : -ENOENT;
 		if (!partition) {

@@ -81,7 +81,7 @@ void devname_refresh(struct devname_cache *c);
  * Resolves a user's device argument, "MAJ:MIN" (decimal) or a name as listed
  * in SYSFS/class/block ("vda", "nvme0n1p2"), to a whole-disk kernel dev_t.
  * A partition resolves to its disk and sets *is_partition (may be NULL).
- * A well-formed MAJ:MIN that sysfs does not know is accepted as-is.
+ * A well-formed MAJ:MIN that sysfs does not list is no device (-ENOENT).
  * Returns 0, -EINVAL for a malformed argument (including paths such as
  * "/dev/vda"), -ENOENT for no such device or a partition whose disk cannot
  * be found, -ENAMETOOLONG if sysfs_root makes the path too long.

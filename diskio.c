@@ -92,6 +92,8 @@ struct run {
 	bool output_broken;
 	bool failed;			/* an error after the start: exit 1 */
 	bool owners_used;		/* writeback is charged to its dirtier */
+	bool utf8;			/* the locale's characters are UTF-8 */
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	uint64_t owners_swept_ns;
 	char cgroup_mount[PATH_MAX];	/* "" without cgroup2 */
 	uint64_t cgroup_ids[MAX_FILTER_CGROUPS];
@@ -262,12 +264,27 @@ static int attach_bio_complete(struct run *run)
 
 /* ---- events ---- */
 
-/* An event's CLOCK_MONOTONIC time as seconds since diskio started. */
-static double seconds_since_start(const struct run *run, uint64_t time_ns)
+/* The difference of the wall clock to CLOCK_MONOTONIC, by which events'
+ * kernel times (bpf_ktime_get_ns()) become wall-clock times. */
+static int64_t realtime_offset_ns(void)
+{
+	struct timespec wall;
+	uint64_t mono = monotonic_ns();
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	return (int64_t)((uint64_t)wall.tv_sec * 1000000000ULL + wall.tv_nsec - mono);
+}
+
+/* An event's CLOCK_MONOTONIC time as seconds since diskio started, and as
+ * the wall clock. */
+static void event_time(const struct run *run, uint64_t time_ns, struct event_time *when)
 {
 	uint64_t start_ns = run->tally.start_ns;
+	uint64_t wall_ns = time_ns + (uint64_t)run->realtime_offset_ns;
 
-	return time_ns > start_ns ? (double)(time_ns - start_ns) / 1e9 : 0.0;
+	when->since_start_s = time_ns > start_ns ? (double)(time_ns - start_ns) / 1e9 : 0.0;
+	when->wall.tv_sec = wall_ns / 1000000000ULL;
+	when->wall.tv_nsec = wall_ns % 1000000000ULL;
 }
 
 /* An event record of the channel (events.h's on_event).  data may be
@@ -283,20 +300,22 @@ static void handle_event(void *ctx, const void *data, size_t size)
 	memcpy(&type, data, sizeof(type));
 	if (type == EVENT_IO && size >= sizeof(struct block_io_event)) {
 		struct block_io_event event;
+		struct event_time when;
 
 		memcpy(&event, data, sizeof(event));
 		tally_io_event(&run->tally);
+		event_time(run, event.time_ns, &when);
 		run->view.io_event(&run->view, &event,
-				   devname_lookup(&run->tally.devnames, event.dev),
-				   seconds_since_start(run, event.time_ns));
+				   devname_lookup(&run->tally.devnames, event.dev), &when);
 	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
 		struct crash_event event;
+		struct event_time when;
 
 		memcpy(&event, data, sizeof(event));
 		tally_crash_event(&run->tally, &event, monotonic_ns());
+		event_time(run, event.time_ns, &when);
 		if (run->view.crash_event)
-			run->view.crash_event(&run->view, &event,
-					      seconds_since_start(run, event.time_ns));
+			run->view.crash_event(&run->view, &event, &when);
 	}
 }
 
@@ -317,7 +336,7 @@ static int open_events(struct run *run)
 }
 
 static void check_output(struct run *run);
-static void screen_size(struct screen *screen, const struct options *opts);
+static void screen_size(struct screen *screen, const struct options *opts, bool utf8);
 
 /* The top view's keys: q ends the run as Ctrl-C does; a changes what the
  * tally keeps for the next frames; the rest is the view's. */
@@ -354,7 +373,7 @@ static int poll_top(struct run *run, int timeout_ms)
 		err = events_drain(&run->events);
 	if (fds[2].revents) {
 		terminal_resized(&run->terminal);
-		screen_size(&run->view.screen, run->opts);
+		screen_size(&run->view.screen, run->opts, run->utf8);
 		top_redraw(&run->view);
 	}
 	if (fds[1].revents)
@@ -439,10 +458,11 @@ static void forget_rows(struct run *run)
 
 /* ---- output ---- */
 
-/* The top view's screen: every line of the terminal (nothing is written
- * after the last). */
-static void screen_size(struct screen *screen, const struct options *opts)
+/* The screen: for the top view every line of the terminal (nothing is
+ * written after the last). */
+static void screen_size(struct screen *screen, const struct options *opts, bool utf8)
 {
+	screen->utf8 = utf8;
 	if (!terminal_size(&screen->rows, &screen->cols))
 		screen->rows = screen->cols = 0;
 	screen->max_rows = opts->rows;
@@ -472,7 +492,7 @@ static int start_top(struct run *run)
 		.cumulative = opts->cumulative,
 		.per_process_latency = opts->per_process_latency,
 		.by_cgroup = opts->by_cgroup,
-		.utf8 = terminal_utf8(),
+		.utf8 = run->utf8,
 	};
 
 	if (view_top(&run->view, stdout, &settings)) {
@@ -500,7 +520,7 @@ static int choose_view(struct run *run)
 		view_batch(&run->view, stdout);
 	else if (start_top(run))
 		return -1;
-	screen_size(&run->view.screen, opts);
+	screen_size(&run->view.screen, opts, run->utf8);
 	run->view.histograms = opts->histograms;
 	/* The top view too: a frame reaches the terminal in one write. */
 	if (output != OUTPUT_AUTO || run->top)
@@ -536,7 +556,7 @@ static void end_interval(struct run *run, bool final)
 	}
 	clock_gettime(CLOCK_REALTIME, &wall);
 	tally_frame(&run->tally, &run->snapshot, monotonic_ns(), &wall, final, &frame);
-	screen_size(&run->view.screen, run->opts);
+	screen_size(&run->view.screen, run->opts, run->utf8);
 	view_show_frame(&run->view, &frame);
 	tally_close_interval(&run->tally);
 	forget_rows(run);
@@ -662,6 +682,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		fail("out of memory");
 		return -1;
 	}
+	run->realtime_offset_ns = realtime_offset_ns();
 	if (opts->state_path)
 		adopt_saved_crash(run, state_read_ns);
 	if (open_events(run))
@@ -712,6 +733,7 @@ int main(int argc, char **argv)
 		return EXIT_START;
 	options_parse(argc, argv, &opts);
 	verbose = opts.verbose;
+	run.utf8 = locale_is_utf8();
 	if (devname_resolve_args("/sys", opts.devices, opts.nr_devices, devs, stderr) ||
 	    resolve_cgroups(&run))
 		return EXIT_USAGE;

@@ -39,6 +39,7 @@ struct summary {
 	uint64_t lost[LOST_NR_CAUSES];
 	bool has_io_events;		/* trace mode */
 	uint64_t io_events;
+	const struct pmem_metrics *devices;	/* totals since start; NULL in trace mode */
 	const struct crashfree *crash;
 };
 

@@ -104,6 +104,12 @@ void jsonw_tenths(struct jsonw *w, const char *key, uint64_t tenths)
 	fprintf(w->out, "%" PRIu64 ".%u", tenths / 10, (unsigned int)(tenths % 10));
 }
 
+void jsonw_thousandths(struct jsonw *w, const char *key, uint64_t thousandths)
+{
+	member(w, key);
+	fprintf(w->out, "%" PRIu64 ".%03u", thousandths / 1000, (unsigned int)(thousandths % 1000));
+}
+
 /*
  * Length of the well-formed UTF-8 sequence at @p (lead byte >= 0x80), or 0
  * if there is none. The second-byte ranges are those of RFC 3629: they shut

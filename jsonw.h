@@ -31,11 +31,14 @@ void jsonw_u64(struct jsonw *w, const char *key, uint64_t value);
 void jsonw_bool(struct jsonw *w, const char *key, bool value);
 void jsonw_null(struct jsonw *w, const char *key);
 void jsonw_string(struct jsonw *w, const char *key, const char *s, size_t len);
-/* printf's %g or %.Nf of value: diskio never calls setlocale(), so the
- * decimal point is always '.'. */
+/* printf's %g or %.Nf of value: diskio never sets LC_NUMERIC (only
+ * locale_is_utf8() looks at LC_CTYPE, and puts it back), so the decimal
+ * point is always '.'. */
 void jsonw_double(struct jsonw *w, const char *key, const char *format, double value);
 /* A count of tenths as a decimal with one digit after the point: 521 is 52.1. */
 void jsonw_tenths(struct jsonw *w, const char *key, uint64_t tenths);
+/* A count of thousandths with three digits after the point: 1500 is 1.500. */
+void jsonw_thousandths(struct jsonw *w, const char *key, uint64_t thousandths);
 
 /*
  * Write @len bytes of @s as a JSON string, quotes included. '"' and '\' are

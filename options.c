@@ -25,27 +25,31 @@ const char *argp_program_bug_address = NULL;
  */
 #define PARSE_DONE ECANCELED
 
+/* No line longer than 79 columns (argp wraps there).  Every line is run by
+ * tests/integration/test_examples.c, which knows each one's answer. */
+#define HELP_EXAMPLES \
+"  diskio                   # live top view, refreshed every second\n" \
+"  diskio 5 1               # one 5-second sample, then exit\n" \
+"  diskio -b 1 10 | awk '!/^#/ && $6 > 0 {print $3, $6}'   # writers\n" \
+"  diskio --json 2 3        # three 2-second samples as NDJSON\n" \
+"  diskio -p 1234 -p 5678   # only these processes\n" \
+"  diskio -c postgres -L    # only postgres, with per-process latency\n" \
+"  diskio -D vda -D 8:16    # only these disks (name or MAJ:MIN)\n" \
+"  diskio -T -D zram0       # one line per completed I/O on zram0\n" \
+"  diskio --by cgroup -s dirty   # which service dirties the page cache\n" \
+"  diskio --state /var/lib/diskio/crash.state   # crash-free hours, all runs\n"
+
 static const char doc[] =
 "Show which processes read, write and discard how many bytes on which disks,\n"
 "with latency, lost-event counts and crash-free intervals.\n"
 "\n"
-"USAGE: diskio [OPTIONS] [INTERVAL [COUNT]]\n"
-"\n"
 "INTERVAL is in seconds (fractions allowed, default 1); after COUNT intervals\n"
 "diskio exits (default: run until Ctrl-C or SIGTERM).  On a terminal it shows\n"
-"a live top view; piped, it prints batch lines for awk (-b forces that).\n"
+"a live top view; piped, it prints batch lines for awk (-b forces that), whose\n"
+"comment lines start with '#'.\n"
 "\n"
 "EXAMPLES:\n"
-"    diskio                  # live top view, refreshed every second\n"
-"    diskio 5 1              # one 5-second sample, then exit\n"
-"    diskio -b 1 10 | awk '$6 > 0 {print $3, $6}'   # writers, 10 seconds\n"
-"    diskio --json 2 3       # three 2-second samples as NDJSON\n"
-"    diskio -p 1234 -p 5678  # only these processes\n"
-"    diskio -c postgres -L   # only postgres, with per-process latency\n"
-"    diskio -D vda -D 8:16   # only these disks (name or MAJ:MIN)\n"
-"    diskio -T -D zram0      # one line per completed I/O on zram0\n"
-"    diskio --by cgroup -s dirty   # which service dirties the page cache\n"
-"    diskio --state /var/lib/diskio/crash.state   # crash-free hours across runs\n";
+HELP_EXAMPLES;
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
@@ -97,6 +101,64 @@ static const struct argp_option option_table[] = {
 	{},
 };
 
+/* What parse_option() fills, and what it needs to know of the options given
+ * to refuse combinations after the last one. */
+struct parse_state {
+	struct options *opts;
+	bool sort_given;	/* -s, even -s bytes */
+};
+
+/* Options that would change nothing, or modes that exclude each other: an
+ * error (argp_error() has said which) rather than silently ignored. */
+static int check_combinations(const struct parse_state *ps, struct argp_state *state)
+{
+	const struct options *opts = ps->opts;
+
+	if (opts->trace) {
+		/* Trace mode prints each I/O as it completes, with its latency
+		 * and its submitter: no rows to sort, cut, sum or group. */
+		static const struct {
+			bool given;
+			const char *option, *why;
+		} no_effect[] = {
+			{ false, "-a", "it prints each I/O, not totals" },
+			{ false, "-r", "it prints every I/O, not rows" },
+			{ false, "-s", "it prints I/Os in completion order" },
+			{ false, "--by cgroup", "it prints each I/O of its submitter" },
+			{ false, "--submitter", "it always shows the submitter" },
+			{ false, "-L", "every I/O carries its latency" },
+			{ false, "-C", "it is not the top view" },
+		};
+		bool given[] = {
+			opts->cumulative, opts->rows != 0, ps->sort_given, opts->by_cgroup,
+			opts->submitter, opts->per_process_latency, opts->no_clear,
+		};
+
+		for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+			if (given[i]) {
+				argp_error(state, "%s has no effect with -T (trace mode): %s",
+					   no_effect[i].option, no_effect[i].why);
+				return EINVAL;
+			}
+		}
+	}
+	if (opts->no_clear && opts->output != OUTPUT_AUTO) {
+		argp_error(state, "-C has no effect with %s: it is for the top view",
+			   opts->output == OUTPUT_JSON ? "--json" : "-b");
+		return EINVAL;
+	}
+	if (opts->sort == SORT_LATENCY && !opts->per_process_latency) {
+		argp_error(state, "-s latency needs -L: without it processes have no latency");
+		return EINVAL;
+	}
+	if (opts->by_cgroup && (opts->sort == SORT_PID || opts->sort == SORT_COMM)) {
+		argp_error(state, "-s %s has no effect with --by cgroup: its rows have no %s",
+			   sort_key_name(opts->sort), sort_key_name(opts->sort));
+		return EINVAL;
+	}
+	return 0;
+}
+
 /* A whole decimal number in [min, max]; anything else is an error. */
 static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *value)
 {
@@ -131,13 +193,17 @@ static int parse_interval(const char *text, double *value)
 
 static error_t parse_option(int key, char *arg, struct argp_state *state)
 {
-	struct options *opts = state->input;
+	struct parse_state *ps = state->input;
+	struct options *opts = ps->opts;
 	uint64_t value;
 
 	switch (key) {
 	case 'b':
-		if (opts->output != OUTPUT_JSON)
-			opts->output = OUTPUT_BATCH;
+		if (opts->output == OUTPUT_JSON) {
+			argp_error(state, "--json and -b exclude each other: give one");
+			return EINVAL;
+		}
+		opts->output = OUTPUT_BATCH;
 		break;
 	case 'C':
 		opts->no_clear = true;
@@ -153,6 +219,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		for (int i = 0; i < SORT_NR_KEYS; i++) {
 			if (!strcmp(arg, sort_key_name(i))) {
 				opts->sort = i;
+				ps->sort_given = true;
 				return 0;
 			}
 		}
@@ -229,6 +296,10 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->submitter = true;
 		break;
 	case OPT_JSON:
+		if (opts->output == OUTPUT_BATCH) {
+			argp_error(state, "--json and -b exclude each other: give one");
+			return EINVAL;
+		}
 		opts->output = OUTPUT_JSON;
 		break;
 	case OPT_CRASH_INTERVAL:
@@ -283,6 +354,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		break;
+	case ARGP_KEY_END:
+		return check_combinations(ps, state);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -297,6 +370,7 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 		.args_doc = args_doc,
 		.doc = doc,
 	};
+	struct parse_state ps = { .opts = opts };
 	error_t error;
 
 	memset(opts, 0, sizeof(*opts));
@@ -307,14 +381,12 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	 * every message must start with "diskio: ". */
 	if (argc > 0)
 		argv[0] = (char *)"diskio";
-	error = argp_parse(&argp, argc, argv, ARGP_NO_HELP | ARGP_NO_EXIT, NULL, opts);
+	error = argp_parse(&argp, argc, argv, ARGP_NO_HELP | ARGP_NO_EXIT, NULL, &ps);
 	if (error == PARSE_DONE)
 		return 0;
 	/* An unknown option, a missing argument (argp has said so) or a bad value. */
 	if (error)
 		return EXIT_USAGE;
-	if (opts->trace && opts->cumulative)
-		fprintf(stderr, "diskio: -a has no effect with -T\n");
 	return -1;
 }
 

@@ -46,8 +46,11 @@ struct options {
 };
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
- * line and a hint on stderr and exits EXIT_USAGE; --help and --version
- * print and exit 0 (argp's contract). */
+ * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
+ * modes that exclude each other (--json with -b) or options that would have
+ * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C with -T; -C with
+ * -b or --json; -s latency without -L; -s pid or comm with --by cgroup).
+ * --help and --version print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
 
 /* options_parse() without exit(): the same output, then -1 when diskio goes

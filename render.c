@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The interval views batch (awk) and JSON; the top view is in top.c. */
 #include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
 #include "view.h"
 
 const char *const lost_cause_names[LOST_NR_CAUSES] = {
@@ -139,10 +143,62 @@ void format_bytes(char *buf, size_t size, double bytes)
 
 void format_utc(char *buf, size_t size, const struct timespec *when)
 {
+	unsigned int millis = (unsigned int)(when->tv_nsec / 1000000) % 1000U;
 	struct tm tm;
+	size_t n;
 
 	gmtime_r(&when->tv_sec, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (n)
+		snprintf(buf + n, size - n, ".%03uZ", millis);
+}
+
+uint64_t epoch_millis(const struct timespec *when)
+{
+	return (uint64_t)when->tv_sec * 1000U + (uint64_t)when->tv_nsec / 1000000U;
+}
+
+void json_write_record_head(struct jsonw *w, const char *type, const struct timespec *when,
+			    const char *host)
+{
+	char text[40];
+
+	format_utc(text, sizeof(text), when);
+	jsonw_string(w, "type", type, strlen(type));
+	if (host) {
+		jsonw_u64(w, "schema", JSON_SCHEMA_VERSION);
+		jsonw_string(w, "host", host, strlen(host));
+	}
+	jsonw_string(w, "time", text, strlen(text));
+	jsonw_thousandths(w, "ts", epoch_millis(when));
+}
+
+size_t frame_rows_shown(const struct frame *f, unsigned int max_rows)
+{
+	return max_rows && f->nrows > max_rows ? max_rows : f->nrows;
+}
+
+/* The node name for JSON records ("" if uname() fails, which it does not). */
+void view_init_host(struct view *v)
+{
+	struct utsname uts;
+
+	v->host[0] = '\0';
+	if (!uname(&uts))
+		snprintf(v->host, sizeof(v->host), "%s", uts.nodename);
+}
+
+bool locale_is_utf8(void)
+{
+	const char *codeset;
+	bool utf8;
+
+	if (!setlocale(LC_CTYPE, ""))
+		return false;
+	codeset = nl_langinfo(CODESET);
+	utf8 = codeset && (!strcasecmp(codeset, "UTF-8") || !strcasecmp(codeset, "utf8"));
+	setlocale(LC_CTYPE, "C");
+	return utf8;
 }
 
 const char *signal_name(uint32_t sig, char *buf, size_t size)
@@ -156,6 +212,92 @@ const char *signal_name(uint32_t sig, char *buf, size_t size)
 	if (sig < 32 && names[sig])
 		return names[sig];
 	snprintf(buf, size, "SIG%u", sig);
+	return buf;
+}
+
+/* A name for a line people read on a terminal: anything but printable ASCII
+ * becomes '?' (no control sequences, whatever a process calls itself). */
+static void printable_name(char *buf, size_t size, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && i + 1 < size; i++) {
+		unsigned char c = name[i];
+
+		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : c;
+	}
+	buf[i] = '\0';
+}
+
+/* "hours", "hour", or for an interval that is no whole day, hour or minute
+ * "intervals of 90s". */
+static void crash_interval_unit(char *buf, size_t size, uint64_t interval_s, uint64_t count)
+{
+	static const struct {
+		uint64_t seconds;
+		const char *one, *many;
+	} units[] = {
+		{ 86400, "day", "days" }, { 3600, "hour", "hours" }, { 60, "minute", "minutes" },
+		{ 1, "second", "seconds" },
+	};
+	char every[16];
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (interval_s == units[i].seconds) {
+			snprintf(buf, size, "%s", count == 1 ? units[i].one : units[i].many);
+			return;
+		}
+	}
+	format_duration(every, sizeof(every), interval_s);
+	snprintf(buf, size, "%s of %s", count == 1 ? "interval" : "intervals", every);
+}
+
+char *format_crash_line(char *buf, size_t size, const struct crashfree *crash, bool utf8)
+{
+	const char *dot = utf8 ? "\u00b7" : "-";
+	char unit[48];
+	size_t n;
+
+	if (!size)
+		return buf;
+	crash_interval_unit(unit, sizeof(unit), crash->interval_ns / 1000000000U,
+			    crash->operational_intervals);
+	snprintf(buf, size, "crash-free %" PRIu64 " of %" PRIu64 " %s %s ",
+		 crash->crashfree_intervals, crash->operational_intervals, unit, dot);
+	n = strlen(buf);
+	if (!crash->crashes) {
+		snprintf(buf + n, size - n, "no crashes");
+		return buf;
+	}
+	snprintf(buf + n, size - n, "%" PRIu64 " %s", crash->crashes,
+		 crash->crashes == 1 ? "crash" : "crashes");
+	n = strlen(buf);
+	/* The names that fit, each whole, then ", ..." for the rest. */
+	for (size_t i = 0; i < crash->nprocesses; i++) {
+		const struct crashfree_process *p = &crash->by_process[i];
+		char comm[CRASHFREE_COMM_LEN], item[CRASHFREE_COMM_LEN + 32];
+		size_t len;
+
+		printable_name(comm, sizeof(comm), p->comm, strnlen(p->comm, CRASHFREE_COMM_LEN));
+		if (crash->nprocesses == 1 && p->crashes == crash->crashes)
+			snprintf(item, sizeof(item), " (%s", comm);
+		else
+			snprintf(item, sizeof(item), "%s%s %" PRIu64, i ? ", " : " (", comm,
+				 p->crashes);
+		len = strlen(item);
+		/* room for this item, ", ..." and ")" */
+		if (n + len + 6 >= size) {
+			if (n + 6 < size) {
+				snprintf(buf + n, size - n, "%s...)", i ? ", " : " (");
+				n = strlen(buf);
+			}
+			return buf;
+		}
+		memcpy(buf + n, item, len + 1);
+		n += len;
+	}
+	if (crash->nprocesses && n + 1 < size)
+		memcpy(buf + n, ")", 2);
 	return buf;
 }
 
@@ -220,11 +362,13 @@ static void batch_begin(struct view *v, const struct frame *f)
 
 	format_utc(v->when, sizeof(v->when), &f->wall);
 	v->rows_begun = false;
+	v->rows_shown = 0;
+	v->rows_cut = f->nrows - frame_rows_shown(f, v->screen.max_rows);
 	fprintf(v->out, "# time=%s interval_s=%g", v->when, f->interval_s);
 	pmem_values(&f->devices->aggregate, f->cumulative, values);
 	batch_counters(v->out, values);
 	batch_write_lost(v->out, f->lost);
-	fputc('\n', v->out);
+	fprintf(v->out, " rows_cut=%u\n", v->rows_cut);
 }
 
 /* " read_p50_us=12.3 read_p95_us=… … discard_p99_us=-" */
@@ -312,6 +456,9 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	uint32_t len;
 
 	batch_begin_rows(v, f);
+	if (v->screen.max_rows && v->rows_shown >= v->screen.max_rows)
+		return;		/* counted in rows_cut */
+	v->rows_shown++;
 	if (f->by_cgroup) {
 		fprintf(v->out, "%s - - ", v->when);
 	} else {
@@ -395,11 +542,10 @@ static void json_crash(struct jsonw *w, const struct crashfree *crash)
 
 static void json_begin(struct view *v, const struct frame *f)
 {
-	char when[32];
-
-	format_utc(when, sizeof(when), &f->wall);
+	v->rows_shown = 0;
+	v->rows_cut = f->nrows - frame_rows_shown(f, v->screen.max_rows);
 	jsonw_object(&v->json, NULL);
-	jsonw_string(&v->json, "time", when, strlen(when));
+	json_write_record_head(&v->json, "interval", &f->wall, v->host);
 	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
 	jsonw_array(&v->json, "processes");
 }
@@ -412,6 +558,9 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	uint64_t tenths;
 	uint32_t len;
 
+	if (v->screen.max_rows && v->rows_shown >= v->screen.max_rows)
+		return;		/* counted in rows_cut */
+	v->rows_shown++;
 	jsonw_object(w, NULL);
 	if (f->by_cgroup) {
 		jsonw_null(w, "pid");
@@ -445,6 +594,7 @@ static void json_interval_end(struct view *v, const struct frame *f)
 	struct jsonw *w = &v->json;
 
 	jsonw_array_end(w);
+	jsonw_u64(w, "rows_cut", v->rows_cut);
 	pmem_write_json(f->devices, w, f->cumulative, v->histograms);
 	json_write_lost(w, f->lost);
 	if (f->crash)
@@ -462,18 +612,16 @@ static void json_interval_end(struct view *v, const struct frame *f)
 void view_json_summary(struct view *v, const struct summary *s)
 {
 	struct jsonw *w = &v->json;
-	char when[32];
 
-	format_utc(when, sizeof(when), &s->wall);
 	jsonw_object(w, NULL);
-	jsonw_object(w, "summary");
-	jsonw_string(w, "time", when, strlen(when));
+	json_write_record_head(w, "summary", &s->wall, v->host);
 	jsonw_double(w, "duration_s", "%.3f", s->duration_s);
 	if (s->has_io_events)
 		jsonw_u64(w, "events", s->io_events);
+	if (s->devices)
+		pmem_write_json(s->devices, w, true, v->histograms);
 	json_write_lost(w, s->lost);
 	json_crash(w, s->crash);
-	jsonw_object_end(w);
 	jsonw_object_end(w);
 	jsonw_end_record(w);
 }
@@ -486,4 +634,5 @@ void view_json(struct view *v, FILE *out)
 		.summary = view_json_summary, .out = out
 	};
 	jsonw_init(&v->json, out);
+	view_init_host(v);
 }

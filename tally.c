@@ -548,5 +548,6 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	memcpy(summary->lost, t->lost_run, sizeof(summary->lost));
 	summary->has_io_events = t->config.trace;
 	summary->io_events = t->io_events_run;
+	summary->devices = t->config.trace ? NULL : &t->devices;
 	summary->crash = &t->crash;
 }

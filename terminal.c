@@ -102,19 +102,6 @@ static void restore_at_exit(void)
 	restore_taken();
 }
 
-bool terminal_utf8(void)
-{
-	bool utf8 = false;
-
-	if (setlocale(LC_CTYPE, "")) {
-		const char *codeset = nl_langinfo(CODESET);
-
-		utf8 = codeset && (!strcasecmp(codeset, "UTF-8") || !strcasecmp(codeset, "utf8"));
-	}
-	setlocale(LC_CTYPE, "C");	/* the rest of diskio stays byte-wise */
-	return utf8;
-}
-
 /* Messages on stderr, when it is the terminal, wait in memory: written
  * now they would vanish with the alternate screen. */
 static void hold_stderr(void)

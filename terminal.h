@@ -18,9 +18,6 @@ struct terminal {
 	int resize_fd;		/* a signalfd of SIGWINCH, -1 without one */
 };
 
-/* Whether the locale (LC_ALL, LC_CTYPE, LANG) says UTF-8. */
-bool terminal_utf8(void);
-
 /* Take the terminal: keys without echo or line editing (stdin), the
  * alternate screen with the cursor hidden (stdout) when alternate_screen.
  * 0, or -1 after one "diskio: ..." line (nothing is left changed). */

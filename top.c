@@ -13,7 +13,6 @@
 #include "top.h"
 #include "top_layout.h"
 
-#define TOP_CRASH_NAMES	8	/* crashed processes named on the crash line */
 #define LINE_SIZE	4096	/* a line's bytes: wider terminals are cut there */
 #define NO_CGROUP	SIZE_MAX
 
@@ -37,14 +36,9 @@ struct top_device {
 	double p99_us[2];
 };
 
+/* The crash line as format_crash_line() wrote it; empty without one. */
 struct top_crash {
-	bool present;
-	uint64_t interval_s, operational, crashfree, crashes;
-	size_t nprocesses;
-	struct {
-		char comm[CRASHFREE_COMM_LEN];
-		uint64_t crashes;
-	} by_process[TOP_CRASH_NAMES];
+	char line[256];
 };
 
 /* One frame as the view keeps it. */
@@ -138,23 +132,11 @@ static void copy_device(struct top_device *copy, const struct pmem_device *dev)
 							  &copy->p99_us[cumulative]);
 }
 
-static void copy_crash(struct top_crash *copy, const struct crashfree *crash)
+static void copy_crash(struct top_crash *copy, const struct crashfree *crash, bool utf8)
 {
-	memset(copy, 0, sizeof(*copy));
-	if (!crash)
-		return;
-	copy->present = true;
-	copy->interval_s = crash->interval_ns / 1000000000U;
-	copy->operational = crash->operational_intervals;
-	copy->crashfree = crash->crashfree_intervals;
-	copy->crashes = crash->crashes;
-	copy->nprocesses = crash->nprocesses;
-	for (size_t i = 0; i < crash->nprocesses && i < TOP_CRASH_NAMES; i++) {
-		top_name(copy->by_process[i].comm, sizeof(copy->by_process[i].comm),
-			 crash->by_process[i].comm,
-			 strnlen(crash->by_process[i].comm, CRASHFREE_COMM_LEN));
-		copy->by_process[i].crashes = crash->by_process[i].crashes;
-	}
+	copy->line[0] = '\0';
+	if (crash)
+		format_crash_line(copy->line, sizeof(copy->line), crash, utf8);
 }
 
 static void top_begin(struct view *v, const struct frame *f)
@@ -171,7 +153,7 @@ static void top_begin(struct view *v, const struct frame *f)
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		t->lost_run[i] += f->lost[i];
 	memcpy(c->lost_run, t->lost_run, sizeof(c->lost_run));
-	copy_crash(&c->crash, f->crash);
+	copy_crash(&c->crash, f->crash, t->settings.utf8);
 	copy_device(&c->aggregate, &f->devices->aggregate);
 	t->run = c->aggregate.values;
 	c->ndevices = 0;
@@ -466,25 +448,11 @@ static void header_state(struct view *v)
 static void crash_line(struct view *v)
 {
 	const struct top_crash *crash = &v->top->shown->crash;
-	const char *dot = v->top->settings.utf8 ? " \u00b7 " : " - ";
 	struct line l = { .len = 0 };
-	char text[256], every[16];
 
-	if (!crash->present)
+	if (!crash->line[0])
 		return;
-	format_duration(every, sizeof(every), crash->interval_s);
-	snprintf(text, sizeof(text), "crash-free %" PRIu64 "/%" PRIu64 " intervals of %s%scrashes %"
-		 PRIu64, crash->crashfree, crash->operational, every, dot, crash->crashes);
-	line_add(&l, text, strlen(text));
-	for (size_t i = 0; i < crash->nprocesses && i < TOP_CRASH_NAMES; i++) {
-		snprintf(text, sizeof(text), "%s%s %" PRIu64, i ? ", " : " (",
-			 crash->by_process[i].comm, crash->by_process[i].crashes);
-		line_add(&l, text, strlen(text));
-	}
-	if (crash->nprocesses > TOP_CRASH_NAMES)
-		line_add(&l, ", ...", 5);
-	if (crash->nprocesses)
-		line_add(&l, ")", 1);
+	line_add(&l, crash->line, strlen(crash->line));
 	put_line(v, l.text);
 }
 

@@ -47,12 +47,12 @@ static void trace_batch_start(struct view *v)
 }
 
 static void trace_batch_io(struct view *v, const struct block_io_event *e, const char *device,
-			   double time_s)
+			   const struct event_time *when)
 {
 	char rwbs[RWBS_LEN];
 
 	format_rwbs(rwbs, e->op, e->flags);
-	fprintf(v->out, "%.6f %u ", time_s, e->tgid);
+	fprintf(v->out, "%.6f %u ", when->since_start_s, e->tgid);
 	batch_write_name(v->out, e->comm, strnlen(e->comm, sizeof(e->comm)));
 	fputc(' ', v->out);
 	batch_write_name(v->out, device, strlen(device));
@@ -60,9 +60,10 @@ static void trace_batch_io(struct view *v, const struct block_io_event *e, const
 		e->latency_ns / 1000.0);
 }
 
-static void trace_batch_crash(struct view *v, const struct crash_event *e, double time_s)
+static void trace_batch_crash(struct view *v, const struct crash_event *e,
+			      const struct event_time *when)
 {
-	fprintf(v->out, "# crash-event time_s=%.6f ", time_s);
+	fprintf(v->out, "# crash-event time_s=%.6f ", when->since_start_s);
 	batch_write_crash_event(v->out, e);
 }
 
@@ -78,14 +79,15 @@ static void trace_batch_interval_end(struct view *v, const struct frame *f)
 }
 
 static void trace_json_io(struct view *v, const struct block_io_event *e, const char *device,
-			  double time_s)
+			  const struct event_time *when)
 {
 	struct jsonw *w = &v->json;
 	char rwbs[RWBS_LEN];
 
 	format_rwbs(rwbs, e->op, e->flags);
 	jsonw_object(w, NULL);
-	jsonw_double(w, "time", "%.6f", time_s);
+	json_write_record_head(w, "event", &when->wall, NULL);
+	jsonw_double(w, "time_s", "%.6f", when->since_start_s);
 	jsonw_u64(w, "pid", e->tgid);
 	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
 	jsonw_string(w, "device", device, strlen(device));
@@ -97,13 +99,22 @@ static void trace_json_io(struct view *v, const struct block_io_event *e, const 
 	jsonw_end_record(w);
 }
 
-static void trace_json_crash(struct view *v, const struct crash_event *e, double time_s)
+/* A crash as a record of its own, flat: the members of a "crash_events"
+ * element after the record's head. */
+static void trace_json_crash(struct view *v, const struct crash_event *e,
+			     const struct event_time *when)
 {
 	struct jsonw *w = &v->json;
+	char buf[16];
+	const char *sig = signal_name(e->signal, buf, sizeof(buf));
 
 	jsonw_object(w, NULL);
-	jsonw_double(w, "time", "%.6f", time_s);
-	json_write_crash_event(w, "crash", e);
+	json_write_record_head(w, "crash", &when->wall, NULL);
+	jsonw_double(w, "time_s", "%.6f", when->since_start_s);
+	jsonw_u64(w, "pid", e->tgid);
+	jsonw_string(w, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	jsonw_string(w, "signal", sig, strlen(sig));
+	jsonw_bool(w, "core_dumped", e->core_dumped);
 	jsonw_object_end(w);
 	jsonw_end_record(w);
 }
@@ -111,11 +122,9 @@ static void trace_json_crash(struct view *v, const struct crash_event *e, double
 static void trace_json_interval_end(struct view *v, const struct frame *f)
 {
 	struct jsonw *w = &v->json;
-	char when[32];
 
-	format_utc(when, sizeof(when), &f->wall);
 	jsonw_object(w, NULL);
-	jsonw_string(w, "time", when, strlen(when));
+	json_write_record_head(w, "interval", &f->wall, v->host);
 	jsonw_double(w, "interval_s", "%g", f->interval_s);
 	jsonw_u64(w, "events", f->io_events);
 	json_write_lost(w, f->lost);
@@ -140,4 +149,5 @@ void view_trace_json(struct view *v, FILE *out)
 		.crash_event = trace_json_crash, .summary = view_json_summary, .out = out
 	};
 	jsonw_init(&v->json, out);
+	view_init_host(v);
 }

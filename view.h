@@ -12,10 +12,22 @@
 #include "frame.h"
 #include "jsonw.h"
 
+/* The version of the JSON records' layout ("schema" of interval and summary
+ * records): raised when a key changes meaning or type, not when one is added. */
+#define JSON_SCHEMA_VERSION 1
+
 struct screen {
 	unsigned int rows, cols;	/* of the terminal, 0: unknown */
-	unsigned int max_rows;		/* -r, 0: no limit but the terminal */
+	unsigned int max_rows;		/* -r, 0: no limit (but the terminal's) */
 	bool clear;			/* redraw in place */
+	bool utf8;			/* the locale's characters are UTF-8 */
+};
+
+/* When an event happened: as seconds since diskio started (trace lines) and
+ * as the wall clock (JSON records' time and ts). */
+struct event_time {
+	double since_start_s;
+	struct timespec wall;		/* CLOCK_REALTIME */
 };
 
 struct top;
@@ -31,18 +43,21 @@ struct view {
 	void (*interval_end)(struct view *v, const struct frame *f);
 	/* As they arrive (trace mode); NULL where the frame lists them. */
 	void (*io_event)(struct view *v, const struct block_io_event *e, const char *device,
-			 double time_s);
-	void (*crash_event)(struct view *v, const struct crash_event *e, double time_s);
+			 const struct event_time *when);
+	void (*crash_event)(struct view *v, const struct crash_event *e,
+			    const struct event_time *when);
 	/* Once, at exit. */
 	void (*summary)(struct view *v, const struct summary *s);
 
 	FILE *out;
-	struct screen screen;		/* top: set before each frame */
+	struct screen screen;		/* set before each frame (max_rows: every view) */
 	bool histograms;		/* --histogram: each device's latency histograms */
 	struct jsonw json;
+	char host[65];			/* JSON views: the node name, from uname() */
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
-	unsigned int lines;
+	unsigned int lines, rows_shown;
+	unsigned int rows_cut;		/* batch, JSON: rows beyond -r, not shown */
 	bool rows_begun;
 	struct top *top;		/* the top view's own state (top.h) */
 };
@@ -83,7 +98,34 @@ const char *signal_name(uint32_t sig, char *buf, size_t size);
 void format_duration(char *buf, size_t size, uint64_t seconds);
 /* "1.5 MiB": bytes for people. */
 void format_bytes(char *buf, size_t size, double bytes);
-/* "2026-11-22T08:00:01Z" */
+/* "2026-11-22T08:00:01.250Z": RFC 3339, UTC, milliseconds (truncated). */
 void format_utc(char *buf, size_t size, const struct timespec *when);
+/* Milliseconds since the epoch (truncated, as format_utc() shows them). */
+uint64_t epoch_millis(const struct timespec *when);
+
+/* The first members of every JSON record: "type", then with host (interval
+ * and summary records) "schema" and "host", then "time" (format_utc()) and
+ * "ts" (epoch seconds with milliseconds, the same instant). */
+void json_write_record_head(struct jsonw *w, const char *type, const struct timespec *when,
+			    const char *host);
+
+/* v->host: the node name (uname()), as the JSON views' records carry it. */
+void view_init_host(struct view *v);
+
+/* How many of the frame's rows a view with -r ROWS (max_rows, 0: all) shows. */
+size_t frame_rows_shown(const struct frame *f, unsigned int max_rows);
+
+/*
+ * The crash-free line for people, e.g. "crash-free 3 of 4 hours · 1 crash
+ * (myapp)" or "crash-free 0 of 0 hours · no crashes"; with utf8 false the dot
+ * is a '-'.  The unit is the crash interval's (hours, days, minutes, or
+ * "intervals of 90s"); names of crashed processes are shown as printable
+ * ASCII (others bytes as '?'), as many as fit.  Returns buf.
+ */
+char *format_crash_line(char *buf, size_t size, const struct crashfree *crash, bool utf8);
+
+/* Whether the user's locale (LC_ALL, LC_CTYPE, LANG) uses UTF-8: setlocale()
+ * and nl_langinfo(CODESET), then LC_CTYPE back to "C" as diskio runs. */
+bool locale_is_utf8(void);
 
 #endif /* DISKIO_VIEW_H */

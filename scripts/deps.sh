@@ -8,7 +8,11 @@ set -euo pipefail
 build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config make gcc)
 # libFuzzer for clang 14 (clang only recommends it).
 fuzz_packages=(libclang-rt-14-dev)
-test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs tmux "${fuzz_packages[@]}")
+# mawk and gawk: the README's and --help's awk examples are run under both;
+# bsdutils: script(1), a terminal for the top view's examples; tmux: the top
+# view's tests.
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux
+	"${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 # make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with
 # the build set; the static C library is libc6-dev's, a dependency of gcc.

@@ -604,17 +604,18 @@ Test(resolve, garbage_dev_file_is_enoent)
 	cr_assert_eq(dev, 0xdeadbeef);
 }
 
-Test(resolve, well_formed_unknown_major_minor_is_accepted)
+Test(resolve, well_formed_unknown_major_minor_is_enoent)
 {
-	uint32_t dev = 0;
+	uint32_t dev = 0xdeadbeef;
 	int is_partition = -1;
 
 	add_vda_with_partition();
-	cr_assert_eq(devname_resolve(sysfs_root, "8:48", &dev, &is_partition), 0);
-	cr_assert_eq(dev, kdev_make(8, 48));
-	cr_assert_eq(is_partition, 0);
-	cr_assert_eq(devname_resolve(sysfs_root, "4095:1048575", &dev, NULL), 0);
-	cr_assert_eq(dev, kdev_make(4095, 0xfffff));
-	cr_assert_eq(devname_resolve(sysfs_root, "007:0003", &dev, NULL), 0);
-	cr_assert_eq(dev, kdev_make(7, 3));
+	/* -D 99:99 of no block device is an error, as an unknown name is. */
+	cr_assert_eq(devname_resolve(sysfs_root, "8:48", &dev, &is_partition), -ENOENT);
+	cr_assert_eq(devname_resolve(sysfs_root, "4095:1048575", &dev, NULL), -ENOENT);
+	cr_assert_eq(devname_resolve(sysfs_root, "99:99", &dev, NULL), -ENOENT);
+	cr_assert_eq(dev, 0xdeadbeef, "dev written for a device that does not exist");
+	/* Leading zeros still name an existing disk: vda is 254:0. */
+	cr_assert_eq(devname_resolve(sysfs_root, "0254:000", &dev, NULL), 0);
+	cr_assert_eq(dev, kdev_make(254, 0));
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -571,14 +572,26 @@ Test(options_good, json)
 	cr_assert_eq(r.opts.output, OUTPUT_JSON);
 }
 
-Test(options_good, json_wins_over_batch_either_order)
+Test(options_bad, json_and_batch_exclude_each_other_either_order)
 {
 	struct run r;
 
 	PARSE(&r, "--json", "-b");
-	expect_ok(&r);
-	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+	expect_usage_error(&r, "--json and -b");
 	PARSE(&r, "-b", "--json");
+	expect_usage_error(&r, "--json and -b");
+	PARSE(&r, "--batch", "0.5", "--json");
+	expect_usage_error(&r, "--json and -b");
+}
+
+Test(options_good, batch_twice_and_json_twice)
+{
+	struct run r;
+
+	PARSE(&r, "-b", "--batch");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
+	PARSE(&r, "--json", "--json");
 	expect_ok(&r);
 	cr_assert_eq(r.opts.output, OUTPUT_JSON);
 }
@@ -607,7 +620,8 @@ Test(options_good, every_sort_key)
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *args[] = { "-s", keys[i].name, NULL };
+		/* -L: -s latency sorts on nothing without it */
+		const char *args[] = { "-L", "-s", keys[i].name, NULL };
 		struct run r;
 
 		run_parse(&r, args);
@@ -617,17 +631,88 @@ Test(options_good, every_sort_key)
 	}
 }
 
-Test(options_good, accumulated_latency_trace)
+Test(options_good, accumulated_latency)
 {
 	struct run r;
 
-	PARSE(&r, "-a", "-L", "-T");
-	cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "stderr: %s", r.err);
-	cr_assert(r.returned);
+	PARSE(&r, "-a", "-L", "-s", "latency");
+	expect_ok(&r);
 	cr_assert(r.opts.cumulative);
 	cr_assert(r.opts.per_process_latency);
+	cr_assert_eq(r.opts.sort, SORT_LATENCY);
+	cr_assert_not(r.opts.trace);
+}
+
+/* Trace mode prints each I/O: options about rows, totals or the top view
+ * would change nothing there, and are refused rather than ignored. */
+Test(options_bad, trace_with_options_that_have_no_effect)
+{
+	static const struct {
+		const char *args[4];
+		const char *mention;
+	} cases[] = {
+		{ { "-T", "-a", NULL }, "-a has no effect with -T" },
+		{ { "-a", "-L", "-T", NULL }, "-a has no effect with -T" },
+		{ { "-T", "-r", "5", NULL }, "-r has no effect with -T" },
+		{ { "-T", "-s", "bytes", NULL }, "-s has no effect with -T" },
+		{ { "--trace", "--by", "cgroup", NULL }, "--by cgroup has no effect with -T" },
+		{ { "-T", "--submitter", NULL }, "--submitter has no effect with -T" },
+		{ { "-T", "-L", NULL }, "-L has no effect with -T" },
+		{ { "-C", "-T", NULL }, "-C has no effect with -T" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run r;
+
+		run_parse(&r, cases[i].args);
+		expect_usage_error(&r, cases[i].mention);
+	}
+}
+
+Test(options_good, trace_with_filters_and_json)
+{
+	struct run r;
+
+	PARSE(&r, "-T", "--json", "-D", "vda", "-p", "7", "-c", "fio", "--buffer-kb", "64",
+	      "--by", "process", "0.5", "3");
+	expect_ok(&r);
 	cr_assert(r.opts.trace);
-	cr_assert_str_empty(r.out);
+	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+	cr_assert_eq(r.opts.nr_pids, 1);
+}
+
+Test(options_bad, sort_latency_without_per_process_latency)
+{
+	struct run r;
+
+	PARSE(&r, "-s", "latency");
+	expect_usage_error(&r, "-s latency needs -L");
+	PARSE(&r, "--sort=latency", "-b", "1");
+	expect_usage_error(&r, "-s latency needs -L");
+}
+
+Test(options_bad, no_clear_outside_the_top_view)
+{
+	struct run r;
+
+	PARSE(&r, "-C", "-b");
+	expect_usage_error(&r, "-C has no effect with -b");
+	PARSE(&r, "--json", "--no-clear");
+	expect_usage_error(&r, "-C has no effect with --json");
+}
+
+Test(options_bad, sort_by_pid_or_comm_of_cgroup_rows)
+{
+	struct run r;
+
+	PARSE(&r, "--by", "cgroup", "-s", "pid");
+	expect_usage_error(&r, "-s pid has no effect with --by cgroup");
+	PARSE(&r, "-s", "comm", "--by", "cgroup");
+	expect_usage_error(&r, "-s comm has no effect with --by cgroup");
+	PARSE(&r, "--by", "cgroup", "-s", "dirty");
+	expect_ok(&r);
+	cr_assert(r.opts.by_cgroup);
+	cr_assert_eq(r.opts.sort, SORT_DIRTY);
 }
 
 Test(options_good, combined_short_flags)
@@ -700,6 +785,45 @@ Test(options_help, short_h_exits_zero_with_examples_on_stdout)
 	cr_assert_not(r.returned);
 	cr_assert(strstr(r.out, "EXAMPLES"), "stdout: %s", r.out);
 	cr_assert_str_empty(r.err);
+}
+
+/* One usage line, nothing argp would wrap at 80 columns, -h (not -?) shown,
+ * and the awk example skips the '#' lines. */
+Test(options_help, help_reads_well_at_80_columns)
+{
+	const char *line, *next, *awk;
+	size_t usage_lines = 0, examples = 0;
+	bool in_examples = false;
+	struct run r;
+
+	PARSE(&r, "--help");
+	cr_assert_eq(WEXITSTATUS(r.status), 0, "stderr: %s", r.err);
+	for (line = r.out; *line; line = next) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		next = end ? end + 1 : line + len;
+		cr_assert_leq(len, 79, "help line of %zu columns: %.*s", len, (int)len, line);
+		if (!strncasecmp(line, "usage:", 6))
+			usage_lines++;
+		if (len == 0) {
+			in_examples = false;
+		} else if (in_examples) {
+			/* A wrapped example would go on in a line of its own. */
+			cr_assert(!strncmp(line, "  diskio ", 9),
+				  "not an example line: %.*s", (int)len, line);
+			examples++;
+		} else if (!strncmp(line, "EXAMPLES:", 9)) {
+			in_examples = true;
+		}
+	}
+	cr_assert_geq(examples, 8, "%zu example lines in: %s", examples, r.out);
+	cr_assert_eq(usage_lines, 1, "%zu usage lines in: %s", usage_lines, r.out);
+	cr_assert(strstr(r.out, "  -h, --help"), "stdout: %s", r.out);
+	cr_assert_null(strstr(r.out, "-?"), "stdout: %s", r.out);
+	awk = strstr(r.out, "| awk '");
+	cr_assert_not_null(awk, "no awk example: %s", r.out);
+	cr_assert(!strncmp(awk, "| awk '!/^#/", 12), "the awk example reads '#' lines: %.60s", awk);
 }
 
 Test(options_help, version_exits_zero)

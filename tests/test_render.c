@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
+#include <sys/utsname.h>
 
 #include <linux/types.h>
 #include "view.h"
@@ -47,13 +49,14 @@ static void render_batch_columns(FILE *out)
 
 static void render_summary(FILE *out, bool json, const struct timespec *wall, double duration_s,
 			   const uint64_t lost[LOST_NR_CAUSES], const uint64_t *io_events,
-			   const struct crashfree *crash)
+			   const struct crashfree *crash, const struct pmem_metrics *devices)
 {
 	struct summary summary = {
 		.wall = *wall,
 		.duration_s = duration_s,
 		.has_io_events = io_events != NULL,
 		.io_events = io_events ? *io_events : 0,
+		.devices = devices,
 		.crash = crash,
 	};
 	struct view v;
@@ -74,7 +77,9 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
-#define WALL_TEXT "2026-11-22T08:00:01Z"
+#define WALL_NSEC 250999999	/* shown truncated to milliseconds: .250 */
+#define WALL_TEXT "2026-11-22T08:00:01.250Z"
+#define WALL_TS "1795334401.250"
 
 struct fx {
 	void *names_buf;
@@ -126,7 +131,7 @@ static struct fx *fx_new(void)
 	cr_assert_eq(f->cf.crashes, 3);
 
 	f->frame.wall.tv_sec = WALL_SEC;
-	f->frame.wall.tv_nsec = 0;
+	f->frame.wall.tv_nsec = WALL_NSEC;
 	f->frame.interval_s = 1;
 	f->frame.rows = f->ptrs;
 	f->frame.nrows = 0;
@@ -458,7 +463,8 @@ Test(render_batch, other_lines_start_with_hash)
 			continue;
 		}
 		hash++;
-		if (!strncmp(l, "# time=" WALL_TEXT " interval_s=1 ", 31)) {
+		if (!strncmp(l, "# time=" WALL_TEXT " interval_s=1 ",
+			     strlen("# time=" WALL_TEXT " interval_s=1 "))) {
 			header = true;
 			cr_assert(strstr(l, " write_bytes=1048576"), "%s", l);
 			cr_assert(strstr(l, " read_bytes=12288"), "%s", l);
@@ -682,6 +688,20 @@ static void check_device(const struct jnode *obj, const struct pmem_device *dev,
 	check_counters(obj, v);
 }
 
+/* "type", "schema", "host", "time" and "ts" of an interval or summary record. */
+static void expect_record_head(const struct jnode *root, const char *type)
+{
+	struct utsname uts;
+
+	cr_assert(jstr_is(jmust(root, "type", J_STR), type, strlen(type)), "not a %s record", type);
+	cr_assert_eq(jkey_u64(root, "schema"), 1);
+	cr_assert_eq(uname(&uts), 0);
+	cr_assert(jstr_is(jmust(root, "host", J_STR), uts.nodename, strlen(uts.nodename)));
+	cr_assert(jstr_is(jmust(root, "time", J_STR), WALL_TEXT, strlen(WALL_TEXT)), "time %s",
+		  jget(root, "time")->str);
+	cr_assert_str_eq(jmust(root, "ts", J_NUM)->str, WALL_TS);
+}
+
 /* Checks every key of the output contract; returns the processes array. */
 static const struct jnode *check_frame(const struct jnode *root, const struct fx *f)
 {
@@ -689,8 +709,9 @@ static const struct jnode *check_frame(const struct jnode *root, const struct fx
 	uint64_t sum = 0;
 
 	cr_assert_eq(root->type, J_OBJ);
-	cr_assert(jstr_is(jmust(root, "time", J_STR), WALL_TEXT, strlen(WALL_TEXT)));
+	expect_record_head(root, "interval");
 	cr_assert_float_eq(jkey_double(root, "interval_s"), f->frame.interval_s, 1e-9);
+	cr_assert_eq(jkey_u64(root, "rows_cut"), 0);
 
 	procs = jmust(root, "processes", J_ARR);
 	cr_assert_eq(procs->nkids, f->frame.nrows);
@@ -1029,17 +1050,22 @@ Test(render_json, lost_alone_is_valid)
 Test(render_summary, json)
 {
 	struct fx *f = fx_new();
-	struct timespec wall = { WALL_SEC, 0 };
+	struct timespec wall = { WALL_SEC, WALL_NSEC };
 	uint64_t lost[LOST_NR_CAUSES] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
 	const struct jnode *s, *l;
 	struct jnode root;
 	struct cap c;
 
-	render_summary(cap_open(&c), true, &wall, 12.5, lost, &received, &f->cf);
+	/* Trace mode: events, no devices.  A flat record: "summary" is its type,
+	 * not a key holding another shape. */
+	render_summary(cap_open(&c), true, &wall, 12.5, lost, &received, &f->cf, NULL);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
-	s = jmust(&root, "summary", J_OBJ);
-	cr_assert(jstr_is(jmust(s, "time", J_STR), WALL_TEXT, strlen(WALL_TEXT)));
+	s = &root;
+	expect_record_head(s, "summary");
+	cr_assert_null(jget(s, "summary"));
+	cr_assert_null(jget(s, "total"));
+	cr_assert_null(jget(s, "devices"));
 	cr_assert_float_eq(jkey_double(s, "duration_s"), 12.5, 1e-9);
 	cr_assert_eq(jkey_u64(s, "events"), 12345);
 	l = jmust(s, "lost", J_OBJ);
@@ -1050,11 +1076,17 @@ Test(render_summary, json)
 	j_free(&root);
 	free(c.buf);
 
-	/* without trace: no events key */
-	render_summary(cap_open(&c), true, &wall, 1, lost, NULL, &f->cf);
+	/* Without trace: no events key; the run's totals, as "devices" and
+	 * "total" of an interval record hold them with -a. */
+	render_summary(cap_open(&c), true, &wall, 1, lost, NULL, &f->cf, &f->pm);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
-	cr_assert_null(jget(jmust(&root, "summary", J_OBJ), "events"));
+	cr_assert_null(jget(&root, "events"));
+	check_device(jmust(&root, "total", J_OBJ), &f->pm.aggregate, true);
+	cr_assert_eq(jkey_u64(jmust(&root, "total", J_OBJ), "write_bytes"), 1048576);
+	cr_assert_eq(jmust(&root, "devices", J_OBJ)->nkids, 2);
+	check_device(jget(jmust(&root, "devices", J_OBJ), "zram0"),
+		     pmem_device_get(&f->pm, "zram0"), true);
 	j_free(&root);
 	free(c.buf);
 	fx_free(f);
@@ -1063,26 +1095,26 @@ Test(render_summary, json)
 Test(render_summary, batch)
 {
 	struct fx *f = fx_new();
-	struct timespec wall = { WALL_SEC, 0 };
+	struct timespec wall = { WALL_SEC, WALL_NSEC };
 	uint64_t lost[LOST_NR_CAUSES] = { 1, 2, 3, 4, 5, 6 }, received = 12345;
 	char *lines[16];
 	size_t n;
 	struct cap c;
 
-	render_summary(cap_open(&c), false, &wall, 12.5, lost, &received, &f->cf);
+	render_summary(cap_open(&c), false, &wall, 12.5, lost, &received, &f->cf, NULL);
 	cap_close(&c);
 	n = split_lines(c.buf, c.len, lines, 16);
 	cr_assert_eq(n, 2);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(lines[i][0], '#', "%s", lines[i]);
-	cr_assert(strstr(lines[0], "time=" WALL_TEXT), "%s", lines[0]);
+	cr_assert(!strncmp(lines[0], "# summary time=" WALL_TEXT " ", 40), "%s", lines[0]);
 	cr_assert(strstr(lines[0], " duration_s=12.500"), "%s", lines[0]);
 	cr_assert(strstr(lines[0], " events=12345"), "%s", lines[0]);
 	cr_assert(strstr(lines[0], " lost=21"), "%s", lines[0]);
 	cr_assert(strstr(lines[1], "crashes=3"), "%s", lines[1]);
 	free(c.buf);
 
-	render_summary(cap_open(&c), false, &wall, 1, lost, NULL, &f->cf);
+	render_summary(cap_open(&c), false, &wall, 1, lost, NULL, &f->cf, &f->pm);
 	cap_close(&c);
 	cr_assert_null(strstr(c.buf, "events="), "%s", c.buf);
 	free(c.buf);
@@ -1149,14 +1181,22 @@ Test(format, utc)
 	struct timespec t = { WALL_SEC, 999999999 };
 	char buf[32];
 
+	/* Milliseconds truncated: never the next second. */
 	format_utc(buf, sizeof(buf), &t);
-	cr_assert_str_eq(buf, WALL_TEXT);
+	cr_assert_str_eq(buf, "2026-11-22T08:00:01.999Z");
+	cr_assert_eq(epoch_millis(&t), UINT64_C(1795334401999));
 	t.tv_sec = 0;
+	t.tv_nsec = 0;
 	format_utc(buf, sizeof(buf), &t);
-	cr_assert_str_eq(buf, "1970-01-01T00:00:00Z");
+	cr_assert_str_eq(buf, "1970-01-01T00:00:00.000Z");
+	cr_assert_eq(epoch_millis(&t), 0);
 	t.tv_sec = 951782400;	/* leap day */
+	t.tv_nsec = 1000000;
 	format_utc(buf, sizeof(buf), &t);
-	cr_assert_str_eq(buf, "2000-02-29T00:00:00Z");
+	cr_assert_str_eq(buf, "2000-02-29T00:00:00.001Z");
+	t.tv_nsec = 999999;
+	format_utc(buf, sizeof(buf), &t);
+	cr_assert_str_eq(buf, "2000-02-29T00:00:00.000Z");
 }
 
 Test(format, signal_names)
@@ -1189,6 +1229,231 @@ Test(format, lost_total_sums_every_reason)
 	cr_assert_eq(lost_total(lost), 6);
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		cr_assert_not_null(lost_cause_names[i]);
+}
+
+/* ---- the crash-free line for people ---- */
+
+static void expect_crash_line(const struct crashfree *cf, bool utf8, const char *expected)
+{
+	char buf[256];
+
+	cr_assert_eq(format_crash_line(buf, sizeof(buf), cf, utf8), buf);
+	cr_assert_str_eq(buf, expected);
+}
+
+Test(format_crash_line, plain_words_in_the_interval_unit)
+{
+	struct crashfree_process one[] = { { "myapp", 1 } };
+	struct crashfree_process two[] = { { "myapp", 2 }, { "worker", 1 } };
+	struct crashfree cf = { .interval_ns = 3600 * NS_PER_S };
+
+	expect_crash_line(&cf, true, "crash-free 0 of 0 hours \u00b7 no crashes");
+	expect_crash_line(&cf, false, "crash-free 0 of 0 hours - no crashes");
+	cf.operational_intervals = 1;
+	cf.crashfree_intervals = 1;
+	expect_crash_line(&cf, false, "crash-free 1 of 1 hour - no crashes");
+	cf.operational_intervals = 4;
+	cf.crashfree_intervals = 3;
+	cf.crashes = 1;
+	cf.by_process = one;
+	cf.nprocesses = 1;
+	expect_crash_line(&cf, true, "crash-free 3 of 4 hours \u00b7 1 crash (myapp)");
+	cf.crashes = 3;
+	cf.by_process = two;
+	cf.nprocesses = 2;
+	expect_crash_line(&cf, false, "crash-free 3 of 4 hours - 3 crashes (myapp 2, worker 1)");
+	/* one process, every crash its own: no count after its name */
+	cf.by_process = (struct crashfree_process[]){ { "myapp", 3 } };
+	cf.nprocesses = 1;
+	expect_crash_line(&cf, false, "crash-free 3 of 4 hours - 3 crashes (myapp)");
+}
+
+Test(format_crash_line, other_interval_lengths)
+{
+	struct crashfree cf = { .operational_intervals = 2, .crashfree_intervals = 2 };
+
+	cf.interval_ns = 86400 * NS_PER_S;
+	expect_crash_line(&cf, false, "crash-free 2 of 2 days - no crashes");
+	cf.interval_ns = 60 * NS_PER_S;
+	expect_crash_line(&cf, false, "crash-free 2 of 2 minutes - no crashes");
+	cf.interval_ns = 1 * NS_PER_S;
+	expect_crash_line(&cf, false, "crash-free 2 of 2 seconds - no crashes");
+	cf.interval_ns = 90 * NS_PER_S;
+	expect_crash_line(&cf, false, "crash-free 2 of 2 intervals of 90s - no crashes");
+	cf.interval_ns = 1800 * NS_PER_S;
+	cf.operational_intervals = 1;
+	cf.crashfree_intervals = 1;
+	expect_crash_line(&cf, false, "crash-free 1 of 1 interval of 30m - no crashes");
+}
+
+Test(format_crash_line, names_are_printable_ascii)
+{
+	struct crashfree_process hostile[] = { { "\x1b[2J", 1 }, { "caf\xc3\xa9", 1 } };
+	struct crashfree cf = {
+		.interval_ns = 3600 * NS_PER_S, .crashes = 2, .by_process = hostile, .nprocesses = 2,
+	};
+
+	expect_crash_line(&cf, false, "crash-free 0 of 0 hours - 2 crashes (?[2J 1, caf?? 1)");
+}
+
+/* A buffer too small for every name: whole names, then "...)", always ended. */
+Test(format_crash_line, cut_at_a_whole_name)
+{
+	struct crashfree_process many[] = {
+		{ "alpha", 1 }, { "bravo", 1 }, { "charlie", 1 }, { "delta", 1 },
+	};
+	struct crashfree cf = {
+		.interval_ns = 3600 * NS_PER_S, .crashes = 4, .by_process = many, .nprocesses = 4,
+	};
+	char buf[64];
+
+	format_crash_line(buf, sizeof(buf), &cf, false);
+	cr_assert_str_eq(buf, "crash-free 0 of 0 hours - 4 crashes (alpha 1, bravo 1, ...)");
+	for (size_t size = 1; size < sizeof(buf); size++) {
+		memset(buf, 'x', sizeof(buf));
+		format_crash_line(buf, size, &cf, true);
+		cr_assert_lt(strlen(buf), size, "size %zu: not ended inside the buffer", size);
+	}
+}
+
+Test(format_crash_line, utf8_only_where_the_locale_is)
+{
+	const char *saved = getenv("LC_ALL");
+	char *copy = saved ? strdup(saved) : NULL;
+
+	setenv("LC_ALL", "C", 1);
+	cr_assert_not(locale_is_utf8(), "LC_ALL=C is not UTF-8");
+	setenv("LC_ALL", "C.UTF-8", 1);
+	cr_assert(locale_is_utf8(), "LC_ALL=C.UTF-8 is UTF-8");
+	setenv("LC_ALL", "no_SUCH.locale", 1);
+	cr_assert_not(locale_is_utf8(), "a locale that is not installed is C");
+	/* diskio goes on in the C locale: its numbers and names stay ASCII. */
+	cr_assert_str_eq(setlocale(LC_CTYPE, NULL), "C");
+	if (copy)
+		setenv("LC_ALL", copy, 1);
+	else
+		unsetenv("LC_ALL");
+	free(copy);
+}
+
+/* ---- -r in batch and JSON ---- */
+
+static char *render_rows(bool json, const struct frame *frame, unsigned int max_rows, size_t *len)
+{
+	struct view v;
+	struct cap c;
+
+	if (json)
+		view_json(&v, cap_open(&c));
+	else
+		view_batch(&v, cap_open(&c));
+	v.screen.max_rows = max_rows;
+	view_show_frame(&v, frame);
+	cap_close(&c);
+	*len = c.len;
+	return c.buf;
+}
+
+Test(render_rows, batch_shows_at_most_rows_and_counts_the_rest)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[64];
+	size_t len, n, data = 0;
+	const char *header = NULL;
+
+	for (uint32_t i = 0; i < 10; i++)
+		add_row(f, 100 + i, "dd", 2, "vda", 4096 * (10 - i), 0, 0);
+	for (unsigned int max = 0; max <= 12; max += 3) {
+		out = render_rows(false, &f->frame, max, &len);
+		n = split_lines(out, len, lines, 64);
+		data = 0;
+		header = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (!strncmp(lines[i], "# time=", 7))
+				header = lines[i];
+			else if (lines[i][0] != '#')
+				/* the first rows of the frame, in its order */
+				cr_assert_eq(strtoul(strchr(lines[i], ' ') + 1, NULL, 10), 100 + data++,
+					     "%s", lines[i]);
+		}
+		cr_assert_eq(data, max && max < 10 ? max : 10, "-r %u: %zu rows", max, data);
+		cr_assert_not_null(header);
+		{
+			char expect[32];
+
+			/* appended last: no field of the line moves */
+			snprintf(expect, sizeof(expect), " rows_cut=%zu", 10 - data);
+			cr_assert(strlen(header) > strlen(expect) &&
+				  !strcmp(header + strlen(header) - strlen(expect), expect),
+				  "-r %u: %s", max, header);
+		}
+		free(out);
+	}
+	fx_free(f);
+}
+
+Test(render_rows, json_shows_at_most_rows_and_counts_the_rest)
+{
+	struct fx *f = fx_new();
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	for (uint32_t i = 0; i < 10; i++)
+		add_row(f, 100 + i, "dd", 2, "vda", 4096, 0, 0);
+	out = render_rows(true, &f->frame, 4, &len);
+	json_parse_line(out, len, &root);
+	cr_assert_eq(jmust(&root, "processes", J_ARR)->nkids, 4);
+	cr_assert_eq(jkey_u64(&jmust(&root, "processes", J_ARR)->kids[3], "pid"), 103);
+	cr_assert_eq(jkey_u64(&root, "rows_cut"), 6);
+	j_free(&root);
+	free(out);
+	out = render_rows(true, &f->frame, 10, &len);
+	json_parse_line(out, len, &root);
+	cr_assert_eq(jmust(&root, "processes", J_ARR)->nkids, 10);
+	cr_assert_eq(jkey_u64(&root, "rows_cut"), 0);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+/* ---- times ---- */
+
+/* Two 0.5 s intervals in the same second carry different times. */
+Test(render_time, half_second_intervals_differ_in_batch_and_json)
+{
+	struct fx *f = fx_new();
+	char *first, *second;
+	size_t len;
+
+	add_row(f, 1, "dd", 2, "vda", 4096, 0, 0);
+	f->frame.interval_s = 0.5;
+	for (int json = 0; json <= 1; json++) {
+		f->frame.wall = (struct timespec){ WALL_SEC, 0 };
+		first = render_rows(json, &f->frame, 0, &len);
+		f->frame.wall = (struct timespec){ WALL_SEC, 500000000 };
+		second = render_rows(json, &f->frame, 0, &len);
+		cr_assert(strstr(first, json ? "\"time\":\"2026-11-22T08:00:01.000Z\",\"ts\":1795334401.000," :
+				 "\n2026-11-22T08:00:01.000Z 1 dd "), "%s", first);
+		cr_assert(strstr(second, json ? "\"time\":\"2026-11-22T08:00:01.500Z\",\"ts\":1795334401.500," :
+				 "\n2026-11-22T08:00:01.500Z 1 dd "), "%s", second);
+		free(first);
+		free(second);
+	}
+	fx_free(f);
+}
+
+/* "type" comes first, so that grep '^{"type":"interval"' picks records. */
+Test(render_time, json_records_start_with_their_type)
+{
+	struct fx *f = fx_new();
+	char *out;
+	size_t len;
+
+	out = render_rows(true, &f->frame, 0, &len);
+	cr_assert(!strncmp(out, "{\"type\":\"interval\",\"schema\":1,\"host\":\"", 38), "%s", out);
+	free(out);
+	fx_free(f);
 }
 
 /* ---- the same interval in batch and JSON ---- */

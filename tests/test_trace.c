@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <linux/types.h>
 #include "diskio.h"
@@ -37,21 +38,53 @@ static void trace_print_columns(FILE *out, bool json)
 		v.start(&v);
 }
 
+/* The wall-clock time of every event below, 2026-11-22T08:00:01.987654321Z:
+ * shown truncated to milliseconds, never rounded up to the next second. */
+#define EVENT_WALL_SEC		1795334401
+#define EVENT_WALL_NSEC		987654321
+#define EVENT_WALL_TEXT		"2026-11-22T08:00:01.987Z"
+#define EVENT_WALL_TS		"1795334401.987"
+
 static void trace_print_io(FILE *out, bool json, const struct block_io_event *event,
 			   const char *device, double time_s)
 {
+	struct event_time when = { time_s, { EVENT_WALL_SEC, EVENT_WALL_NSEC } };
 	struct view v;
 
 	trace_view(&v, out, json);
-	v.io_event(&v, event, device, time_s);
+	v.io_event(&v, event, device, &when);
 }
 
 static void trace_print_crash(FILE *out, bool json, const struct crash_event *event, double time_s)
 {
+	struct event_time when = { time_s, { EVENT_WALL_SEC, EVENT_WALL_NSEC } };
 	struct view v;
 
 	trace_view(&v, out, json);
-	v.crash_event(&v, event, time_s);
+	v.crash_event(&v, event, &when);
+}
+
+/* "type", "time" and "ts" of every record; "schema" and "host" where asked. */
+static void expect_record_head(const struct jnode *root, const char *type, const char *time,
+			       const char *ts, bool with_host)
+{
+	struct utsname uts;
+	const struct jnode *n;
+
+	cr_assert_eq(root->type, J_OBJ);
+	cr_assert(jstr_is(jmust(root, "type", J_STR), type, strlen(type)), "type is not %s", type);
+	cr_assert(jstr_is(jmust(root, "time", J_STR), time, strlen(time)), "time: %s",
+		  jget(root, "time")->str);
+	n = jmust(root, "ts", J_NUM);
+	cr_assert_str_eq(n->str, ts);
+	if (!with_host) {
+		cr_assert_null(jget(root, "schema"));
+		cr_assert_null(jget(root, "host"));
+		return;
+	}
+	cr_assert_eq(jkey_u64(root, "schema"), 1);
+	cr_assert_eq(uname(&uts), 0);
+	cr_assert(jstr_is(jmust(root, "host", J_STR), uts.nodename, strlen(uts.nodename)));
 }
 
 static void trace_print_interval(FILE *out, bool json, const struct timespec *wall,
@@ -293,8 +326,8 @@ Test(trace_print_io, json_event_line)
 		trace_print_io(cap_open(&c), true, &e, "we\"ird\\dev", 2.25);
 		cap_close(&c);
 		json_parse_line(c.buf, c.len, &root);
-		cr_assert_eq(root.type, J_OBJ);
-		cr_assert_float_eq(jkey_double(&root, "time"), 2.25, 1e-9);
+		expect_record_head(&root, "event", EVENT_WALL_TEXT, EVENT_WALL_TS, false);
+		cr_assert_float_eq(jkey_double(&root, "time_s"), 2.25, 1e-9);
 		cr_assert_eq(jkey_u64(&root, "pid"), 4242);
 		jmust(&root, "comm", J_STR);
 		if (comms[i].len && (unsigned char)comms[i].comm[0] < 0x80)
@@ -336,7 +369,7 @@ Test(trace_print_interval, json)
 	trace_print_interval(cap_open(&c), true, &wall, 0.5, 999, lost);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
-	cr_assert(jstr_is(jmust(&root, "time", J_STR), "2026-11-22T08:00:01Z", 20));
+	expect_record_head(&root, "interval", "2026-11-22T08:00:01.000Z", "1795334401.000", true);
 	cr_assert_float_eq(jkey_double(&root, "interval_s"), 0.5, 1e-12);
 	cr_assert_eq(jkey_u64(&root, "events"), 999);
 	l = jmust(&root, "lost", J_OBJ);
@@ -362,7 +395,8 @@ Test(trace_print_interval, batch)
 	cr_assert_eq(c.buf[0], '#', "%s", c.buf);
 	cr_assert_eq(c.buf[c.len - 1], '\n');
 	cr_assert_null(memchr(c.buf, '\n', c.len - 1));
-	cr_assert(strstr(c.buf, "time=2026-11-22T08:00:01Z"), "%s", c.buf);
+	cr_assert(!strncmp(c.buf, "# interval time=2026-11-22T08:00:01.000Z interval_s=0.5 ", 56),
+		  "%s", c.buf);
 	cr_assert(strstr(c.buf, " events=999"), "%s", c.buf);
 	cr_assert(strstr(c.buf, " lost=110"), "%s", c.buf);
 	cr_assert(strstr(c.buf, " lost_perf_buffer=100"), "%s", c.buf);
@@ -390,11 +424,15 @@ Test(trace_print_crash, json)
 	struct jnode root;
 	struct cap c;
 
+	/* A record of its own, flat: no "crash" object (an interval's "crash"
+	 * is the crash-free counts, an object of another shape). */
 	trace_print_crash(cap_open(&c), true, &e, 3.5);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
-	cr_assert_float_eq(jkey_double(&root, "time"), 3.5, 1e-9);
-	crash = jmust(&root, "crash", J_OBJ);
+	expect_record_head(&root, "crash", EVENT_WALL_TEXT, EVENT_WALL_TS, false);
+	cr_assert_float_eq(jkey_double(&root, "time_s"), 3.5, 1e-9);
+	cr_assert_null(jget(&root, "crash"));
+	crash = &root;
 	cr_assert_eq(jkey_u64(crash, "pid"), 77);
 	cr_assert(jstr_is(jmust(crash, "comm", J_STR), "seg \"fault\"", 11));
 	cr_assert(jstr_is(jmust(crash, "signal", J_STR), "SIGSEGV", 7));
@@ -406,7 +444,7 @@ Test(trace_print_crash, json)
 	trace_print_crash(cap_open(&c), true, &e, 0);
 	cap_close(&c);
 	json_parse_line(c.buf, c.len, &root);
-	crash = jmust(&root, "crash", J_OBJ);
+	crash = &root;
 	cr_assert(jstr_is(jmust(crash, "comm", J_STR), "0123456789abcdef", 16));
 	cr_assert(jstr_is(jmust(crash, "signal", J_STR), "SIG99", 5));
 	jmust(crash, "core_dumped", J_FALSE);

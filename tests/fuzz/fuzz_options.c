@@ -70,6 +70,12 @@ static void check_options(const struct options *o, char **args, int n)
 	}
 	FUZZ_CHECK(o->buffer_kb == 0 || (o->buffer_kb >= 4 && o->buffer_kb <= (1U << 20)),
 		   "buffer %u KiB", o->buffer_kb);
+	/* Combinations refused as having no effect never get through. */
+	FUZZ_CHECK(!o->trace || (!o->cumulative && !o->rows && !o->by_cgroup && !o->submitter &&
+				 !o->per_process_latency && !o->no_clear),
+		   "trace mode with an option that has no effect there");
+	FUZZ_CHECK(o->sort != SORT_LATENCY || o->per_process_latency, "-s latency without -L");
+	FUZZ_CHECK(!o->no_clear || o->output == OUTPUT_AUTO, "-C outside the top view");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -882,14 +882,17 @@ bool h_line_marks_attached(const char *line)
 {
 	if (!strncmp(line, "# time", 6))
 		return true;
-	return line[0] == '{' && strncmp(line, "{\"summary\"", 10);
+	return line[0] == '{' && !h_json_is_summary(line);
 }
 
 bool h_line_is_interval(const char *line)
 {
-	if (!strncmp(line, "# time=", 7))
+	if (!strncmp(line, "# time=", 7) || !strncmp(line, "# interval ", 11))
 		return true;
-	return line[0] == '{' && h_json_is_interval(line);
+	/* JSON records start with their type (trace mode's intervals have no
+	 * "processes"). */
+	return !strncmp(line, "{\"type\":\"interval\",", 19) &&
+	       h_json_parse(line, &(struct h_jv){ 0 });
 }
 
 void h_diskio_dump(const struct h_diskio *d, const char *why)
@@ -989,7 +992,7 @@ void h_diskio_finish(struct h_diskio *d, int n_intervals)
 		cr_assert_fail("diskio after SIGINT: %s", h_status_str(status, why, sizeof(why)));
 	}
 	last = d->nlines ? d->lines[d->nlines - 1] : "";
-	cr_assert(!strncmp(last, "{\"summary\":", 11) || !strncmp(last, "# crash ", 8),
+	cr_assert(h_json_is_summary(last) || !strncmp(last, "# crash ", 8),
 		  "diskio's last line is not its summary: %.300s", last);
 }
 
@@ -1139,9 +1142,10 @@ static bool h__node_counters(const struct jnode *obj, struct h_counters *c)
 static const struct jnode *h__interval(const char *line)
 {
 	const struct jnode *root = h__jparse(h__line(line));
-	const struct jnode *time = jget(root, "time"), *processes = jget(root, "processes");
+	const struct jnode *type = jget(root, "type"), *processes = jget(root, "processes");
 
-	return time && time->type == J_STR && processes && processes->type == J_ARR ? root : NULL;
+	return type && type->type == J_STR && jstr_is(type, "interval", 8) && processes &&
+	       processes->type == J_ARR ? root : NULL;
 }
 
 bool h_json_parse(const char *line, struct h_jv *root)
@@ -1242,9 +1246,9 @@ bool h_json_is_interval(const char *line)
 
 bool h_json_is_summary(const char *line)
 {
-	const struct jnode *summary = jget(h__jparse(h__line(line)), "summary");
+	const struct jnode *type = jget(h__jparse(h__line(line)), "type");
 
-	return summary && summary->type == J_OBJ;
+	return type && type->type == J_STR && jstr_is(type, "summary", 7);
 }
 
 bool h_json_processes(const char *line, struct h_jv *arr)

@@ -320,7 +320,8 @@ const char *h_diskio_next_line(struct h_diskio *d, int timeout_ms);
  * object but the final summary. */
 bool h_line_marks_attached(const char *line);
 
-/* A line that ends an interval: a JSON interval object, or a batch "# time=" header. */
+/* A line that ends an interval: a JSON record of type interval (trace mode's
+ * too), a batch "# time=" header or trace mode's "# interval" line. */
 bool h_line_is_interval(const char *line);
 
 /* Log diskio's stderr and its last stdout lines (for a failing assertion). */
@@ -411,11 +412,11 @@ void h_counters_add(struct h_counters *sum, const struct h_counters *c);
 /* "rb=.. wb=.. db=.. rio=.. wio=.. dio=.. fl=.." for messages. */
 const char *h_counters_str(const struct h_counters *c, char *buf, size_t size);
 
-/* diskio's per-interval object: {"time":"...","interval_s":..,"processes":[..],...}
- * (valid JSON with a "time" string and a "processes" array). */
+/* diskio's per-interval object: {"type":"interval",...,"processes":[..],...}
+ * (valid JSON, of type "interval", with a "processes" array). */
 bool h_json_is_interval(const char *line);
 
-/* diskio's final line: {"summary":{...}}. */
+/* diskio's final line: {"type":"summary",...}. */
 bool h_json_is_summary(const char *line);
 
 /* The "processes" array of an interval line; false if the line is not valid

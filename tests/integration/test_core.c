@@ -555,6 +555,11 @@ static void expect_bad_usage(const char *argv0)
 	static const char *const cases[][4] = {
 		{ "--bogus" }, { "0" }, { "-1" }, { "abc" }, { "1", "0" }, { "-p", "x" },
 		{ "-s", "nope" }, { "1", "2", "3" }, { "-D", "nosuchdisk" },
+		/* a well-formed MAJ:MIN of no block device */
+		{ "-D", "99:99" }, { "-D", "4095:1048575", "1", "1" },
+		/* modes that exclude each other, options of no effect */
+		{ "--json", "-b" }, { "-T", "-a" }, { "-T", "-r", "5" }, { "-s", "latency" },
+		{ "-T", "--by", "cgroup" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

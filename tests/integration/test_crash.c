@@ -216,15 +216,11 @@ struct crash_obj {
 /* The "crash" object of an interval line or of the summary line. */
 static bool crash_of_line(const char *line, struct crash_obj *c)
 {
-	struct h_jv root, obj, summary;
+	struct h_jv root, obj;
 
+	/* The summary is a flat record: its "crash" is where an interval's is. */
 	if (!h_json_parse(line, &root))
 		return false;
-	if (h_json_is_summary(line)) {
-		if (!h_json_get(root, "summary", &summary))
-			return false;
-		root = summary;
-	}
 	return h_json_get(root, "crash", &obj) &&
 	       h_json_get_int(obj, "interval_s", &c->interval_s) &&
 	       h_json_get_int(obj, "operational_intervals", &c->op) &&
@@ -278,14 +274,14 @@ static int64_t by_unrelated(struct h_jv by, const char *const *mine)
 /* The summary's duration_s, or -1. */
 static double summary_duration(const struct h_diskio *d)
 {
-	struct h_jv root, summary, v;
+	struct h_jv root, v;
 	char buf[32];
 
 	for (size_t i = d->nlines; i-- > 0;) {
 		if (!h_json_is_summary(d->lines[i]))
 			continue;
-		if (!h_json_parse(d->lines[i], &root) || !h_json_get(root, "summary", &summary) ||
-		    !h_json_get(summary, "duration_s", &v) || v.len >= sizeof(buf))
+		if (!h_json_parse(d->lines[i], &root) || !h_json_get(root, "duration_s", &v) ||
+		    v.len >= sizeof(buf))
 			return -1;
 		memcpy(buf, v.p, v.len);
 		buf[v.len] = '\0';

@@ -60,16 +60,16 @@ TestSuite(trace, .init = h_setup, .fini = trace_fini, .timeout = 60);
 
 /* ============================================================ lines == */
 
-/* Interval lines of trace mode: "# interval ..." or {"time":"ISO",...}
- * (an event's "time" is a number, never a string). */
+/* Interval lines of trace mode: "# interval ..." or {"type":"interval",...}
+ * (JSON records start with their type). */
 static bool trace_is_interval(const char *line)
 {
-	return !strncmp(line, "# interval ", 11) || !strncmp(line, "{\"time\":\"", 9);
+	return !strncmp(line, "# interval ", 11) || !strncmp(line, "{\"type\":\"interval\",", 19);
 }
 
 static bool trace_is_summary(const char *line)
 {
-	return !strncmp(line, "# summary ", 10) || !strncmp(line, "{\"summary\":{", 12);
+	return !strncmp(line, "# summary ", 10) || !strncmp(line, "{\"type\":\"summary\",", 18);
 }
 
 /* Value of " key=N" in a batch '#' line; false if absent. */
@@ -210,14 +210,19 @@ static bool tev_from_batch(const char *line, struct tev *e)
 	       parse_double(f[7], len[7], &e->latency_us);
 }
 
-/* A JSON event object {"time":..,"pid":..,"comm":..,"device":..,"op":..,
- * "sector":..,"bytes":..,"latency_us":..}: every key, with its type. */
+/* A JSON event object {"type":"event","time":"ISO","ts":..,"time_s":..,
+ * "pid":..,"comm":..,"device":..,"op":..,"sector":..,"bytes":..,
+ * "latency_us":..}: every key, with its type. */
 static bool tev_from_json(struct h_jv obj, struct tev *e)
 {
 	struct h_jv v;
+	double ts;
 
 	memset(e, 0, sizeof(*e));
-	return h_json_get(obj, "time", &v) && json_number(v, &e->time) &&
+	return h_json_get(obj, "type", &v) && h_json_str_eq(v, "event") &&
+	       h_json_get(obj, "time", &v) && v.len == 26 && v.p[0] == '"' && v.p[24] == 'Z' &&
+	       h_json_get(obj, "ts", &v) && json_number(v, &ts) && ts > 1e9 &&
+	       h_json_get(obj, "time_s", &v) && json_number(v, &e->time) &&
 	       h_json_get_int(obj, "pid", &e->pid) &&
 	       h_json_get(obj, "comm", &v) && h_json_str(v, e->comm, sizeof(e->comm)) >= 0 &&
 	       h_json_get(obj, "device", &v) &&
@@ -257,7 +262,7 @@ struct tdiskio {
 	pid_t pid;
 	char out_path[256], err_path[256];
 	int out_fd;		/* read end, following the file */
-	char head[16];		/* first bytes of the line being read */
+	char head[32];		/* first bytes of the line being read */
 	size_t head_len;
 	int64_t lines, intervals;
 	bool exited;
@@ -656,10 +661,10 @@ static void analyze(char *text, bool json, const char *device, struct trace_out 
 				cr_log_error("invalid JSON line: %.400s", line);
 			continue;
 		}
-		if (h_json_get(root, "summary", &v)) {
+		if (trace_is_summary(line)) {
 			o->summary = true;
-			if (!h_json_get_int(v, "events", &o->s_events) ||
-			    !json_lost(v, &o->s_lost, &o->s_ringbuf, &o->s_perf, &o->s_inflight,
+			if (!h_json_get_int(root, "events", &o->s_events) ||
+			    !json_lost(root, &o->s_lost, &o->s_ringbuf, &o->s_perf, &o->s_inflight,
 					      &o->s_unseen))
 				cr_expect_fail("bad summary object: %.600s", line);
 		} else if (h_json_get(root, "interval_s", &v)) {

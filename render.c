@@ -550,6 +550,30 @@ static void json_begin(struct view *v, const struct frame *f)
 	jsonw_array(&v->json, "processes");
 }
 
+/* "latency_us":{"p50":…,"p95":…,"p99":…}: the row's percentiles over all
+ * operations with -L, null where they are not known. */
+static void json_row_latency(struct jsonw *w, const struct frame *f, const struct proc_io *row)
+{
+	static const char *const keys[] = { "p50", "p95", "p99" };
+	struct latency_summary l;
+	bool known = f->per_process_latency && !f->by_cgroup &&
+		     iostats_latency_summary(row, f->cumulative, &l);
+	double values[3];
+
+	if (known) {
+		values[0] = l.p50_us;
+		values[1] = l.p95_us;
+		values[2] = l.p99_us;
+	}
+	jsonw_object(w, "latency_us");
+	for (int k = 0; k < 3; k++)
+		if (known)
+			jsonw_double(w, keys[k], "%.1f", values[k]);
+		else
+			jsonw_null(w, keys[k]);
+	jsonw_object_end(w);
+}
+
 static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -586,6 +610,7 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	} else {
 		jsonw_null(w, "cgroup");
 	}
+	json_row_latency(w, f, row);
 	jsonw_object_end(w);
 }
 

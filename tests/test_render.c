@@ -959,6 +959,8 @@ Test(render_json, latency_with_L)
 	procs = check_frame(&root, f);
 	cr_assert_float_eq(jkey_double(&procs->kids[0], "avg_latency_us"), 52.1, 1e-9);
 	jmust(&procs->kids[1], "avg_latency_us", J_NULL);
+	/* no histogram kept for these rows: percentiles are null */
+	jmust(jmust(&procs->kids[0], "latency_us", J_OBJ), "p99", J_NULL);
 	/* devices always carry their latency */
 	cr_assert_float_eq(jkey_double(jmust(jmust(&root, "devices", J_OBJ), "vda", J_OBJ),
 				       "avg_latency_us"), 52.1, 1e-9);
@@ -1499,5 +1501,47 @@ Test(render_views, batch_and_json_show_the_same_percentiles)
 	}
 	free(batch);
 	free(json);
+	fx_free(f);
+}
+
+/* With -L a row's percentiles come from its histogram: 10 completions,
+ * 9 in [32, 64) us and one in [1, 2) ms. */
+Test(render_json, row_percentiles_with_L)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	const struct jnode *procs, *latency;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	row = add_row(f, 1, "dd", 2, "vda", 0, 4096, 0);
+	row->delta[PMEM_LATENCY_NS] = 9 * 40000 + 1500000;
+	row->delta[PMEM_LATENCY_IOS] = 10;
+	row->latency = calloc(1, sizeof(*row->latency));
+	cr_assert_not_null(row->latency);
+	row->latency->delta.slots[latency_slot(40000)] = 9;
+	row->latency->delta.slots[latency_slot(1500000)] = 1;
+	row->latency->total = row->latency->delta;
+	f->frame.per_process_latency = true;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	latency = jmust(&procs->kids[0], "latency_us", J_OBJ);
+	/* rank 5 of 9 in [32768, 65536) ns: 32768 + 32768 * 4.5 / 9 */
+	cr_assert_float_eq(jkey_double(latency, "p50"), 49.2, 1e-9);
+	/* ranks 10: the one in [1048576, 2097152) ns, its middle */
+	cr_assert_float_eq(jkey_double(latency, "p95"), 1572.9, 1e-9);
+	cr_assert_float_eq(jkey_double(latency, "p99"), 1572.9, 1e-9);
+	row->latency->incomplete = true;
+	free(out);
+	j_free(&root);
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	jmust(jmust(&procs->kids[0], "latency_us", J_OBJ), "p50", J_NULL);
+	j_free(&root);
+	free(out);
+	free(row->latency);
 	fx_free(f);
 }

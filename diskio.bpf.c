@@ -491,7 +491,6 @@ static __always_inline void add_latency(void *map, const void *key, __u32 class,
 	__sync_fetch_and_add(&entry->slots[class][latency_slot(latency_ns)], 1);
 }
 
-
 static __always_inline __u32 io_flags(__u32 opf)
 {
 	__u32 flags = 0;
@@ -732,7 +731,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	if (!start_ns || !dev_selected(dev))
 		return 0;
 	add_latency(&device_latency, &dev, io_classify(bio->bi_opf),
-			   elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
+		    elapsed_since(bpf_ktime_get_ns(), start_ns, stamp_mask));
 	return 0;
 }
 

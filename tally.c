@@ -279,8 +279,8 @@ static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
 		       &dev, sizeof(dev));
 }
 
-/* The per-device latency the kernel keeps when I/Os are not tracked. */
-/* Each device's latency, per operation: sums, counts and histograms. */
+/* Each device's latency, per operation, as the kernel keeps it when I/Os
+ * are not tracked: sums, counts and histograms. */
 static void count_device_latency(struct tally *t, const struct snapshot *s)
 {
 	for (size_t i = 0; i < s->nlatency; i++) {
@@ -335,10 +335,14 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 		l = row->latency;
 		metrics = device_metrics(t, entry->key.dev);
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+			/* As for disks: time without its count waits for it. */
 			uint64_t ios = counter_delta(&l->seen_ios[op], entry->latency.ios[op]);
-			uint64_t ns = counter_delta(&l->seen_ns[op], entry->latency.latency_ns[op]);
 
-			pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
+			if (ios)
+				pmem_add_op_latency(&t->devices, metrics, op,
+						    counter_delta(&l->seen_ns[op],
+								  entry->latency.latency_ns[op]),
+						    ios);
 			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
 				uint64_t n = counter_delta(&l->seen_slots[op][k],
 							   entry->latency.slots[op][k]);

@@ -963,7 +963,7 @@ int main(int argc, char **argv)
 
 	check_starts("start-default", (const char *[]){ "1", "1", NULL }, no_env, "# summary ");
 	check_starts("start-json", (const char *[]){ "--json", INTERVAL, "1", NULL }, no_env,
-		     "{\"summary\":");
+		     "{\"type\":\"summary\",");
 	check_starts("start-latency", (const char *[]){ "-L", INTERVAL, "1", NULL }, no_env,
 		     "# summary ");
 	check_starts("start-trace", (const char *[]){ "-T", INTERVAL, "1", NULL }, no_env,

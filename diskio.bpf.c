@@ -475,20 +475,21 @@ static __always_inline __u32 latency_slot(__u64 ns)
  * entry key (a disk's or a row's).  The I/O itself is counted in its row: a
  * full map loses the sample only, which user space sees as a histogram
  * short of the row's or disk's completions (then no percentiles). */
-static __always_inline void add_latency(void *map, const void *key, __u32 class,
+static __always_inline bool add_latency(void *map, const void *key, __u32 class,
 					__u64 latency_ns)
 {
 	static const struct dev_latency zero;
 	struct dev_latency *entry;
 
 	if (class >= IO_NR_CLASSES)
-		return;
+		return false;
 	entry = lookup_or_try_init(map, key, &zero);
 	if (!entry)
-		return;
+		return false;
 	__sync_fetch_and_add(&entry->latency_ns[class], latency_ns);
 	__sync_fetch_and_add(&entry->ios[class], 1);
 	__sync_fetch_and_add(&entry->slots[class][latency_slot(latency_ns)], 1);
+	return true;
 }
 
 static __always_inline __u32 io_flags(__u32 opf)
@@ -623,12 +624,14 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	if (!start_ns)
 		start_ns = io->start_ns;
 	latency_ns = elapsed_since(now, start_ns, ~0ULL);
-	/* Every tracked I/O belongs to a row: user space sums the rows of a
-	 * device for its latency, one map update fewer per I/O. */
-	if (aggregate && row_of(&io->who, false, &row)) {	/* a loss counts at submission */
+	/* Every tracked I/O belongs to a row: its latency goes to the row's
+	 * histogram, and user space sums the rows of a disk for the disk's.
+	 * Only when the histograms' map is full does it go to the row's own
+	 * sums (a loss counts at submission). */
+	if (aggregate && !add_latency(&row_latency, &io->who, io_classify(io->op), latency_ns) &&
+	    row_of(&io->who, false, &row)) {
 		row_add(&row, &row.stats->latency_ns, latency_ns);
 		row_add(&row, &row.stats->latency_ios, 1);
-		add_latency(&row_latency, &io->who, io_classify(io->op), latency_ns);
 	}
 	if (trace_events)
 		emit_io_event(ctx, io, dev, now, latency_ns);

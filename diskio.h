@@ -59,8 +59,8 @@ struct proc_dev_stats {
 	__u64 bytes[IO_NR_CLASSES];
 	__u64 ios[IO_NR_CLASSES];
 	__u64 flushes;
-	__u64 latency_ns;	/* only with -L: sum over completions */
-	__u64 latency_ios;	/* only with -L: completions in latency_ns */
+	__u64 latency_ns;	/* tracked I/Os whose row_latency had no room: */
+	__u64 latency_ios;	/* their latency summed, and their count */
 	__u64 dirtied_bytes;	/* page cache dirtied, as /proc/PID/io write_bytes */
 	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
 };

@@ -316,10 +316,20 @@ static void count_device_latency(struct tally *t, const struct snapshot *s)
 	}
 }
 
-/* Tracked I/Os: each row's latency per operation goes to its histogram and
- * its disk's (the disk's sums come from the rows' in count_rows()). */
+/*
+ * Tracked I/Os: each row's latency per operation goes to its histogram, its
+ * sums and its disk's.  The row's own sums from the kernel (count_rows())
+ * hold only completions that found no room in the histograms' map: a row
+ * with any of those has no percentiles.
+ */
 static void count_row_latency(struct tally *t, const struct snapshot *s)
 {
+	for (size_t i = 0; i < t->procs.count; i++) {
+		struct proc_io *row = &t->procs.rows[i];
+
+		if (row->latency && row->delta[PMEM_LATENCY_IOS])
+			row->latency->incomplete = true;
+	}
 	for (size_t i = 0; i < s->nrow_latency; i++) {
 		const struct snapshot_row_latency *entry = &s->row_latency[i];
 		struct proc_io *row = iostats_find(&t->procs, &entry->key);
@@ -328,21 +338,30 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 
 		if (!row)
 			continue;	/* its row could not be kept: counted lost */
-		if (!row->latency && !(row->latency = calloc(1, sizeof(*row->latency)))) {
-			t->lost[LOST_ROW_ALLOC]++;
-			continue;
+		if (!row->latency) {
+			row->latency = calloc(1, sizeof(*row->latency));
+			if (!row->latency) {
+				t->lost[LOST_ROW_ALLOC]++;
+				continue;
+			}
+			row->latency->incomplete = row->total[PMEM_LATENCY_IOS] != 0;
 		}
 		l = row->latency;
 		metrics = device_metrics(t, entry->key.dev);
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
 			/* As for disks: time without its count waits for it. */
-			uint64_t ios = counter_delta(&l->seen_ios[op], entry->latency.ios[op]);
+			uint64_t ios = counter_delta(&l->seen_ios[op], entry->latency.ios[op]), ns;
 
-			if (ios)
-				pmem_add_op_latency(&t->devices, metrics, op,
-						    counter_delta(&l->seen_ns[op],
-								  entry->latency.latency_ns[op]),
-						    ios);
+			if (ios) {
+				ns = counter_delta(&l->seen_ns[op], entry->latency.latency_ns[op]);
+				row->delta[PMEM_LATENCY_NS] += ns;
+				row->total[PMEM_LATENCY_NS] += ns;
+				row->delta[PMEM_LATENCY_IOS] += ios;
+				row->total[PMEM_LATENCY_IOS] += ios;
+				pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
+				pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
+				pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
+			}
 			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
 				uint64_t n = counter_delta(&l->seen_slots[op][k],
 							   entry->latency.slots[op][k]);
@@ -352,15 +371,6 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 				l->total.slots[k] += n;
 			}
 		}
-	}
-	/* Read after the rows, a histogram holds at least the completions of
-	 * its row's latency_ios: fewer means one missed it. */
-	for (size_t i = 0; i < t->procs.count; i++) {
-		struct proc_io *row = &t->procs.rows[i];
-
-		if (row->latency &&
-		    latency_hist_count(&row->latency->total) < row->total[PMEM_LATENCY_IOS])
-			row->latency->incomplete = true;
 	}
 }
 

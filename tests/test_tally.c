@@ -1477,9 +1477,10 @@ Test(trace, crash_events_shown_live_are_not_lost)
 	tally_free(&t);
 }
 
-/* Tracked I/Os: a disk's latency sums come from its rows', its histograms
- * from the rows' histograms; each row has its own percentiles, and none once
- * a completion missed its histogram. */
+/* Tracked I/Os: the rows' histograms and sums are kept per operation in the
+ * kernel (row_latency); a disk's are the sum of its rows'.  Each row has its
+ * own percentiles, and none once a completion found no room in the
+ * histograms' map (then it is in the row's own latency sums). */
 Test(devices, tracked_latency_and_histograms_come_from_the_rows)
 {
 	struct tally t;
@@ -1493,16 +1494,16 @@ Test(devices, tracked_latency_and_histograms_come_from_the_rows)
 	config.per_process_latency = true;
 	start(&t, &config);
 	snap_init(&sp);
-	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
-		.bytes = { 4096 * 3 }, .ios = { 3 }, .latency_ns = 3 * 5000, .latency_ios = 3 });
+	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){ .bytes = { 4096 * 3 }, .ios = { 3 } });
 	snap_row_latency(&sp, 1, DEV_A, "a", IO_READ, 5000, 3);
-	snap_row(&sp, 2, DEV_A, "b", (struct proc_dev_stats){
-		.bytes = { 0, 4096 }, .ios = { 0, 1 }, .latency_ns = 100000, .latency_ios = 1 });
+	snap_row(&sp, 2, DEV_A, "b", (struct proc_dev_stats){ .bytes = { 0, 4096 }, .ios = { 0, 1 } });
 	snap_row_latency(&sp, 2, DEV_A, "b", IO_WRITE, 100000, 1);
 	step(&t, &sp, 1, false, &f);
 	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
 		[PMEM_READ_BYTES] = 4096 * 3, [PMEM_WRITE_BYTES] = 4096, [PMEM_READ_IOS] = 3,
 		[PMEM_WRITE_IOS] = 1, [PMEM_LATENCY_NS] = 115000, [PMEM_LATENCY_IOS] = 4 });
+	cr_assert_eq(frame_row(&f, 1, DEV_A)->delta[PMEM_LATENCY_NS], 15000);
+	cr_assert_eq(frame_row(&f, 1, DEV_A)->delta[PMEM_LATENCY_IOS], 3);
 	pmem_latency_summary(find_device(f.devices, NAME_A), IO_READ, false, &l);
 	cr_assert_eq(l.ios, 3);
 	cr_assert_float_eq(l.avg_us, 5.0, 1e-9);
@@ -1515,14 +1516,20 @@ Test(devices, tracked_latency_and_histograms_come_from_the_rows)
 	cr_assert_float_eq(l.p99_us, (65536 + 65536 * 0.5) / 1000.0, 1e-9);
 	tally_close_interval(&t);
 
-	/* Row a completes two more reads, one of which missed its histogram. */
+	/* Row a completes two more reads: one in its histogram, one that found
+	 * the map full and went to the row's own sums. */
 	snap_row(&sp, 1, DEV_A, "a", (struct proc_dev_stats){
-		.bytes = { 4096 * 5 }, .ios = { 5 }, .latency_ns = 5 * 5000, .latency_ios = 5 });
+		.bytes = { 4096 * 5 }, .ios = { 5 }, .latency_ns = 7000, .latency_ios = 1 });
 	snap_row_latency(&sp, 1, DEV_A, "a", IO_READ, 5000, 1);
 	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(frame_row(&f, 1, DEV_A)->delta[PMEM_LATENCY_NS], 12000);
+	cr_assert_eq(frame_row(&f, 1, DEV_A)->delta[PMEM_LATENCY_IOS], 2);
 	cr_assert_not(iostats_latency_summary(frame_row(&f, 1, DEV_A), false, &l),
-		      "a histogram short of the row's completions has no percentiles");
+		      "a row with a completion outside its histogram has no percentiles");
 	cr_assert_not(iostats_latency_summary(frame_row(&f, 1, DEV_A), true, &l));
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096 * 2, [PMEM_READ_IOS] = 2,
+		[PMEM_LATENCY_NS] = 12000, [PMEM_LATENCY_IOS] = 2 });
 	pmem_latency_summary(find_device(f.devices, NAME_A), IO_READ, false, &l);
 	cr_assert_eq(l.ios, 1, "the disk's histogram holds what the rows' hold");
 	tally_free(&t);

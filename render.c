@@ -215,9 +215,7 @@ const char *signal_name(uint32_t sig, char *buf, size_t size)
 	return buf;
 }
 
-/* A name for a line people read on a terminal: anything but printable ASCII
- * becomes '?' (no control sequences, whatever a process calls itself). */
-static void printable_name(char *buf, size_t size, const char *name, size_t len)
+void printable_name(char *buf, size_t size, const char *name, size_t len)
 {
 	size_t i;
 

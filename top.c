@@ -94,21 +94,6 @@ static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 	return true;
 }
 
-/* A name for the terminal: anything but printable ASCII becomes '?', so a
- * process cannot send control sequences (C0, or C1 such as 0x9b CSI, raw or
- * UTF-8 encoded) to the terminal by naming itself. */
-static void top_name(char *buf, size_t size, const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len && i + 1 < size; i++) {
-		unsigned char c = name[i];
-
-		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : c;
-	}
-	buf[i] = '\0';
-}
-
 /* All operations' completions of a device, for its p99. */
 static bool device_p99_us(const struct pmem_device *dev, bool cumulative, double *us)
 {
@@ -124,7 +109,7 @@ static bool device_p99_us(const struct pmem_device *dev, bool cumulative, double
 
 static void copy_device(struct top_device *copy, const struct pmem_device *dev)
 {
-	top_name(copy->name, sizeof(copy->name), dev->name, strlen(dev->name));
+	printable_name(copy->name, sizeof(copy->name), dev->name, strlen(dev->name));
 	pmem_values(dev, false, copy->values.delta);
 	pmem_values(dev, true, copy->values.total);
 	for (int cumulative = 0; cumulative <= 1; cumulative++)
@@ -185,15 +170,15 @@ static void top_row(struct view *v, const struct frame *f, const struct proc_io 
 	if (!f->by_cgroup) {
 		copy->pid = row->key.tgid;
 		name = res_name(f->names, row->comm_name, &len);
-		top_name(copy->comm, sizeof(copy->comm), name, len);
+		printable_name(copy->comm, sizeof(copy->comm), name, len);
 	}
 	name = res_name(f->names, row->device_name, &len);
-	top_name(copy->device, sizeof(copy->device), name, len);
+	printable_name(copy->device, sizeof(copy->device), name, len);
 	copy->cgroup = NO_CGROUP;
 	if (row->cgroup_name) {
 		name = res_name(f->names, row->cgroup_name, &len);
 		if (grow((void **)&c->strings, &c->strings_capacity, c->strings_len + len + 1, 1)) {
-			top_name(c->strings + c->strings_len, len + 1, name, len);
+			printable_name(c->strings + c->strings_len, len + 1, name, len);
 			copy->cgroup = c->strings_len;
 			c->strings_len += len + 1;
 		}

@@ -92,6 +92,10 @@ void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES]);
 /* {"pid":…,"comm":…,"signal":"SIGSEGV","core_dumped":false} as member key. */
 void json_write_crash_event(struct jsonw *w, const char *key, const struct crash_event *e);
 
+/* A name for a terminal or a line people read: anything but printable ASCII
+ * becomes '?', so a process cannot send control sequences (C0, or C1 such as
+ * 0x9b CSI, raw or UTF-8 encoded) to the terminal by naming itself. */
+void printable_name(char *buf, size_t size, const char *name, size_t len);
 /* "SIGSEGV" for the signals that make a crash, "SIG<n>" otherwise. */
 const char *signal_name(uint32_t sig, char *buf, size_t size);
 /* "1h", "30m", "90s": an interval for people. */

@@ -9,6 +9,11 @@ set -euo pipefail
 dir=$1 seconds=$2
 shift 2
 export UBSAN_OPTIONS=print_stacktrace=1
+# The targets' scratch files (state files, a fake sysfs tree), on tmpfs where there is one;
+# removed here too, since a target that crashes cannot remove its own.
+scratch=$(mktemp -d "$( [[ -w /dev/shm ]] && echo /dev/shm || echo /tmp )/diskio-fuzz.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 for target in "$@"; do
 	corpus=$dir/corpus/$target
 	log=$dir/$target.log

@@ -72,7 +72,10 @@ static void remove_scratch_dir(void)
 
 const char *fuzz_scratch_dir(void)
 {
-	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	const char *base = getenv("TMPDIR");
+
+	if (!base || !*base)
+		base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 
 	if (scratch_dir[0])
 		return scratch_dir;

@@ -18,8 +18,9 @@
 void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 4, 5)));
 
-/* A fresh directory for this process, on tmpfs when /dev/shm is there, removed
- * with everything in it at exit. Aborts if it cannot be made. */
+/* A fresh directory for this process in TMPDIR, else on tmpfs when /dev/shm is
+ * there, removed with everything in it at exit (not after a crash: then by
+ * scripts/fuzz.sh). Aborts if it cannot be made. */
 const char *fuzz_scratch_dir(void);
 
 /* Removes every file, symlink and directory below dir, keeping dir. */

@@ -195,12 +195,8 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 			forget(&row->key, arg);
 			forgotten++;
 			memset(row->seen, 0, sizeof(row->seen));
-			if (row->latency) {	/* its kernel entry goes too */
-				memset(row->latency->seen_ns, 0, sizeof(row->latency->seen_ns));
-				memset(row->latency->seen_ios, 0, sizeof(row->latency->seen_ios));
-				memset(row->latency->seen_slots, 0,
-				       sizeof(row->latency->seen_slots));
-			}
+			if (row->latency)	/* its kernel entry goes too */
+				memset(&row->latency->seen, 0, sizeof(row->latency->seen));
 			row->updated = false;
 			drop = !keep_totals;
 		}

@@ -28,12 +28,18 @@ enum sort_key {
 const char *sort_key_name(enum sort_key key);
 
 /* One row: counters indexed by enum pmem_counter_id. */
+/* A kernel latency entry's counts (struct dev_latency) as user space keeps
+ * them: as last read, or their change since. */
+struct latency_counts {
+	uint64_t latency_ns[IO_NR_CLASSES], ios[IO_NR_CLASSES];
+	uint64_t slots[IO_NR_CLASSES][LATENCY_SLOTS];
+};
+
 /* A row's latency when I/Os are tracked: the kernel's running counts per
  * operation as last read, and the row's histogram of all operations, of this
  * interval and since start. */
 struct row_latency {
-	uint64_t seen_ns[IO_NR_CLASSES], seen_ios[IO_NR_CLASSES];
-	uint64_t seen_slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	struct latency_counts seen;
 	struct latency_hist delta, total;
 	/* a completion missed its histogram (the kernel's map was full): no
 	 * percentiles for this row from then on */

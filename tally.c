@@ -279,6 +279,43 @@ static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
 		       &dev, sizeof(dev));
 }
 
+/* The change of a kernel latency entry since seen, which becomes now.  The
+ * kernel adds the time before the count: time without a new count waits
+ * for its count.  false when nothing changed. */
+static bool latency_change(struct latency_counts *seen, const struct dev_latency *now,
+			   struct latency_counts *change)
+{
+	bool changed = false;
+
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		change->ios[op] = counter_delta(&seen->ios[op], now->ios[op]);
+		change->latency_ns[op] = change->ios[op] ?
+			counter_delta(&seen->latency_ns[op], now->latency_ns[op]) : 0;
+		changed |= change->ios[op] != 0;
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+			change->slots[op][k] = counter_delta(&seen->slots[op][k], now->slots[op][k]);
+			changed |= change->slots[op][k] != 0;
+		}
+	}
+	return changed;
+}
+
+/* A latency change into a disk's (and the total's) sums and histograms. */
+static void add_device_latency(struct tally *t, struct pmem_device *metrics,
+			       const struct latency_counts *change)
+{
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		if (change->ios[op]) {
+			pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, change->latency_ns[op]);
+			pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, change->ios[op]);
+			pmem_add_op_latency(&t->devices, metrics, op, change->latency_ns[op],
+					    change->ios[op]);
+		}
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
+			pmem_add_latency(&t->devices, metrics, op, k, change->slots[op][k]);
+	}
+}
+
 /* Each device's latency, per operation, as the kernel keeps it when I/Os
  * are not tracked: sums, counts and histograms. */
 static void count_device_latency(struct tally *t, const struct snapshot *s)
@@ -286,33 +323,10 @@ static void count_device_latency(struct tally *t, const struct snapshot *s)
 	for (size_t i = 0; i < s->nlatency; i++) {
 		const struct snapshot_latency *entry = &s->latency[i];
 		struct tally_latency_seen *seen = latency_seen_of(t, entry->dev);
-		struct pmem_device *metrics = NULL;
+		struct latency_counts change;
 
-		if (!seen)
-			continue;
-		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
-			/* The kernel adds the time before the count: time
-			 * without a new count waits for its count. */
-			uint64_t ios = counter_delta(&seen->ios[op], entry->latency.ios[op]), ns;
-
-			if (ios) {
-				ns = counter_delta(&seen->latency_ns[op],
-						   entry->latency.latency_ns[op]);
-				metrics = metrics ? metrics : device_metrics(t, entry->dev);
-				pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
-				pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
-				pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
-			}
-			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
-				uint64_t n = counter_delta(&seen->slots[op][k],
-							   entry->latency.slots[op][k]);
-
-				if (!n)
-					continue;
-				metrics = metrics ? metrics : device_metrics(t, entry->dev);
-				pmem_add_latency(&t->devices, metrics, op, k, n);
-			}
-		}
+		if (seen && latency_change(&seen->seen, &entry->latency, &change))
+			add_device_latency(t, device_metrics(t, entry->dev), &change);
 	}
 }
 
@@ -333,7 +347,7 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 	for (size_t i = 0; i < s->nrow_latency; i++) {
 		const struct snapshot_row_latency *entry = &s->row_latency[i];
 		struct proc_io *row = iostats_find(&t->procs, &entry->key);
-		struct pmem_device *metrics;
+		struct latency_counts change;
 		struct row_latency *l;
 
 		if (!row)
@@ -347,28 +361,16 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 			row->latency->incomplete = row->total[PMEM_LATENCY_IOS] != 0;
 		}
 		l = row->latency;
-		metrics = device_metrics(t, entry->key.dev);
+		latency_change(&l->seen, &entry->latency, &change);
+		add_device_latency(t, device_metrics(t, entry->key.dev), &change);
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
-			/* As for disks: time without its count waits for it. */
-			uint64_t ios = counter_delta(&l->seen_ios[op], entry->latency.ios[op]), ns;
-
-			if (ios) {
-				ns = counter_delta(&l->seen_ns[op], entry->latency.latency_ns[op]);
-				row->delta[PMEM_LATENCY_NS] += ns;
-				row->total[PMEM_LATENCY_NS] += ns;
-				row->delta[PMEM_LATENCY_IOS] += ios;
-				row->total[PMEM_LATENCY_IOS] += ios;
-				pmem_add(&t->devices, metrics, PMEM_LATENCY_NS, ns);
-				pmem_add(&t->devices, metrics, PMEM_LATENCY_IOS, ios);
-				pmem_add_op_latency(&t->devices, metrics, op, ns, ios);
-			}
+			row->delta[PMEM_LATENCY_NS] += change.latency_ns[op];
+			row->total[PMEM_LATENCY_NS] += change.latency_ns[op];
+			row->delta[PMEM_LATENCY_IOS] += change.ios[op];
+			row->total[PMEM_LATENCY_IOS] += change.ios[op];
 			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
-				uint64_t n = counter_delta(&l->seen_slots[op][k],
-							   entry->latency.slots[op][k]);
-
-				pmem_add_latency(&t->devices, metrics, op, k, n);
-				l->delta.slots[k] += n;
-				l->total.slots[k] += n;
+				l->delta.slots[k] += change.slots[op][k];
+				l->total.slots[k] += change.slots[op][k];
 			}
 		}
 	}

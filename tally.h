@@ -87,8 +87,7 @@ struct tally_config {
 
 struct tally_latency_seen {
 	uint32_t dev;
-	uint64_t latency_ns[IO_NR_CLASSES], ios[IO_NR_CLASSES];
-	uint64_t slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	struct latency_counts seen;
 };
 
 /* A process that dirtied page cache: writeback may still be charged to it

@@ -176,6 +176,24 @@ static void h__append(char **buf, size_t *len, size_t *cap, const char *data, si
 	(*buf)[*len] = '\0';
 }
 
+/* In a freshly forked child about to exec: stdin from /dev/null, stdout and
+ * stderr to the given pipe ends, every other descriptor closed, deathsig
+ * when the test dies, env_add put in the environment. */
+static void h__child_with_pipes(int out_fd, int err_fd, int deathsig,
+				const char *const env_add[])
+{
+	int devnull = open("/dev/null", O_RDONLY);
+
+	prctl(PR_SET_PDEATHSIG, deathsig);
+	dup2(devnull, 0);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	for (size_t i = 0; env_add && env_add[i]; i++)
+		putenv((char *)env_add[i]);
+}
+
 int h_runx(const char *exe, const char *const argv[], const char *const env_add[],
 	   const struct h_creds *as, int timeout_ms, struct h_result *r)
 {
@@ -193,16 +211,7 @@ int h_runx(const char *exe, const char *const argv[], const char *const env_add[
 	pid = fork();
 	cr_assert(pid >= 0, "fork: %s", strerror(errno));
 	if (!pid) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		for (size_t i = 0; env_add && env_add[i]; i++)
-			putenv((char *)env_add[i]);
+		h__child_with_pipes(out[1], err[1], SIGKILL, env_add);
 		if (as && (setgroups(0, NULL) || setgid(as->gid) || setuid(as->uid))) {
 			dprintf(2, "h_run: cannot become %u:%u: %s\n", as->uid, as->gid,
 				strerror(errno));
@@ -789,17 +798,8 @@ void h_diskio_start(struct h_diskio *d, const char *const args[], const char *co
 	d->pid = fork();
 	cr_assert(d->pid >= 0, "fork: %s", strerror(errno));
 	if (!d->pid) {
-		int devnull = open("/dev/null", O_RDONLY);
-
 		/* A test killed by its timeout takes diskio with it, cleanly. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		for (size_t i = 0; env_add && env_add[i]; i++)
-			putenv((char *)env_add[i]);
+		h__child_with_pipes(out[1], err[1], SIGTERM, env_add);
 		execv(path, (char *const *)argv);
 		dprintf(2, "h_diskio_start: cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
@@ -1346,6 +1346,27 @@ int h_json_sum_device(char *const *lines, size_t n, const char *name, struct h_c
 	return matched;
 }
 
+void h_expect_json_output(const struct h_diskio *d, int min_intervals)
+{
+	int intervals = 0, summaries = 0;
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv root;
+
+		cr_expect(h_json_parse(d->lines[i], &root), "line %zu is not valid JSON: %.300s", i,
+			  d->lines[i]);
+		if (h_json_is_interval(d->lines[i]))
+			intervals++;
+		else if (h_json_is_summary(d->lines[i]))
+			summaries++;
+		else
+			cr_expect_fail("line %zu is neither an interval nor the summary: %.300s", i,
+				       d->lines[i]);
+	}
+	cr_expect_geq(intervals, min_intervals, "only %d interval lines", intervals);
+	cr_expect_eq(summaries, 1, "%d summary lines", summaries);
+}
+
 int64_t h_json_sum_lost(char *const *lines, size_t n)
 {
 	int64_t sum = 0;
@@ -1361,7 +1382,7 @@ int64_t h_json_sum_lost(char *const *lines, size_t n)
 
 /* ================================================================ batch == */
 
-int h_split_fields(const char *line, char **fields, int max)
+int h_split_view(const char *line, const char **fields, size_t *lens, int max)
 {
 	int n = 0;
 
@@ -1375,10 +1396,23 @@ int h_split_fields(const char *line, char **fields, int max)
 		start = line;
 		while (*line && !isspace((unsigned char)*line))
 			line++;
-		if (n < max)
-			fields[n] = strndup(start, line - start);
+		if (n < max) {
+			fields[n] = start;
+			lens[n] = line - start;
+		}
 		n++;
 	}
+	return n;
+}
+
+int h_split_fields(const char *line, char **fields, int max)
+{
+	const char *views[max > 0 ? max : 1];
+	size_t lens[max > 0 ? max : 1];
+	int n = h_split_view(line, views, lens, max);
+
+	for (int i = 0; i < n && i < max; i++)
+		fields[i] = strndup(views[i], lens[i]);
 	return n;
 }
 

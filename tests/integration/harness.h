@@ -443,6 +443,10 @@ int h_json_sum_process(char *const *lines, size_t n, uint32_t pid, const char *d
  * Returns in how many lines it appeared. */
 int h_json_sum_device(char *const *lines, size_t n, const char *name, struct h_counters *sum);
 
+/* Assert that every line d printed is valid JSON: at least min_intervals
+ * interval records, then one summary. */
+void h_expect_json_output(const struct h_diskio *d, int min_intervals);
+
 /* Sum of "lost":{"events":N} over the interval lines. */
 int64_t h_json_sum_lost(char *const *lines, size_t n);
 
@@ -455,6 +459,8 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
  * max; the caller frees each).  Returns the number of fields found (which may
  * exceed max). */
 int h_split_fields(const char *line, char **fields, int max);
+/* The same without copying: fields[i] points into line, lens[i] its length. */
+int h_split_view(const char *line, const char **fields, size_t *lens, int max);
 void h_free_fields(char **fields, int n, int max);
 
 /* A batch data line. */

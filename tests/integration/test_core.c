@@ -65,28 +65,6 @@ static void expect_device_equals_diskstats(const char *dev, const struct h_count
 		     sum->discard_ios, delta->discard_ios);
 }
 
-/* Every line diskio printed is valid JSON; intervals come before one summary. */
-static void expect_json_output(const struct h_diskio *d)
-{
-	int intervals = 0, summaries = 0;
-
-	for (size_t i = 0; i < d->nlines; i++) {
-		struct h_jv root;
-
-		cr_expect(h_json_parse(d->lines[i], &root), "line %zu is not valid JSON: %.300s", i,
-			  d->lines[i]);
-		if (h_json_is_interval(d->lines[i]))
-			intervals++;
-		else if (h_json_is_summary(d->lines[i]))
-			summaries++;
-		else
-			cr_expect_fail("line %zu is neither an interval nor the summary: %.300s", i,
-				       d->lines[i]);
-	}
-	cr_expect_geq(intervals, 3, "only %d interval lines", intervals);
-	cr_expect_eq(summaries, 1, "%d summary lines", summaries);
-}
-
 /* Sum the rows of pid on device and check that each carries comm. */
 static void sum_process(const struct h_diskio *d, pid_t pid, const char *device, const char *comm,
 			struct h_counters *sum)
@@ -131,7 +109,7 @@ static void exact_workload(const struct h_dev *dev, const char *comm, bool disca
 		    dev->name, delta.read_ios, delta.read_sectors, delta.write_ios,
 		    delta.write_sectors, delta.discard_ios, delta.discard_sectors);
 
-	expect_json_output(&d);
+	h_expect_json_output(&d, 3);
 	cr_expect_eq(h_json_sum_lost(d.lines, d.nlines), 0, "diskio lost events");
 
 	sum_process(&d, writer, dev->name, comm, &sum);
@@ -307,7 +285,7 @@ Test(core, filter_comm)
 
 	h_diskio_start(&d, H_ARGS("--json", "-c", "dio-ca", INTERVAL), NULL);
 	run_two(&d, &a, &b, "dio-ca", z, small_writes, 1, "dio-cb", z, other_ops, 2);
-	expect_json_output(&d);
+	h_expect_json_output(&d, 3);
 	cr_expect_eq(count_rows_not(&d, row_has_comm, "dio-ca", &total), 0,
 		     "rows of other comms shown with -c dio-ca");
 	cr_expect_eq(h_json_sum_process(d.lines, d.nlines, b, NULL, NULL, &sum), 0,
@@ -343,7 +321,7 @@ Test(core, filter_pid)
 	h_gate_close(&gate);
 	h_diskio_finish(&d, 2);
 
-	expect_json_output(&d);
+	h_expect_json_output(&d, 3);
 	cr_expect_eq(count_rows_not(&d, row_has_pid, &a, &total), 0,
 		     "rows of other pids shown with -p %d", (int)a);
 	cr_expect_eq(h_json_sum_process(d.lines, d.nlines, b, NULL, NULL, &sum), 0,
@@ -369,7 +347,7 @@ Test(core, filter_device)
 
 	h_diskio_start(&d, H_ARGS("--json", "-D", z->name, INTERVAL), NULL);
 	run_two(&d, &a, &b, "dio-dz", z, small_writes, 1, "dio-dl", l, other_ops, 2);
-	expect_json_output(&d);
+	h_expect_json_output(&d, 3);
 	cr_expect_eq(count_rows_not(&d, row_has_device, z->name, &total), 0,
 		     "rows of devices other than %s shown with -D %s", z->name, z->name);
 	cr_expect_eq(h_json_sum_process(d.lines, d.nlines, 0, l->name, NULL, &sum), 0,

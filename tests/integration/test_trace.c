@@ -108,31 +108,6 @@ static int64_t batch_lost_causes(const char *line, int *ncauses)
 	return sum;
 }
 
-/* Split line at whitespace into at most max (pointer, length) fields, without
- * copying.  Returns how many fields there are (may exceed max). */
-static int split_view(const char *line, const char **f, size_t *len, int max)
-{
-	int n = 0;
-
-	while (*line) {
-		const char *start;
-
-		while (*line && isspace((unsigned char)*line))
-			line++;
-		if (!*line)
-			break;
-		start = line;
-		while (*line && !isspace((unsigned char)*line))
-			line++;
-		if (n < max) {
-			f[n] = start;
-			len[n] = line - start;
-		}
-		n++;
-	}
-	return n;
-}
-
 /* A JSON number (integer or not) into *out. */
 static bool json_number(struct h_jv v, double *out)
 {
@@ -200,7 +175,7 @@ static bool tev_from_batch(const char *line, struct tev *e)
 	size_t len[TRACE_FIELDS + 1];
 
 	memset(e, 0, sizeof(*e));
-	if (split_view(line, f, len, TRACE_FIELDS + 1) != TRACE_FIELDS)
+	if (h_split_view(line, f, len, TRACE_FIELDS + 1) != TRACE_FIELDS)
 		return false;
 	copy_field(e->comm, sizeof(e->comm), f[2], len[2]);
 	copy_field(e->device, sizeof(e->device), f[3], len[3]);
@@ -1007,7 +982,7 @@ static void known_io(const struct h_dev *dev, const char *comm, const char *prin
 			if (line[0] == '#')
 				continue;
 			batch_lines++;
-			nf = split_view(line, f, len, TRACE_FIELDS + 1);
+			nf = h_split_view(line, f, len, TRACE_FIELDS + 1);
 			cr_expect_eq(nf, TRACE_FIELDS, "line %zu has %d fields, not %d: %s", i, nf,
 				     TRACE_FIELDS, line);
 			cr_expect(!strchr(line, '\t'), "line %zu has a raw tab: %s", i, line);

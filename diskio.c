@@ -635,7 +635,6 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 {
 	const struct options *opts = run->opts;
 	struct tally_config config = {
-		.interval_s = opts->interval_s,
 		.cumulative = opts->cumulative,
 		.per_process_latency = opts->per_process_latency,
 		.trace = opts->trace,

@@ -66,7 +66,6 @@ void snapshot_free(struct snapshot *s);
 /* ---- the tally ---- */
 
 struct tally_config {
-	double interval_s;
 	bool cumulative;		/* -a */
 	bool per_process_latency;	/* -L */
 	bool trace;			/* -T: events, no rows */

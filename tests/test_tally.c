@@ -171,7 +171,6 @@ static struct tally_config base_config(void)
 	struct tally_config config;
 
 	memset(&config, 0, sizeof(config));
-	config.interval_s = 1.0;
 	config.sort = SORT_BYTES;
 	config.crash_interval_ns = HOUR;
 	config.sysfs_root = NO_SYSFS;

@@ -70,4 +70,35 @@ const char *res_lookup(const struct res_table *t, res_key key, uint32_t *len);
  * know, or a NULL table; len may be NULL. */
 const char *res_name(const struct res_table *t, res_key key, uint32_t *len);
 
+/*
+ * Stacks (--stacks): a stack is a list of frame addresses, innermost first,
+ * at most STACK_MAX_FRAMES.  It is interned in a res_table of its own as
+ * bytes: the first address, then each next one as the difference from the
+ * one before, every number a zigzag LEB128 varint (a delta d is stored as
+ * (d << 1) ^ (d >> 63) of the 64-bit two's complement difference), so
+ * nearby frames take 2-4 bytes instead of 8.  The same frames always give
+ * the same bytes, hence the same key; an empty stack is a valid entry.
+ */
+#define STACK_MAX_FRAMES 127
+/* Longest encoding of STACK_MAX_FRAMES frames: 10 bytes a varint. */
+#define STACK_MAX_ENCODED (STACK_MAX_FRAMES * 10)
+
+/* Encode frames[0..n) into buf[size]; the bytes written, or 0 with n >
+ * STACK_MAX_FRAMES or too small a buf (size >= STACK_MAX_ENCODED always
+ * suffices; n == 0 writes nothing and returns 0 too). */
+size_t stack_encode(const uint64_t *frames, size_t n, unsigned char *buf, size_t size);
+
+/* Decode buf[0..len) into frames[max]: the number of frames, or -1 for bytes
+ * that are not a whole encoding (a truncated varint, one longer than 10
+ * bytes) or that decode to more than max frames. */
+int stack_decode(const unsigned char *buf, size_t len, uint64_t *frames, size_t max);
+
+/* stack_encode() then res_intern(): RES_OUT_OF_SPACE when the stack is new
+ * and the table is full (the caller counts it as lost_stacks_table_full). */
+int res_intern_stack(struct res_table *t, const uint64_t *frames, size_t n, res_key *key);
+
+/* The frames of an interned stack into frames[max]: their number, or -1 for
+ * a key the table does not know. */
+int res_stack_frames(const struct res_table *t, res_key key, uint64_t *frames, size_t max);
+
 #endif /* DISKIO_RESOURCES_H */

@@ -17,7 +17,7 @@ LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
-	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c
+	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c prom.c
 # The loader: libbpf and syscalls.
 LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))

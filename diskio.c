@@ -29,6 +29,7 @@
 #include "msg.h"
 #include "options.h"
 #include "probe.h"
+#include "prom.h"
 #include "tally.h"
 #include "terminal.h"
 #include "top.h"
@@ -42,12 +43,17 @@
 #define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
 
 static volatile sig_atomic_t exiting;
+/* SIGHUP to a service (--prom, not on a terminal): rewrite the files now. */
+static volatile sig_atomic_t reload_requested;
+static volatile sig_atomic_t sighup_reloads;
 static bool verbose;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	exiting = 1;
+	if (sig == SIGHUP && sighup_reloads)
+		reload_requested = 1;
+	else
+		exiting = 1;
 }
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
@@ -93,6 +99,8 @@ struct run {
 	bool failed;			/* an error after the start: exit 1 */
 	bool owners_used;		/* writeback is charged to its dirtier */
 	bool utf8;			/* the locale's characters are UTF-8 */
+	struct prom_totals prom;	/* --prom */
+	bool prom_failing;		/* the last write of --prom failed */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	uint64_t owners_swept_ns;
 	char cgroup_mount[PATH_MAX];	/* "" without cgroup2 */
@@ -386,7 +394,7 @@ static int poll_top(struct run *run, int timeout_ms)
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
-	while (!exiting) {
+	while (!exiting && !reload_requested) {
 		uint64_t now = monotonic_ns();
 		int timeout_ms, err;
 
@@ -510,7 +518,9 @@ static int choose_view(struct run *run)
 
 	if (output == OUTPUT_AUTO && !isatty(STDOUT_FILENO))
 		output = OUTPUT_BATCH;
-	if (opts->trace && output == OUTPUT_JSON)
+	if (opts->quiet)
+		view_quiet(&run->view, stdout);
+	else if (opts->trace && output == OUTPUT_JSON)
 		view_trace_json(&run->view, stdout);
 	else if (opts->trace)
 		view_trace_batch(&run->view, stdout);
@@ -523,9 +533,35 @@ static int choose_view(struct run *run)
 	screen_size(&run->view.screen, opts, run->utf8);
 	run->view.histograms = opts->histograms;
 	/* The top view too: a frame reaches the terminal in one write. */
-	if (output != OUTPUT_AUTO || run->top)
+	if (!opts->quiet && (output != OUTPUT_AUTO || run->top))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	return 0;
+}
+
+static int render_prom(FILE *out, void *arg)
+{
+	struct run *run = arg;
+
+	return prom_render(out, &run->prom, &run->tally.devices, &run->tally.crash);
+}
+
+/* The --prom file, rewritten whole.  A failure (a full disk) leaves the
+ * last complete file in place: one warning, then a note once it is written
+ * again; collection goes on meanwhile. */
+static void write_prom(struct run *run)
+{
+	const char *path = run->opts->prom_path;
+	int err;
+
+	if (!path)
+		return;
+	err = prom_write_atomic(path, render_prom, run);
+	if (err && !run->prom_failing)
+		warn("cannot write %s: %s; it keeps its last complete contents, diskio goes on "
+		     "and tries again every interval", path, strerror(-err));
+	else if (!err && run->prom_failing)
+		fprintf(stderr, "diskio: note: %s is written again\n", path);
+	run->prom_failing = err != 0;
 }
 
 static void save_crash_state(struct run *run)
@@ -558,6 +594,9 @@ static void end_interval(struct run *run, bool final)
 	tally_frame(&run->tally, &run->snapshot, monotonic_ns(), &wall, final, &frame);
 	screen_size(&run->view.screen, run->opts, run->utf8);
 	view_show_frame(&run->view, &frame);
+	if (run->opts->prom_path)
+		prom_add_frame(&run->prom, &frame, monotonic_ns());
+	write_prom(run);
 	tally_close_interval(&run->tally);
 	forget_rows(run);
 	sweep_owners(run, monotonic_ns());
@@ -575,6 +614,8 @@ static void finish(struct run *run)
 		clock_gettime(CLOCK_REALTIME, &wall);
 		tally_summary(&run->tally, &run->snapshot, monotonic_ns(), &wall, &summary);
 		run->view.summary(&run->view, &summary);
+		prom_set_lost(&run->prom, summary.lost);
+		write_prom(run);
 		check_output(run);
 	}
 }
@@ -589,6 +630,13 @@ static void run_loop(struct run *run)
 		wait_for_events(run, deadline);
 		if (exiting)
 			break;
+		if (reload_requested) {
+			/* systemctl reload: the files now, the interval goes on. */
+			reload_requested = 0;
+			write_prom(run);
+			save_crash_state(run);
+			continue;
+		}
 		done++;
 		end_interval(run, opts->count && done == opts->count);
 		if (opts->count && done >= opts->count)
@@ -629,6 +677,20 @@ static void adopt_saved_crash(struct run *run, uint64_t read_ns)
 	run->tally.crash.crashfree_mark_ns += startup_ns;
 }
 
+static void start_prom(struct run *run, const struct kernel_hooks *hooks)
+{
+	const struct options *opts = run->opts;
+	struct prom_config config = {
+		.max_rows = opts->prom_rows,
+		.idle_ns = opts->prom_idle_s * 1000000000ULL,
+		.by_cgroup = opts->by_cgroup,
+		.dirtied = hooks->dirty_folio,
+		.version = DISKIO_VERSION,
+	};
+
+	prom_init(&run->prom, &config);
+}
+
 /* Read the state file; open, configure, load and attach; then the tally and
  * the events channel. */
 static int start(struct run *run, const struct kernel_hooks *hooks, const uint32_t *devs)
@@ -650,7 +712,16 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 	uint64_t state_read_ns = 0;
 	int err;
 
-	/* Before anything is loaded: a refused state file costs nothing. */
+	/* Before anything is loaded: a file that cannot be written costs nothing. */
+	if (opts->prom_path) {
+		err = prom_check_path(opts->prom_path);
+		if (err) {
+			fail("cannot write --prom file %s: %s (its directory must exist and be "
+			     "writable; node_exporter's is /var/lib/prometheus/node-exporter)",
+			     opts->prom_path, strerror(-err));
+			return -1;
+		}
+	}
 	if (opts->state_path) {
 		state_read_ns = monotonic_ns();
 		if (crashfree_load(&run->saved_crash, opts->state_path, config.crash_interval_ns,
@@ -684,6 +755,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 	run->realtime_offset_ns = realtime_offset_ns();
 	if (opts->state_path)
 		adopt_saved_crash(run, state_read_ns);
+	start_prom(run, hooks);
 	if (open_events(run))
 		return -1;
 	return 0;
@@ -698,6 +770,7 @@ static void cleanup(struct run *run)
 	tally_free(&run->tally);
 	crashfree_free(&run->saved_crash);
 	snapshot_free(&run->snapshot);
+	prom_free(&run->prom);
 }
 
 /* With fd 0, 1 or 2 closed at start, the next open() would take its place:
@@ -753,11 +826,14 @@ int main(int argc, char **argv)
 	if (!err) {
 		sigaction(SIGINT, &action, NULL);
 		sigaction(SIGTERM, &action, NULL);
-		sigaction(SIGHUP, &action, NULL);	/* the terminal went away */
+		sigaction(SIGHUP, &action, NULL);	/* the terminal went away, or a reload */
 		signal(SIGPIPE, SIG_IGN);
 		err = choose_view(&run);
 	}
 	if (!err) {
+		/* On a terminal (the top view) SIGHUP still means it went away. */
+		sighup_reloads = opts.prom_path && !run.top;
+		write_prom(&run);
 		if (run.view.start)
 			run.view.start(&run.view);
 		check_output(&run);

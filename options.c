@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "options.h"
+#include "prom.h"
 
 #define PID_MAX_LIMIT		4194304		/* the kernel's upper bound for pid_max */
 #define MAX_INTERVAL_S		86400.0
 #define MIN_INTERVAL_S		0.01
 #define MAX_BUFFER_KB		(1U << 20)	/* 1 GiB */
 
-const char *argp_program_version = "diskio 0.1";
+const char *argp_program_version = "diskio " DISKIO_VERSION;
 const char *argp_program_bug_address = NULL;
 
 /*
@@ -37,14 +38,16 @@ const char *argp_program_bug_address = NULL;
 "  diskio -D vda -D 8:16    # only these disks (name or MAJ:MIN)\n" \
 "  diskio -T -D zram0       # one line per completed I/O on zram0\n" \
 "  diskio --by cgroup -s dirty   # which service dirties the page cache\n" \
-"  diskio --state /var/lib/diskio/crash.state   # crash-free hours, all runs\n"
+"  diskio --state /var/lib/diskio/crash.state   # crash-free hours, all runs\n" \
+"  diskio -q --prom /run/diskio.prom 15   # metrics for node_exporter\n"
 
 static const char doc[] =
 "Show which processes read, write and discard how many bytes on which disks,\n"
 "with latency, lost-event counts and crash-free intervals.\n"
 "\n"
 "INTERVAL is in seconds (fractions allowed, default 1); after COUNT intervals\n"
-"diskio exits (default: run until Ctrl-C or SIGTERM).  On a terminal it shows\n"
+"diskio exits (default: run until Ctrl-C, SIGTERM or SIGHUP; with --prom,\n"
+"SIGHUP rewrites the files and diskio goes on).  On a terminal it shows\n"
 "a live top view; piped, it prints batch lines for awk (-b forces that), whose\n"
 "comment lines start with '#'.\n"
 "\n"
@@ -63,6 +66,9 @@ enum {
 	OPT_BY,
 	OPT_USAGE,
 	OPT_HISTOGRAM,
+	OPT_PROM,
+	OPT_PROM_ROWS,
+	OPT_PROM_IDLE,
 };
 
 static const struct argp_option option_table[] = {
@@ -92,6 +98,16 @@ static const struct argp_option option_table[] = {
 	{ "state", OPT_STATE, "FILE", 0, "Keep crash-free counts in FILE across runs", 0 },
 	{ "buffer-kb", OPT_BUFFER_KB, "N", 0,
 	  "Event buffer size in KiB (ring buffer: total; perf buffer: per CPU)", 0 },
+	{ "prom", OPT_PROM, "FILE", 0,
+	  "Write Prometheus metrics (totals) to FILE every interval, for node_exporter's "
+	  "textfile collector", 0 },
+	{ "prom-rows", OPT_PROM_ROWS, "N", 0,
+	  "At most N process series per disk in --prom, the rest as comm=\"other\" "
+	  "(default 50)", 0 },
+	{ "prom-idle", OPT_PROM_IDLE, "SECONDS", 0,
+	  "Drop a --prom series unchanged for SECONDS (default 3600, 0: never)", 0 },
+	{ "quiet", 'q', NULL, 0,
+	  "Print nothing on stdout, errors only (a service with --prom or --state)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -106,13 +122,62 @@ static const struct argp_option option_table[] = {
 struct parse_state {
 	struct options *opts;
 	bool sort_given;	/* -s, even -s bytes */
+	bool prom_rows_given, prom_idle_given;
 };
+
+/* --quiet shows nothing: options about what is shown would change nothing. */
+static int check_quiet(const struct parse_state *ps, struct argp_state *state)
+{
+	const struct options *opts = ps->opts;
+	static const char *const option[] = {
+		"-b", "--json", "-C", "-a", "-r", "-s", "--histogram", "-T",
+	};
+	bool given[] = {
+		opts->output == OUTPUT_BATCH, opts->output == OUTPUT_JSON, opts->no_clear,
+		opts->cumulative, opts->rows != 0, ps->sort_given, opts->histograms, opts->trace,
+	};
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (given[i]) {
+			argp_error(state, "%s has no effect with --quiet: it prints nothing on stdout",
+				   option[i]);
+			return EINVAL;
+		}
+	}
+	if (!opts->prom_path && !opts->state_path) {
+		argp_error(state, "--quiet alone would do nothing: give --prom FILE or --state FILE");
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* --prom's own options without it, and --prom in trace mode. */
+static int check_prom(const struct parse_state *ps, struct argp_state *state)
+{
+	const struct options *opts = ps->opts;
+
+	if (!opts->prom_path && (ps->prom_rows_given || ps->prom_idle_given)) {
+		argp_error(state, "%s has no effect without --prom FILE",
+			   ps->prom_rows_given ? "--prom-rows" : "--prom-idle");
+		return EINVAL;
+	}
+	if (opts->prom_path && opts->trace) {
+		argp_error(state, "--prom has no effect with -T (trace mode): it keeps no totals");
+		return EINVAL;
+	}
+	return 0;
+}
 
 /* Options that would change nothing, or modes that exclude each other: an
  * error (argp_error() has said which) rather than silently ignored. */
 static int check_combinations(const struct parse_state *ps, struct argp_state *state)
 {
 	const struct options *opts = ps->opts;
+
+	if (opts->quiet && check_quiet(ps, state))
+		return EINVAL;
+	if (check_prom(ps, state))
+		return EINVAL;
 
 	if (opts->trace) {
 		/* Trace mode prints each I/O as it completes, with its latency
@@ -324,6 +389,34 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		}
 		opts->buffer_kb = value;
 		break;
+	case OPT_PROM:
+		if (!*arg) {
+			argp_error(state, "empty --prom file name");
+			return EINVAL;
+		}
+		opts->prom_path = arg;
+		break;
+	case OPT_PROM_ROWS:
+		if (parse_uint(arg, 1, 100000, &value)) {
+			argp_error(state, "invalid --prom-rows '%s': a whole number from 1 to 100000",
+				   arg);
+			return EINVAL;
+		}
+		opts->prom_rows = value;
+		ps->prom_rows_given = true;
+		break;
+	case OPT_PROM_IDLE:
+		if (parse_uint(arg, 0, 10ULL * 365 * 86400, &value)) {
+			argp_error(state, "invalid --prom-idle '%s': whole seconds, 0 to keep idle "
+				   "series", arg);
+			return EINVAL;
+		}
+		opts->prom_idle_s = value;
+		ps->prom_idle_given = true;
+		break;
+	case 'q':
+		opts->quiet = true;
+		break;
 	case 'v':
 		opts->verbose = true;
 		break;
@@ -377,6 +470,8 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->interval_s = 1.0;
 	opts->sort = SORT_BYTES;
 	opts->crash_interval_s = 3600;
+	opts->prom_rows = PROM_DEFAULT_ROWS;
+	opts->prom_idle_s = PROM_DEFAULT_IDLE_S;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)

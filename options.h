@@ -12,6 +12,8 @@
 #define EXIT_USAGE	2	/* bad options or arguments */
 #define EXIT_START	1	/* could not start: privileges, BTF, tracepoints */
 
+#define DISKIO_VERSION	"0.1"
+
 enum output_mode {
 	OUTPUT_AUTO,		/* top on a terminal, batch otherwise */
 	OUTPUT_BATCH,
@@ -43,13 +45,19 @@ struct options {
 	uint64_t crash_interval_s;
 	const char *state_path;
 	uint32_t buffer_kb;	/* 0: the default for the channel */
+	const char *prom_path;	/* --prom FILE */
+	uint32_t prom_rows;	/* --prom-rows: series per device */
+	uint64_t prom_idle_s;	/* --prom-idle: 0 keeps idle series */
+	bool quiet;		/* --quiet: nothing on stdout */
 };
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
  * modes that exclude each other (--json with -b) or options that would have
- * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C with -T; -C with
- * -b or --json; -s latency without -L; -s pid or comm with --by cgroup).
+ * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom with -T;
+ * -C with -b or --json; -s latency without -L; -s pid or comm with --by
+ * cgroup; --prom-rows, --prom-idle without --prom; -b, --json, -C, -a, -r,
+ * -s, --histogram with --quiet; --quiet with neither --prom nor --state).
  * --help and --version print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
 

@@ -659,3 +659,24 @@ void view_json(struct view *v, FILE *out)
 	jsonw_init(&v->json, out);
 	view_init_host(v);
 }
+
+/* ---- quiet ---- */
+
+static void quiet_interval_end(struct view *v, const struct frame *f)
+{
+	(void)v;
+	(void)f;
+}
+
+static void quiet_summary(struct view *v, const struct summary *s)
+{
+	(void)v;
+	(void)s;
+}
+
+void view_quiet(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.interval_end = quiet_interval_end, .summary = quiet_summary, .out = out
+	};
+}

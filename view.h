@@ -66,6 +66,8 @@ void view_batch(struct view *v, FILE *out);
 void view_json(struct view *v, FILE *out);
 void view_trace_batch(struct view *v, FILE *out);
 void view_trace_json(struct view *v, FILE *out);
+/* --quiet: shows nothing (a service writing --prom or --state files). */
+void view_quiet(struct view *v, FILE *out);
 
 /* Show a frame: begin, the devices, the rows, interval_end. */
 void view_show_frame(struct view *v, const struct frame *f);

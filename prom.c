@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --prom FILE: totals per series, the text exposition format, an atomic
+ * writer (prom.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "latency_hist.h"
+#include "prom.h"
+
+/* ---- labels ---- */
+
+size_t prom_escape_label(char *buf, size_t size, const char *value, size_t len)
+{
+	size_t n = 0;
+
+	/* Appends text, counting what does not fit, keeping room for the NUL. */
+#define PUT(text) do {						\
+		const char *t_ = (text);			\
+		for (; *t_; t_++, n++)				\
+			if (n + 1 < size)			\
+				buf[n] = *t_;			\
+	} while (0)
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = value[i];
+		char hex[8];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\') {
+			/* The text \xHH, its backslash escaped for the format. */
+			snprintf(hex, sizeof(hex), "\\\\x%02x", c);
+			PUT(hex);
+		} else if (c == '"') {
+			PUT("\\\"");
+		} else {
+			hex[0] = c;
+			hex[1] = '\0';
+			PUT(hex);
+		}
+	}
+#undef PUT
+	if (size)
+		buf[n < size ? n : size - 1] = '\0';
+	return n;
+}
+
+/* A malloc'd escaped label value; NULL when memory is out. */
+static char *escaped_copy(const char *value, size_t len)
+{
+	size_t need = prom_escape_label(NULL, 0, value, len) + 1;
+	char *copy = malloc(need);
+
+	if (copy)
+		prom_escape_label(copy, need, value, len);
+	return copy;
+}
+
+void prom_format_ns_as_seconds(char *buf, size_t size, uint64_t ns)
+{
+	uint64_t whole = ns / 1000000000U, frac = ns % 1000000000U;
+	int digits = 9;
+
+	/* Trailing zeros of the fraction go: 1.5, not 1.500000000. */
+	while (frac && frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	if (frac)
+		snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, whole, digits, frac);
+	else
+		snprintf(buf, size, "%" PRIu64, whole);
+}
+
+/* ---- the totals ---- */
+
+void prom_init(struct prom_totals *p, const struct prom_config *config)
+{
+	memset(p, 0, sizeof(*p));
+	p->config = *config;
+	if (!p->config.max_rows)
+		p->config.max_rows = PROM_DEFAULT_ROWS;
+}
+
+static void series_free(struct prom_series *s)
+{
+	free(s->labels);
+	free(s->device);
+}
+
+void prom_free(struct prom_totals *p)
+{
+	for (size_t i = 0; i < p->nseries; i++)
+		series_free(&p->series[i]);
+	free(p->series);
+	memset(p, 0, sizeof(*p));
+}
+
+static struct prom_series *find_series(struct prom_totals *p, const char *labels)
+{
+	for (size_t i = 0; i < p->nseries; i++)
+		if (!strcmp(p->series[i].labels, labels))
+			return &p->series[i];
+	return NULL;
+}
+
+/* Series of a device that count against the cap: all but its "other". */
+static size_t series_of_device(const struct prom_totals *p, const char *device)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nseries; i++)
+		if (!p->series[i].folded && !strcmp(p->series[i].device, device))
+			n++;
+	return n;
+}
+
+/* device="D",comm="C",cgroup="G" from escaped values (comm, cgroup may be
+ * NULL: no such label); NULL when memory is out. */
+static char *label_set(const char *device, const char *comm, const char *cgroup)
+{
+	char *labels;
+
+	if (asprintf(&labels, "device=\"%s\"%s%s%s%s%s%s", device,
+		     comm ? ",comm=\"" : "", comm ? comm : "", comm ? "\"" : "",
+		     cgroup ? ",cgroup=\"" : "", cgroup ? cgroup : "", cgroup ? "\"" : "") < 0)
+		return NULL;
+	return labels;
+}
+
+/* A new series, taking labels and device (freed on failure). */
+static struct prom_series *add_series(struct prom_totals *p, char *labels, char *device,
+				      bool folded, uint64_t now_ns)
+{
+	struct prom_series *s;
+
+	if (p->nseries == p->capacity) {
+		size_t capacity = p->capacity ? 2 * p->capacity : 16;
+		struct prom_series *grown = realloc(p->series, capacity * sizeof(*grown));
+
+		if (!grown) {
+			free(labels);
+			free(device);
+			return NULL;
+		}
+		p->series = grown;
+		p->capacity = capacity;
+	}
+	s = &p->series[p->nseries++];
+	memset(s, 0, sizeof(*s));
+	s->labels = labels;
+	s->device = device;
+	s->folded = folded;
+	s->changed_ns = now_ns;
+	return s;
+}
+
+/*
+ * The series a row counts in: its own once made, whatever the cap; a new
+ * one while its device has fewer than max_rows; else its device's "other"
+ * (comm="other", or cgroup="other" with rows per cgroup).  A real process
+ * named "other" without a cgroup label has the same labels and shares it:
+ * two series never carry the same labels.
+ */
+static struct prom_series *series_for(struct prom_totals *p, const char *device,
+				      const char *comm, const char *cgroup, uint64_t now_ns)
+{
+	struct prom_series *s;
+	char *labels = label_set(device, comm, cgroup), *dev_copy;
+	bool by_cgroup = p->config.by_cgroup;
+
+	if (!labels)
+		return NULL;
+	s = find_series(p, labels);
+	if (s) {
+		free(labels);
+		return s;
+	}
+	dev_copy = strdup(device);
+	if (!dev_copy) {
+		free(labels);
+		return NULL;
+	}
+	if (series_of_device(p, device) < p->config.max_rows)
+		return add_series(p, labels, dev_copy, false, now_ns);
+	free(labels);
+	labels = label_set(device, by_cgroup ? NULL : PROM_OTHER, by_cgroup ? PROM_OTHER : NULL);
+	if (!labels) {
+		free(dev_copy);
+		return NULL;
+	}
+	s = find_series(p, labels);
+	if (s) {
+		free(labels);
+		free(dev_copy);
+		return s;
+	}
+	return add_series(p, labels, dev_copy, true, now_ns);
+}
+
+static const enum pmem_counter_id counted_from[PROM_NR_COUNTS] = {
+	[PROM_READ_BYTES] = PMEM_READ_BYTES,
+	[PROM_WRITE_BYTES] = PMEM_WRITE_BYTES,
+	[PROM_DISCARD_BYTES] = PMEM_DISCARD_BYTES,
+	[PROM_READ_IOS] = PMEM_READ_IOS,
+	[PROM_WRITE_IOS] = PMEM_WRITE_IOS,
+	[PROM_DISCARD_IOS] = PMEM_DISCARD_IOS,
+	[PROM_FLUSHES] = PMEM_FLUSHES,
+	[PROM_DIRTIED_BYTES] = PMEM_DIRTIED_BYTES,
+};
+
+static bool row_changed(const struct proc_io *row)
+{
+	for (int c = 0; c < PROM_NR_COUNTS; c++)
+		if (row->delta[counted_from[c]])
+			return true;
+	return false;
+}
+
+/* A label value of a name in the frame's table, escaped; NULL when memory
+ * is out. */
+static char *escaped_name(const struct frame *f, res_key key)
+{
+	uint32_t len;
+	const char *name = res_name(f->names, key, &len);
+
+	return escaped_copy(name, len);
+}
+
+/* 0, or -ENOMEM: the row is not counted. */
+static int add_row(struct prom_totals *p, const struct frame *f, const struct proc_io *row,
+		   uint64_t now_ns)
+{
+	char *device = escaped_name(f, row->device_name);
+	char *comm = f->by_cgroup ? NULL : escaped_name(f, row->comm_name);
+	char *cgroup = row->cgroup_name ? escaped_name(f, row->cgroup_name) : NULL;
+	struct prom_series *s = NULL;
+
+	if (device && (comm || f->by_cgroup) && (cgroup || !row->cgroup_name))
+		s = series_for(p, device, comm, cgroup, now_ns);
+	free(device);
+	free(comm);
+	free(cgroup);
+	if (!s)
+		return -ENOMEM;
+	for (int c = 0; c < PROM_NR_COUNTS; c++)
+		s->count[c] += row->delta[counted_from[c]];
+	s->changed_ns = now_ns;
+	return 0;
+}
+
+/* Series unchanged for idle_ns go; the rest keep their order. */
+static void drop_idle(struct prom_totals *p, uint64_t now_ns)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->nseries; i++) {
+		struct prom_series *s = &p->series[i];
+
+		if (p->config.idle_ns && now_ns - s->changed_ns >= p->config.idle_ns)
+			series_free(s);
+		else
+			p->series[kept++] = *s;
+	}
+	p->nseries = kept;
+}
+
+void prom_add_frame(struct prom_totals *p, const struct frame *f, uint64_t now_ns)
+{
+	for (size_t i = 0; i < f->nrows; i++)
+		if (row_changed(f->rows[i]) && add_row(p, f, f->rows[i], now_ns))
+			p->alloc_failed++;
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
+		p->lost[cause] += f->lost[cause];
+	/* A row that found no memory is lost like one the tally could not keep. */
+	p->lost[LOST_ROW_ALLOC] += p->alloc_failed;
+	p->alloc_failed = 0;
+	drop_idle(p, now_ns);
+}
+
+void prom_set_lost(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES])
+{
+	/* The summary's losses are the run's, but rows prom itself could not
+	 * keep are only in its own count. */
+	uint64_t own = p->lost[LOST_ROW_ALLOC];
+
+	memcpy(p->lost, lost, sizeof(p->lost));
+	if (own > p->lost[LOST_ROW_ALLOC])
+		p->lost[LOST_ROW_ALLOC] = own;
+}
+
+/* ---- rendering ---- */
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const char *const op_names[IO_NR_CLASSES] = { "read", "write", "discard" };
+
+static void render_series(FILE *out, const struct prom_totals *p)
+{
+	static const struct {
+		enum prom_count count;
+		const char *name, *help;
+	} bytes[] = {
+		{ PROM_READ_BYTES, "diskio_read_bytes_total",
+		  "Bytes read from the device, charged to the process (comm) or cgroup." },
+		{ PROM_WRITE_BYTES, "diskio_write_bytes_total",
+		  "Bytes written to the device, charged to their owner (writeback to the "
+		  "process that dirtied the data)." },
+		{ PROM_DISCARD_BYTES, "diskio_discard_bytes_total", "Bytes discarded on the device." },
+		{ PROM_DIRTIED_BYTES, "diskio_dirtied_bytes_total",
+		  "Page cache dirtied, on the device under the file's filesystem." },
+	};
+
+	for (size_t b = 0; b < sizeof(bytes) / sizeof(bytes[0]); b++) {
+		if (bytes[b].count == PROM_DIRTIED_BYTES && !p->config.dirtied)
+			continue;
+		family(out, bytes[b].name, "counter", bytes[b].help);
+		for (size_t i = 0; i < p->nseries; i++)
+			fprintf(out, "%s{%s} %" PRIu64 "\n", bytes[b].name, p->series[i].labels,
+				p->series[i].count[bytes[b].count]);
+	}
+	family(out, "diskio_ios_total", "counter",
+	       "I/Os by operation, as /proc/diskstats counts them, charged as the bytes are.");
+	for (size_t i = 0; i < p->nseries; i++)
+		for (int op = 0; op < IO_NR_CLASSES; op++)
+			fprintf(out, "diskio_ios_total{%s,op=\"%s\"} %" PRIu64 "\n",
+				p->series[i].labels, op_names[op],
+				p->series[i].count[PROM_READ_IOS + op]);
+	family(out, "diskio_flushes_total", "counter", "Cache flush requests.");
+	for (size_t i = 0; i < p->nseries; i++)
+		fprintf(out, "diskio_flushes_total{%s} %" PRIu64 "\n", p->series[i].labels,
+			p->series[i].count[PROM_FLUSHES]);
+}
+
+/* A device's name as a label value. */
+struct device_label {
+	char text[5 * PMEM_NAME_MAX + 1];
+};
+
+static const char *device_label(const struct pmem_device *dev, struct device_label *label)
+{
+	prom_escape_label(label->text, sizeof(label->text), dev->name,
+			  strnlen(dev->name, PMEM_NAME_MAX));
+	return label->text;
+}
+
+static void render_device_counters(FILE *out, const struct pmem_metrics *devices)
+{
+	static const struct {
+		enum pmem_counter_id id;
+		const char *name, *help;
+	} bytes[] = {
+		{ PMEM_READ_BYTES, "diskio_device_read_bytes_total", "Bytes read from the device." },
+		{ PMEM_WRITE_BYTES, "diskio_device_write_bytes_total",
+		  "Bytes written to the device." },
+		{ PMEM_DISCARD_BYTES, "diskio_device_discard_bytes_total",
+		  "Bytes discarded on the device." },
+	};
+	struct device_label label;
+
+	for (size_t b = 0; b < sizeof(bytes) / sizeof(bytes[0]); b++) {
+		family(out, bytes[b].name, "counter", bytes[b].help);
+		for (size_t d = 0; d < devices->count; d++)
+			fprintf(out, "%s{device=\"%s\"} %" PRIu64 "\n", bytes[b].name,
+				device_label(&devices->devices[d], &label),
+				devices->devices[d].counter[bytes[b].id].total);
+	}
+	family(out, "diskio_device_ios_total", "counter",
+	       "I/Os on the device by operation, as /proc/diskstats counts them.");
+	for (size_t d = 0; d < devices->count; d++)
+		for (int op = 0; op < IO_NR_CLASSES; op++)
+			fprintf(out, "diskio_device_ios_total{device=\"%s\",op=\"%s\"} %" PRIu64 "\n",
+				device_label(&devices->devices[d], &label), op_names[op],
+				devices->devices[d].counter[PMEM_READ_IOS + op].total);
+	family(out, "diskio_device_flushes_total", "counter", "Cache flush requests on the device.");
+	for (size_t d = 0; d < devices->count; d++)
+		fprintf(out, "diskio_device_flushes_total{device=\"%s\"} %" PRIu64 "\n",
+			device_label(&devices->devices[d], &label),
+			devices->devices[d].counter[PMEM_FLUSHES].total);
+}
+
+/* One histogram: the kernel's log2 slots as cumulative buckets, le the
+ * slot's upper bound; the last slot has no upper bound, so it is only in
+ * +Inf, which is _count. */
+static void render_histogram(FILE *out, const struct pmem_device *dev, int op)
+{
+	struct device_label label;
+	const char *name = device_label(dev, &label);
+	uint64_t cumulative = 0;
+	char le[32], sum[32];
+
+	for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+		cumulative += dev->latency_slots[op][k].total;
+		if (k == LATENCY_SLOTS - 1)
+			break;
+		prom_format_ns_as_seconds(le, sizeof(le), latency_slot_high_ns(k));
+		fprintf(out, "diskio_io_latency_seconds_bucket{device=\"%s\",op=\"%s\",le=\"%s\"} %"
+			PRIu64 "\n", name, op_names[op], le, cumulative);
+	}
+	fprintf(out, "diskio_io_latency_seconds_bucket{device=\"%s\",op=\"%s\",le=\"+Inf\"} %"
+		PRIu64 "\n", name, op_names[op], cumulative);
+	prom_format_ns_as_seconds(sum, sizeof(sum), dev->op_latency_ns[op].total);
+	fprintf(out, "diskio_io_latency_seconds_sum{device=\"%s\",op=\"%s\"} %s\n", name,
+		op_names[op], sum);
+	fprintf(out, "diskio_io_latency_seconds_count{device=\"%s\",op=\"%s\"} %" PRIu64 "\n",
+		name, op_names[op], cumulative);
+}
+
+static void render_devices(FILE *out, const struct pmem_metrics *devices)
+{
+	static const struct pmem_metrics none;
+
+	if (!devices)
+		devices = &none;
+	render_device_counters(out, devices);
+	family(out, "diskio_io_latency_seconds", "histogram",
+	       "Completion latency by device and operation, from the kernel's log2 histogram.");
+	for (size_t d = 0; d < devices->count; d++)
+		for (int op = 0; op < IO_NR_CLASSES; op++)
+			render_histogram(out, &devices->devices[d], op);
+}
+
+static void render_lost(FILE *out, const struct prom_totals *p)
+{
+	family(out, "diskio_lost_events_total", "counter",
+	       "Records diskio could not keep, by cause (README.md, Lost records).");
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
+		fprintf(out, "diskio_lost_events_total{cause=\"%s\"} %" PRIu64 "\n",
+			lost_cause_names[cause], p->lost[cause]);
+}
+
+static int compare_crashes(const void *pa, const void *pb)
+{
+	const struct crashfree_process *a = *(const struct crashfree_process *const *)pa;
+	const struct crashfree_process *b = *(const struct crashfree_process *const *)pb;
+
+	if (a->crashes != b->crashes)
+		return a->crashes < b->crashes ? 1 : -1;
+	return strncmp(a->comm, b->comm, CRASHFREE_COMM_LEN);
+}
+
+static bool is_other(const struct crashfree_process *p)
+{
+	return !strncmp(p->comm, PROM_OTHER, CRASHFREE_COMM_LEN);
+}
+
+/* Crashes per comm: all, or with more names than max_rows the max_rows
+ * with most crashes and the rest as comm="other" (a real "other" joins
+ * it).  0 or -ENOMEM. */
+static int render_crashes_by_comm(FILE *out, const struct crashfree *crash, uint32_t max_rows)
+{
+	const struct crashfree_process **order;
+	size_t n = crash->nprocesses, shown = 0;
+	bool folding = n > max_rows;
+	uint64_t other = 0;
+
+	family(out, "diskio_crashes_total", "counter",
+	       "Processes ended by a core-dumping signal, by comm (since the --state history).");
+	if (!n)
+		return 0;
+	order = calloc(n, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		order[i] = &crash->by_process[i];
+	qsort(order, n, sizeof(*order), compare_crashes);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strnlen(order[i]->comm, CRASHFREE_COMM_LEN);
+		char name[5 * CRASHFREE_COMM_LEN + 1];
+
+		if (folding && (shown == max_rows || is_other(order[i]))) {
+			other += order[i]->crashes;
+			continue;
+		}
+		prom_escape_label(name, sizeof(name), order[i]->comm, len);
+		fprintf(out, "diskio_crashes_total{comm=\"%s\"} %" PRIu64 "\n", name,
+			order[i]->crashes);
+		shown++;
+	}
+	if (folding)
+		fprintf(out, "diskio_crashes_total{comm=\"" PROM_OTHER "\"} %" PRIu64 "\n", other);
+	free(order);
+	return 0;
+}
+
+static int render_crash(FILE *out, const struct crashfree *crash, uint32_t max_rows)
+{
+	char interval[32];
+	int err;
+
+	family(out, "diskio_operational_intervals_total", "counter",
+	       "Whole crash intervals diskio has run (since the --state history).");
+	fprintf(out, "diskio_operational_intervals_total %" PRIu64 "\n",
+		crash->operational_intervals);
+	family(out, "diskio_crashfree_intervals_total", "counter",
+	       "Whole crash intervals without a crash (since the --state history).");
+	fprintf(out, "diskio_crashfree_intervals_total %" PRIu64 "\n", crash->crashfree_intervals);
+	err = render_crashes_by_comm(out, crash, max_rows);
+	family(out, "diskio_crash_interval_seconds", "gauge",
+	       "Length of a crash interval (--crash-interval).");
+	prom_format_ns_as_seconds(interval, sizeof(interval), crash->interval_ns);
+	fprintf(out, "diskio_crash_interval_seconds %s\n", interval);
+	return err;
+}
+
+int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metrics *devices,
+		const struct crashfree *crash)
+{
+	char version[64];
+	int err = 0;
+
+	render_series(out, p);
+	render_devices(out, devices);
+	render_lost(out, p);
+	if (crash)
+		err = render_crash(out, crash, p->config.max_rows);
+	prom_escape_label(version, sizeof(version), p->config.version ? p->config.version : "",
+			  p->config.version ? strlen(p->config.version) : 0);
+	family(out, "diskio_build_info", "gauge", "Always 1; version is diskio's.");
+	fprintf(out, "diskio_build_info{version=\"%s\"} 1\n", version);
+	family(out, "diskio_up", "gauge", "1 while diskio runs; the file's last line.");
+	fputs("diskio_up 1\n", out);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}
+
+/* ---- the atomic writer ---- */
+
+/* The directory of path and the temporary file's template in it. */
+static int temp_template(const char *path, char *dir, size_t dir_size, char *temp,
+			 size_t temp_size)
+{
+	char copy[PATH_MAX];
+	const char *base;
+
+	if (!*path || strlen(path) >= sizeof(copy))
+		return -ENAMETOOLONG;
+	strcpy(copy, path);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (!*base)
+		return -EISDIR;
+	if ((size_t)snprintf(dir, dir_size, "%s", dirname(copy)) >= dir_size ||
+	    (size_t)snprintf(temp, temp_size, "%s/.%s.XXXXXX", dir, base) >= temp_size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The directory's entry of the rename on disk: failure costs nothing but
+ * durability, so it is not an error. */
+static void sync_directory(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* render into the open temporary file fd, then flush and fsync it. */
+static int fill_temp(int fd, int (*render)(FILE *out, void *arg), void *arg)
+{
+	FILE *out;
+	int err;
+
+	if (fchmod(fd, 0644))
+		return -errno;
+	out = fdopen(fd, "w");
+	if (!out)
+		return -errno;
+	err = render(out, arg);
+	if (!err && (fflush(out) == EOF || ferror(out)))
+		err = errno ? -errno : -EIO;
+	if (!err && fsync(fileno(out)))
+		err = -errno;
+	if (fclose(out) && !err)
+		err = errno ? -errno : -EIO;
+	return err;
+}
+
+int prom_write_atomic(const char *path, int (*render)(FILE *out, void *arg), void *arg)
+{
+	char dir[PATH_MAX], temp[PATH_MAX];
+	int fd, err = temp_template(path, dir, sizeof(dir), temp, sizeof(temp));
+
+	if (err)
+		return err;
+	fd = mkostemp(temp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	errno = 0;
+	err = fill_temp(fd, render, arg);
+	if (!err && rename(temp, path))
+		err = -errno;
+	if (err) {
+		unlink(temp);
+		return err;
+	}
+	sync_directory(dir);
+	return 0;
+}
+
+int prom_check_path(const char *path)
+{
+	char dir[PATH_MAX], temp[PATH_MAX];
+	struct stat st;
+	int fd, err = temp_template(path, dir, sizeof(dir), temp, sizeof(temp));
+
+	if (err)
+		return err;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	fd = mkostemp(temp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(temp);
+	return 0;
+}

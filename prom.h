@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --prom FILE: the metrics in Prometheus' text exposition format, for
+ * node_exporter's textfile collector.  Three parts, each testable without
+ * root: the bookkeeping (struct prom_totals, fed one frame per interval:
+ * totals since diskio started per (device, comm[, cgroup]) series, a cap on
+ * series per device, idle series dropped), the rendering to a FILE, and an
+ * atomic writer (a temporary file in the same directory, fsync, rename).
+ * README.md, "Prometheus", lists the metrics.
+ */
+#ifndef DISKIO_PROM_H
+#define DISKIO_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "crashfree.h"
+#include "frame.h"
+#include "pmem_metrics.h"
+
+#define PROM_DEFAULT_ROWS	50	/* series per device, --prom-rows */
+#define PROM_DEFAULT_IDLE_S	3600	/* --prom-idle */
+/* The label value of the series that takes what the cap leaves out. */
+#define PROM_OTHER		"other"
+
+/* What a series counts: bytes and I/Os per operation, flushes, dirtied. */
+enum prom_count {
+	PROM_READ_BYTES,
+	PROM_WRITE_BYTES,
+	PROM_DISCARD_BYTES,
+	PROM_READ_IOS,
+	PROM_WRITE_IOS,
+	PROM_DISCARD_IOS,
+	PROM_FLUSHES,
+	PROM_DIRTIED_BYTES,
+	PROM_NR_COUNTS
+};
+
+struct prom_config {
+	uint32_t max_rows;	/* series per device before "other"; 0: the default */
+	uint64_t idle_ns;	/* a series unchanged this long is dropped; 0: never */
+	bool by_cgroup;		/* rows are per (cgroup, device): no comm label */
+	bool dirtied;		/* the kernel reports dirtied bytes */
+	const char *version;	/* of diskio_build_info */
+};
+
+/* One series: its labels as the file shows them (escaped, quoted), e.g.
+ * device="vda",comm="dd",cgroup="/user.slice", and its totals. */
+struct prom_series {
+	char *labels;
+	char *device;		/* the device label's value, escaped */
+	bool folded;		/* the "other" series of its device */
+	uint64_t count[PROM_NR_COUNTS];
+	uint64_t changed_ns;	/* when a count last grew */
+};
+
+struct prom_totals {
+	struct prom_config config;
+	struct prom_series *series;	/* in the order they were made */
+	size_t nseries, capacity;
+	uint64_t lost[LOST_NR_CAUSES];	/* since diskio started */
+	uint64_t alloc_failed;		/* rows not counted: no memory for a series */
+};
+
+void prom_init(struct prom_totals *p, const struct prom_config *config);
+void prom_free(struct prom_totals *p);
+
+/* An interval's frame (its rows' per-interval changes, its losses) joins
+ * the totals at now_ns (CLOCK_MONOTONIC); series idle for config.idle_ns
+ * are dropped after.  Rows' deltas are used, so -a changes nothing. */
+void prom_add_frame(struct prom_totals *p, const struct frame *f, uint64_t now_ns);
+
+/* At exit: the run's losses, counted to the end (struct summary's). */
+void prom_set_lost(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES]);
+
+/*
+ * The whole file: every family with its HELP and TYPE lines, the series,
+ * the devices' counters and latency histograms (devices may be NULL: none),
+ * losses, crash-free counts (crash may be NULL: none yet), and last
+ * "diskio_up 1", so a reader that sees that line has seen it all.
+ * 0, -ENOMEM, or -EIO when the stream has its error flag set.
+ */
+int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metrics *devices,
+		const struct crashfree *crash);
+
+/*
+ * A label value as the file holds it, into buf[size] (NUL-terminated, cut
+ * if it does not fit): bytes below 0x20, 0x7f, 0x80 and above and the
+ * backslash become the text \xHH (so any comm becomes valid UTF-8 and two
+ * names never look the same), then the exposition format's escapes apply:
+ * that backslash is written \\ and a double quote \".  Returns the length
+ * the whole value needs (at most 5 * len).
+ */
+size_t prom_escape_label(char *buf, size_t size, const char *value, size_t len);
+
+/*
+ * 2^(k+1) ns, the upper bound of latency slot k, as seconds in decimal
+ * ("0.000001024"): exact, as the le label of a bucket.
+ */
+void prom_format_ns_as_seconds(char *buf, size_t size, uint64_t ns);
+
+/*
+ * Write path atomically: render(out, arg) into a new file in path's
+ * directory (a name starting with '.' and not ending in ".prom", so the
+ * textfile collector never reads it), mode 0644 (node_exporter reads it as
+ * another user), flushed and fsynced, then renamed over path and the
+ * directory fsynced.  On any failure the temporary file is removed and path
+ * is left as it was.  render returns 0 or -errno.  0 or -errno.
+ */
+int prom_write_atomic(const char *path, int (*render)(FILE *out, void *arg), void *arg);
+
+/* Whether a file can be written at path as prom_write_atomic() would:
+ * 0, or -errno (-ENOENT: no such directory, -ENOTDIR, -EROFS, -EACCES,
+ * -EISDIR: path is a directory).  Leaves nothing behind. */
+int prom_check_path(const char *path);
+
+#endif /* DISKIO_PROM_H */

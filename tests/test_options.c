@@ -836,3 +836,101 @@ Test(options_help, version_exits_zero)
 	cr_assert_not(r.returned);
 	cr_assert(strstr(r.out, "diskio"), "stdout: %s", r.out);
 }
+
+/* ---- --prom, --prom-rows, --prom-idle, --quiet ---- */
+
+Test(options_good, prom_defaults_and_values)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "/run/diskio.prom");
+	expect_ok(&r);
+	cr_assert_str_eq(r.opts.prom_path, "/run/diskio.prom");
+	cr_assert_eq(r.opts.prom_rows, 50);
+	cr_assert_eq(r.opts.prom_idle_s, 3600);
+	cr_assert_not(r.opts.quiet);
+	PARSE(&r, "-q", "--prom", "x.prom", "--prom-rows", "7", "--prom-idle", "0", "15");
+	expect_ok(&r);
+	cr_assert(r.opts.quiet);
+	cr_assert_eq(r.opts.prom_rows, 7);
+	cr_assert_eq(r.opts.prom_idle_s, 0, "0 keeps idle series");
+	cr_assert_float_eq(r.opts.interval_s, 15.0, 1e-9);
+}
+
+Test(options_good, quiet_with_state_alone)
+{
+	struct run r;
+
+	PARSE(&r, "--quiet", "--state", "/var/lib/diskio/crashfree", "60");
+	expect_ok(&r);
+	cr_assert(r.opts.quiet);
+	cr_assert_null(r.opts.prom_path);
+}
+
+Test(options_good, prom_with_every_view)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "x.prom", "-b", "-a", "-r", "3");
+	expect_ok(&r);
+	PARSE(&r, "--prom", "x.prom", "--json", "--by", "cgroup");
+	expect_ok(&r);
+	cr_assert(r.opts.by_cgroup);
+}
+
+Test(options_bad, prom_rows_and_idle_need_prom)
+{
+	struct run r;
+
+	PARSE(&r, "--prom-rows", "5");
+	expect_usage_error(&r, "--prom-rows has no effect without --prom");
+	PARSE(&r, "--prom-idle", "60");
+	expect_usage_error(&r, "--prom-idle has no effect without --prom");
+}
+
+Test(options_bad, prom_bad_values)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "");
+	expect_usage_error(&r, "empty --prom");
+	PARSE(&r, "--prom", "x.prom", "--prom-rows", "0");
+	expect_usage_error(&r, "'0'");
+	PARSE(&r, "--prom", "x.prom", "--prom-rows", "-1");
+	expect_usage_error(&r, "'-1'");
+	PARSE(&r, "--prom", "x.prom", "--prom-idle", "1.5");
+	expect_usage_error(&r, "'1.5'");
+}
+
+Test(options_bad, prom_with_trace)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "x.prom", "-T");
+	expect_usage_error(&r, "-T");
+}
+
+Test(options_bad, quiet_alone_does_nothing)
+{
+	struct run r;
+
+	PARSE(&r, "-q");
+	expect_usage_error(&r, "--prom FILE or --state FILE");
+}
+
+Test(options_bad, quiet_with_what_is_shown)
+{
+	static const char *const shown[][2] = {
+		{ "-b", NULL }, { "--json", NULL }, { "-C", NULL }, { "-a", NULL },
+		{ "-r", "5" }, { "-s", "read" }, { "--histogram", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		const char *args[] = { "-q", "--prom", "x.prom", shown[i][0], shown[i][1], NULL };
+		struct run r;
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "has no effect with --quiet");
+		cr_assert(strstr(r.err, shown[i][0]), "%s: %s", shown[i][0], r.err);
+	}
+}

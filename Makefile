@@ -58,8 +58,20 @@ else
 	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# make install PREFIX=/usr/local DESTDIR=: the binary, the man page, the unit
+# file (its ExecStart naming SBINDIR) and the bash completion.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SBINDIR := $(PREFIX)/sbin
+MAN8DIR := $(PREFIX)/share/man/man8
+UNITDIR := $(PREFIX)/lib/systemd/system
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+INSTALLED := $(DESTDIR)$(SBINDIR)/diskio $(DESTDIR)$(MAN8DIR)/diskio.8 \
+	$(DESTDIR)$(UNITDIR)/diskio.service $(DESTDIR)$(COMPLETIONDIR)/diskio
+
 .PHONY: all deps deps-test deps-bench deps-fuzz deps-static deps-kernels run test unit \
-	unit-asan integration fuzz fuzz-run static test-kernels bench vmlinux clean
+	unit-asan integration fuzz fuzz-run static test-kernels bench vmlinux clean install \
+	uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -152,6 +164,20 @@ $(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json
 	$(call msg,ITEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests/integration -Itests $< tests/integration/harness.c \
 		tests/json_reader.c -lcriterion -lpthread -lm -o $@
+
+# The unit is made at every install: its ExecStart follows this PREFIX.
+install: diskio | $(OUTPUT)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' dist/diskio.service.in > $(OUTPUT)/diskio.service
+	$(Q)install -D -m 0755 diskio $(DESTDIR)$(SBINDIR)/diskio
+	$(Q)install -D -m 0644 diskio.8 $(DESTDIR)$(MAN8DIR)/diskio.8
+	$(Q)install -D -m 0644 $(OUTPUT)/diskio.service $(DESTDIR)$(UNITDIR)/diskio.service
+	$(Q)install -D -m 0644 dist/diskio.bash $(DESTDIR)$(COMPLETIONDIR)/diskio
+
+# Exactly what install put there; directories stay (others' files may be in them).
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(INSTALLED)
 
 # Regenerate the committed vmlinux.h from the running kernel's BTF.
 vmlinux:

@@ -11,7 +11,12 @@ fuzz_packages=(libclang-rt-14-dev)
 # mawk and gawk: the README's and --help's awk examples are run under both;
 # bsdutils: script(1), a terminal for the top view's examples; tmux: the top
 # view's tests.
+# --prom's tests: node_exporter and promtool (prometheus) read diskio's file,
+# curl scrapes node_exporter; make install's: man-db and groff-base render
+# the man page, bash-completion runs the completion, systemd's
+# systemd-analyze verifies the unit.
 test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux
+	prometheus-node-exporter prometheus curl man-db groff-base bash-completion systemd
 	"${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 # make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with
@@ -46,5 +51,20 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "diskio: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages with a daemon (node_exporter, prometheus) must not start it: the
+# tests start their own, on a port of their own.  A policy-rc.d already there
+# (a container's) is left as it is.
+policy=/usr/sbin/policy-rc.d
+made_policy=false
+if [[ ! -e $policy ]]; then
+	printf '#!/bin/sh\n# diskio deps.sh: no daemon starts while it installs\nexit 101\n' > "$policy"
+	chmod 0755 "$policy"
+	made_policy=true
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if $made_policy; then
+	rm -f "$policy"
+	trap - EXIT
+fi

@@ -604,6 +604,26 @@ static void end_interval(struct run *run, bool final)
 	check_output(run);
 }
 
+/* At exit the --prom file gets the I/O of the unfinished interval too (the
+ * views' summary covers the intervals shown): the last snapshot's rows,
+ * taken after the summary so that what it showed stays as it was. */
+static void write_final_prom(struct run *run, const struct summary *summary)
+{
+	uint64_t lost[LOST_NR_CAUSES];
+	struct timespec wall;
+	struct frame frame;
+
+	if (!run->opts->prom_path)
+		return;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	tally_frame(&run->tally, &run->snapshot, monotonic_ns(), &wall, true, &frame);
+	prom_add_frame(&run->prom, &frame, monotonic_ns());
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
+		lost[cause] = summary->lost[cause] + frame.lost[cause];
+	prom_set_lost(&run->prom, lost);
+	write_prom(run);
+}
+
 static void finish(struct run *run)
 {
 	struct timespec wall;
@@ -614,9 +634,8 @@ static void finish(struct run *run)
 		clock_gettime(CLOCK_REALTIME, &wall);
 		tally_summary(&run->tally, &run->snapshot, monotonic_ns(), &wall, &summary);
 		run->view.summary(&run->view, &summary);
-		prom_set_lost(&run->prom, summary.lost);
-		write_prom(run);
 		check_output(run);
+		write_final_prom(run, &summary);
 	}
 }
 

@@ -218,11 +218,11 @@ static void ctx_join_cgroup(const struct ctx *c, pid_t pid)
  * this machine's disks, processes and files name the test's. */
 static void localize(const struct ctx *c, const char *example, char *out, size_t size)
 {
-	char pid_a[16], pid_b[16], state[PATH_MAX + 16];
+	char pid_a[16], pid_b[16], state[PATH_MAX + 16], prom[PATH_MAX + 16];
 	const char *const words[][2] = {
 		{ "vda", c->zram->name }, { "zram0", c->zram->name },
 		{ "8:16", c->loop_majmin }, { "1234", pid_a }, { "5678", pid_b },
-		{ "/var/lib/diskio/crash.state", state },
+		{ "/var/lib/diskio/crash.state", state }, { "/run/diskio.prom", prom },
 	};
 	const char *p = example;
 	size_t n = 0;
@@ -230,6 +230,7 @@ static void localize(const struct ctx *c, const char *example, char *out, size_t
 	snprintf(pid_a, sizeof(pid_a), "%d", (int)c->pid_a);
 	snprintf(pid_b, sizeof(pid_b), "%d", (int)c->pid_b);
 	snprintf(state, sizeof(state), "%s/crash.state", c->tmp);
+	snprintf(prom, sizeof(prom), "%s/diskio.prom", c->tmp);
 	if (!strncmp(p, "sudo ./diskio ", 14))
 		p += 7;		/* "diskio ..." */
 	out[0] = '\0';
@@ -657,6 +658,24 @@ static void check_grep_crash(struct ctx *c, struct example_run *r, const struct 
 	check_state(c, r, e);
 }
 
+/* Nothing on stdout; the --prom file has the child's bytes, written at exit
+ * (the 15 s interval never ended). */
+static void check_prom(struct ctx *c, struct example_run *r, const struct example *e)
+{
+	char path[PATH_MAX + 16], want[256], *text = calloc(1, 1 << 20);
+
+	cr_assert_not_null(text);
+	cr_assert_str_empty(r->out, "%s: stdout: %s", r->command, r->out);
+	snprintf(path, sizeof(path), "%s/diskio.prom", c->tmp);
+	cr_assert_gt(h_read_file(path, text, 1 << 20), 0, "%s: no %s", r->command, path);
+	snprintf(want, sizeof(want), "diskio_write_bytes_total{device=\"%s\",comm=\"%s\"",
+		 c->zram->name, e->comm);
+	cr_assert(strstr(text, want), "%s: no %s in %s", r->command, want, text);
+	cr_assert(!strncmp(strchr(strstr(text, want), '}'), "} 1048576\n", 10), "%s: %s",
+		  r->command, strstr(text, want));
+	free(text);
+}
+
 static void check_readme_sum(struct ctx *c, struct example_run *r, const struct example *e)
 {
 	(void)c;
@@ -705,6 +724,8 @@ static const struct example examples[] = {
 	  .comm = "dio-ex-cgroup", .check = check_by_cgroup },
 	{ "diskio --state /var/lib/diskio/crash.state", .interrupt = true, .io = IO_CRASH,
 	  .comm = "dio-ex-state", .check = check_state },
+	{ "diskio -q --prom /run/diskio.prom 15", .interrupt = true, .io = IO_SMALL,
+	  .comm = "dio-ex-prom", .check = check_prom },
 	/* README.md */
 	{ "sudo ./diskio -b 1 10 | awk '!/^#/ { w[$3] += $6 } END { for (c in w) printf "
 	  "\"%.0f %s\\n\", w[c], c }' | sort -rn", .awk = true, .io = IO_BIG, .comm = "dio-ex-sum",

@@ -73,9 +73,12 @@ esac
 mkdir -p "$CACHE" "$WORK"
 
 # ---- the kernel package ------------------------------------------------------
-# field PACKAGE NAME: a field of the candidate version's apt record.
+# field PACKAGE NAME: a field of the candidate version's apt record.  awk reads
+# to the end: leaving early would kill apt-cache with SIGPIPE, and pipefail
+# would fail the script (exit 141) whenever apt-cache had not finished yet.
 apt_field() {
-	apt-cache show --no-all-versions "$1" 2>/dev/null | awk -v f="$2:" '$1 == f { print $2; exit }'
+	apt-cache show --no-all-versions "$1" 2>/dev/null |
+		awk -v f="$2:" '$1 == f && !found { print $2; found = 1 }'
 }
 
 # fetch_deb PACKAGE: prints the path of the verified .deb in the cache.

@@ -808,3 +808,30 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 	}
 	cr_assert_eq(access(path, F_OK), 0, "uninstall removed a file it did not install");
 }
+
+/* A service has no terminal and maybe no stdout at all: --quiet with stdout
+ * closed and with /dev/null, stdin closed too. */
+Test(prom, quiet_runs_with_stdout_closed_or_null)
+{
+	static const char *const redirections[] = { ">&- <&-", ">/dev/null </dev/null" };
+	char file[PATH_MAX], cmd[PATH_MAX * 2 + 128];
+	struct h_result r;
+
+	make_tmpdir();
+	path_in(file, sizeof(file), "diskio.prom");
+	for (size_t i = 0; i < sizeof(redirections) / sizeof(redirections[0]); i++) {
+		char *text;
+
+		unlink(file);
+		snprintf(cmd, sizeof(cmd), "exec '%s' -q --prom '%s' 0.2 3 %s", h_diskio_path(), file,
+			 redirections[i]);
+		h_run(H_ARGS("sh", "-c", cmd), NULL, NULL, 30000, &r);
+		cr_assert(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "%s: %#x %s", cmd,
+			  r.status, r.err);
+		cr_assert_str_empty(r.err, "%s: %s", cmd, r.err);
+		h_result_free(&r);
+		text = read_all(file);
+		cr_assert(text && strstr(text, "\ndiskio_up 1\n"), "%s: no file", cmd);
+		free(text);
+	}
+}

@@ -27,15 +27,17 @@ LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 # Binaries with known function names for tests/test_symbolize.c to name frames in: a PIE, a
-# non-PIE, a stripped PIE that exports its functions (.dynsym only), one that does not.
+# non-PIE, a stripped PIE that exports its functions (.dynsym only), one that does not, and
+# the PIE's separate debug file.
 SYMBOLIZE_DATA := $(OUTPUT)/tests/data
 # lld lays a PIE's code out at a virtual address that is not its file offset (GNU ld keeps
 # them equal), which checks the PT_LOAD arithmetic; without lld it is one more GNU ld PIE.
 SYMBOLIZE_TARGETS := $(addprefix $(SYMBOLIZE_DATA)/symbolize_target_,pie nopie dynsym stripped \
-	lld)
+	lld) $(SYMBOLIZE_DATA)/symbolize_target_pie.debug
 LLD := $(shell command -v ld.lld 2>/dev/null)
 SYMBOLIZE_TARGET_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-inline -Wall -Werror
 STRIP ?= strip
+OBJCOPY ?= objcopy
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
 	$(wildcard tests/integration/test_*.c))
 
@@ -173,6 +175,11 @@ $(SYMBOLIZE_DATA)/symbolize_target_lld: tests/data/symbolize_target.c | $(SYMBOL
 $(SYMBOLIZE_DATA)/symbolize_target_stripped: $(SYMBOLIZE_DATA)/symbolize_target_pie
 	$(call msg,TARGET,$@)
 	$(Q)$(STRIP) --strip-all $< -o $@
+
+# The stripped binary's separate debug file (same build-id), as a -dbgsym package has it.
+$(SYMBOLIZE_DATA)/symbolize_target_pie.debug: $(SYMBOLIZE_DATA)/symbolize_target_pie
+	$(call msg,TARGET,$@)
+	$(Q)$(OBJCOPY) --only-keep-debug $< $@
 
 # Coverage for libFuzzer in the modules under test, sanitizers everywhere.
 $(FUZZ_OUTPUT)/%.o: %.c $(wildcard *.h) | $(FUZZ_OUTPUT)

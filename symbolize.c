@@ -146,6 +146,33 @@ static void chomp(char *line, ssize_t *len)
 		line[--*len] = '\0';
 }
 
+static bool __attribute__((format(printf, 2, 3)))
+build_path(char path[PATH_MAX], const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(path, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return len >= 0 && len < PATH_MAX;
+}
+
+/* Only regular files: a FIFO planted in a fake /proc must not hang the tool. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* ---- kernel ---- */
 
 struct ksyms {
@@ -639,27 +666,40 @@ static void sort_symbols(struct elf_file *f, const char *names)
 	f->nsymbols = kept;
 }
 
-/* .symtab, else .dynsym (a stripped binary keeps only its exported functions). */
-static void read_symbols(Elf *elf, struct elf_file *f, size_t budget)
+static void drop_symbols(struct elf_file *f)
+{
+	free(f->symbols);
+	free(f->names);
+	f->symbols = NULL;
+	f->names = NULL;
+	f->nsymbols = 0;
+	f->names_len = 0;
+}
+
+/*
+ * .symtab, else (unless symtab_only) .dynsym: a stripped binary keeps only
+ * its exported functions.  True when they came from .symtab.  Symbols over
+ * the budget are dropped: the file's frames print as unknown.
+ */
+static bool read_symbols(Elf *elf, struct elf_file *f, size_t budget, bool symtab_only)
 {
 	struct pool names = { 0 };
+	bool from_symtab = read_symbol_section(elf, SHT_SYMTAB, f, &names);
 
-	if (!read_symbol_section(elf, SHT_SYMTAB, f, &names)) {
+	if (!from_symtab) {
 		f->nsymbols = 0;
-		read_symbol_section(elf, SHT_DYNSYM, f, &names);
+		names.len = 0;
+		if (!symtab_only)
+			read_symbol_section(elf, SHT_DYNSYM, f, &names);
 	}
 	f->names = pool_finish(&names);
 	f->names_len = names.len;
 	if (!f->nsymbols || symbol_bytes(f) > budget) {
-		free(f->symbols);
-		free(f->names);
-		f->symbols = NULL;
-		f->names = NULL;
-		f->nsymbols = 0;
-		f->names_len = 0;
-		return;
+		drop_symbols(f);
+		return false;
 	}
 	sort_symbols(f, f->names);
+	return from_symtab;
 }
 
 /*
@@ -733,6 +773,7 @@ struct process {
 
 struct usyms {
 	char *proc_root;
+	char *debug_dir;	/* NULL: no separate debug files */
 	struct process *buckets[USYMS_PID_BUCKETS];
 	size_t nprocesses;
 	struct elf_file *files[USYMS_MAX_FILES];
@@ -756,11 +797,26 @@ struct usyms *usyms_new(const char *proc_root)
 	if (!us)
 		return NULL;
 	us->proc_root = strdup(proc_root);
-	if (!us->proc_root) {
-		free(us);
+	us->debug_dir = strdup(USYMS_DEBUG_DIR);
+	if (!us->proc_root || !us->debug_dir) {
+		usyms_free(us);
+		errno = ENOMEM;
 		return NULL;
 	}
 	return us;
+}
+
+int usyms_set_debug_dir(struct usyms *us, const char *dir)
+{
+	char *copy = NULL;
+
+	if (!us)
+		return -EINVAL;
+	if (dir && !(copy = strdup(dir)))
+		return -ENOMEM;
+	free(us->debug_dir);
+	us->debug_dir = copy;
+	return 0;
 }
 
 static void process_free(struct process *p)
@@ -790,6 +846,7 @@ void usyms_free(struct usyms *us)
 	for (i = 0; i < us->nfiles; i++)
 		elf_file_free(us->files[i]);
 	free(us->proc_root);
+	free(us->debug_dir);
 	free(us);
 }
 
@@ -845,6 +902,52 @@ static struct elf_file *find_file_by_build_id(const struct usyms *us,
 	return NULL;
 }
 
+/* True when the ELF file open on fd has the build-id f has. */
+static bool has_build_id_of(Elf *elf, const struct elf_file *f)
+{
+	struct elf_file other = { 0 };
+
+	read_build_id(elf, &other);
+	return other.build_id_len == f->build_id_len &&
+	       !memcmp(other.build_id, f->build_id, f->build_id_len);
+}
+
+/*
+ * A stripped binary's .symtab from its separate debug file, found by
+ * build-id as gdb and perf do: DEBUG_DIR/.build-id/ab/cdef....debug.  The
+ * debug file keeps the binary's program headers, so the binary's segments
+ * and the debug file's symbol values agree.
+ */
+static void read_debug_symbols(const struct usyms *us, struct elf_file *f, size_t budget)
+{
+	char path[PATH_MAX], hex[2 * BUILD_ID_MAX + 1];
+	struct elf_file debug = { 0 };
+	Elf *elf;
+	size_t i;
+	int fd;
+
+	if (!us->debug_dir || !f->build_id_len)
+		return;
+	for (i = 0; i < f->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
+	if (!build_path(path, "%s/.build-id/%.2s/%s.debug", us->debug_dir, hex, hex + 2))
+		return;
+	fd = open_regular(path);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && has_build_id_of(elf, f) &&
+	    read_symbols(elf, &debug, budget, true)) {
+		drop_symbols(f);
+		f->symbols = debug.symbols;
+		f->nsymbols = debug.nsymbols;
+		f->names = debug.names;
+		f->names_len = debug.names_len;
+	}
+	elf_end(elf);
+	close(fd);
+}
+
 /* Reads the ELF file open on fd into a new entry, or NULL when out of memory. */
 static struct elf_file *read_elf_file(int fd, const struct stat *st, size_t budget,
 				      struct usyms *us, bool *known)
@@ -872,8 +975,8 @@ static struct elf_file *read_elf_file(int fd, const struct stat *st, size_t budg
 			*known = true;
 			return same;
 		}
-		if (read_segments(elf, f))
-			read_symbols(elf, f, budget);
+		if (read_segments(elf, f) && !read_symbols(elf, f, budget, false))
+			read_debug_symbols(us, f, budget);
 	}
 	elf_end(elf);
 	return f;
@@ -937,33 +1040,6 @@ static bool parse_maps_line(char *line, struct maps_line *out)
 	if (out->deleted)
 		line[s - line + len - (sizeof(deleted) - 1)] = '\0';
 	return true;
-}
-
-static bool __attribute__((format(printf, 2, 3)))
-build_path(char path[PATH_MAX], const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(path, PATH_MAX, fmt, ap);
-	va_end(ap);
-	return len >= 0 && len < PATH_MAX;
-}
-
-/* Only regular files: a FIFO planted in a fake /proc must not hang the tool. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* A path that once named a deleted file may name another file now: only its inode tells. */

@@ -447,11 +447,80 @@ Test(usyms, stripped_binary_without_exports_gives_module_and_offset)
 	struct target t = start_target(TARGET("stripped"));
 	char expected[128];
 
+	/* No debug file either, wherever the machine keeps them. */
+	cr_assert_eq(usyms_set_debug_dir(us, scratch), 0);
 	cr_assert_eq(usyms_add_pid(us, t.pid), 0);
 	snprintf(expected, sizeof(expected), "[unknown] symbolize_target_stripped+0x%" PRIx64,
 		 l.func_a + 5 - l.vaddr + l.offset);
 	cr_assert_str_eq(format(us, t.pid, t.func_a + 5), expected);
 	stop_target(&t);
+	usyms_free(us);
+}
+
+/* The hex build-id of an ELF file, for its debug file's path. */
+static void build_id_hex(const char *path, char *hex, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	cr_assert_geq(fd, 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	hex[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t offset = 0, name_off, desc_off, i;
+		GElf_Shdr shdr;
+		GElf_Nhdr nhdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (offset = gelf_getnote(data, offset, &nhdr, &name_off,
+						      &desc_off)) > 0) {
+			if (nhdr.n_type != NT_GNU_BUILD_ID)
+				continue;
+			cr_assert_lt(2 * nhdr.n_descsz, size);
+			for (i = 0; i < nhdr.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x",
+					 ((const unsigned char *)data->d_buf)[desc_off + i]);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	cr_assert_neq(hex[0], '\0', "%s has no build-id", path);
+}
+
+Test(usyms, stripped_binary_is_named_from_its_debug_file)
+{
+	char hex[129], dir[PATH_MAX], debug[PATH_MAX], relative[256];
+	struct usyms *us = usyms_new("/proc");
+	struct target t;
+	pid_t pid;
+
+	build_id_hex(TARGET("stripped"), hex, sizeof(hex));
+	snprintf(relative, sizeof(relative), "debug/.build-id/%.2s", hex);
+	scratch_path(dir, "debug");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, "debug/.build-id");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, relative);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_lt(snprintf(debug, sizeof(debug), "%s/%s.debug", dir, hex + 2),
+		     (int)sizeof(debug));
+	copy_file(TARGET("pie.debug"), debug, SIZE_MAX);
+
+	scratch_path(dir, "debug");
+	cr_assert_eq(usyms_set_debug_dir(us, dir), 0);
+	t = start_target(TARGET("stripped"));
+	pid = t.pid;
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	stop_target(&t);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), "known_func_a+0x5");
+	cr_assert_str_eq(format(us, pid, t.func_b), "known_func_b+0x0");
+	cr_assert_eq(usyms_set_debug_dir(us, NULL), 0);
+	cr_assert_eq(usyms_set_debug_dir(NULL, dir), -EINVAL);
 	usyms_free(us);
 }
 

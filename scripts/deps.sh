@@ -10,12 +10,12 @@ build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config m
 fuzz_packages=(libclang-rt-14-dev)
 # mawk and gawk: the README's and --help's awk examples are run under both;
 # bsdutils: script(1), a terminal for the top view's examples; tmux: the top
-# view's tests.
+# view's tests; lld: a PIE laid out unlike GNU ld's for tests/test_symbolize.c.
 # --prom's tests: node_exporter and promtool (prometheus) read diskio's file,
 # curl scrapes node_exporter; make install's: man-db and groff-base render
 # the man page, bash-completion runs the completion, systemd's
 # systemd-analyze verifies the unit.
-test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux lld
 	prometheus-node-exporter prometheus curl man-db groff-base bash-completion systemd
 	"${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)

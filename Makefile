@@ -17,7 +17,8 @@ LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
-	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c
+	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c stacks.c \
+	symbolize.c
 # The loader: libbpf and syscalls.
 LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
@@ -124,7 +125,7 @@ $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(
 		$(wildcard tests/*.h) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -Itests $< tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
-		-lcriterion -lpthread -lm -o $@
+		-lcriterion -lpthread -lm -lelf -o $@
 
 $(ASAN_OUTPUT)/%.o: %.c $(wildcard *.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,CC-ASAN,$@)
@@ -134,7 +135,7 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 		$(ASAN_PURE_OBJS) $(wildcard tests/*.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,TEST-ASAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -Itests $< tests/json_reader.c tests/check_util.c \
-		$(ASAN_PURE_OBJS) -lcriterion -lpthread -lm -o $@
+		$(ASAN_PURE_OBJS) -lcriterion -lpthread -lm -lelf -o $@
 
 # Coverage for libFuzzer in the modules under test, sanitizers everywhere.
 $(FUZZ_OUTPUT)/%.o: %.c $(wildcard *.h) | $(FUZZ_OUTPUT)
@@ -145,7 +146,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuz
 		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
-		$(FUZZ_PURE_OBJS) -lm -o $@
+		$(FUZZ_PURE_OBJS) -lm -lelf -o $@
 
 $(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json_reader.c \
 		tests/integration/harness.h tests/json_reader.h | $(OUTPUT)/itests

@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "options.h"
 
 #define PID_MAX_LIMIT		4194304		/* the kernel's upper bound for pid_max */
 #define MAX_INTERVAL_S		86400.0
 #define MIN_INTERVAL_S		0.01
 #define MAX_BUFFER_KB		(1U << 20)	/* 1 GiB */
+#define MIN_STACKS_MEM		(64ULL << 10)
+#define MAX_STACKS_MEM		(4ULL << 30)	/* a res_table's offsets are 32-bit */
+#define MAX_STACKS_TOP		1000
 
 const char *argp_program_version = "diskio 0.1";
 const char *argp_program_bug_address = NULL;
@@ -63,6 +67,10 @@ enum {
 	OPT_BY,
 	OPT_USAGE,
 	OPT_HISTOGRAM,
+	OPT_STACKS,
+	OPT_STACKS_MEM,
+	OPT_STACKS_TOP,
+	OPT_FOLDED,
 };
 
 static const struct argp_option option_table[] = {
@@ -92,6 +100,14 @@ static const struct argp_option option_table[] = {
 	{ "state", OPT_STATE, "FILE", 0, "Keep crash-free counts in FILE across runs", 0 },
 	{ "buffer-kb", OPT_BUFFER_KB, "N", 0,
 	  "Event buffer size in KiB (ring buffer: total; perf buffer: per CPU)", 0 },
+	{ "stacks", OPT_STACKS, "WHICH", OPTION_ARG_OPTIONAL,
+	  "Why: the kernel and user stacks of each process's I/O and page dirtying; "
+	  "WHICH is kernel, user or both (default)", 0 },
+	{ "stacks-mem", OPT_STACKS_MEM, "BYTES", 0,
+	  "Memory for the stacks kept (default 16M; K, M, G suffixes)", 0 },
+	{ "stacks-top", OPT_STACKS_TOP, "N", 0, "Stacks shown per row (default 5)", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0,
+	  "At exit, write the run's stacks to FILE as folded lines for flame graphs", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -106,6 +122,7 @@ static const struct argp_option option_table[] = {
 struct parse_state {
 	struct options *opts;
 	bool sort_given;	/* -s, even -s bytes */
+	bool stacks_mem_given, stacks_top_given;
 };
 
 /* Options that would change nothing, or modes that exclude each other: an
@@ -142,6 +159,16 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 			}
 		}
 	}
+	if (opts->trace && opts->stacks) {
+		argp_error(state, "--stacks has no effect with -T (trace mode): it keeps no rows");
+		return EINVAL;
+	}
+	if (!opts->stacks && (ps->stacks_mem_given || ps->stacks_top_given || opts->folded_path)) {
+		argp_error(state, "%s needs --stacks: without it no stacks are kept",
+			   opts->folded_path ? "--folded" :
+			   ps->stacks_mem_given ? "--stacks-mem" : "--stacks-top");
+		return EINVAL;
+	}
 	if (opts->no_clear && opts->output != OUTPUT_AUTO) {
 		argp_error(state, "-C has no effect with %s: it is for the top view",
 			   opts->output == OUTPUT_JSON ? "--json" : "-b");
@@ -172,6 +199,54 @@ static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *va
 	if (errno || *end || parsed < min || parsed > max)
 		return -EINVAL;
 	*value = parsed;
+	return 0;
+}
+
+/* A size in bytes: a whole number, optionally K, M or G (powers of 1024,
+ * KiB/MiB/GiB and lower case too), in [min, max]. */
+static int parse_size(const char *text, uint64_t min, uint64_t max, uint64_t *value)
+{
+	static const struct {
+		const char *suffix;
+		unsigned int shift;
+	} units[] = {
+		{ "", 0 }, { "K", 10 }, { "KiB", 10 }, { "M", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GiB", 30 },
+	};
+	unsigned long long parsed;
+	char *end;
+
+	if (!text || !isdigit((unsigned char)*text))
+		return -EINVAL;
+	errno = 0;
+	parsed = strtoull(text, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (parsed > (max >> units[i].shift))
+			return -EINVAL;
+		parsed <<= units[i].shift;
+		if (parsed < min)
+			return -EINVAL;
+		*value = parsed;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --stacks[=kernel|user|both] */
+static int parse_stacks(const char *text, uint32_t *mode)
+{
+	if (!text || !strcmp(text, "both"))
+		*mode = STACKS_KERNEL | STACKS_USER;
+	else if (!strcmp(text, "kernel"))
+		*mode = STACKS_KERNEL;
+	else if (!strcmp(text, "user"))
+		*mode = STACKS_USER;
+	else
+		return -EINVAL;
 	return 0;
 }
 
@@ -324,6 +399,36 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		}
 		opts->buffer_kb = value;
 		break;
+	case OPT_STACKS:
+		if (parse_stacks(arg, &opts->stacks)) {
+			argp_error(state, "unknown --stacks '%s': kernel, user or both", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_STACKS_MEM:
+		if (parse_size(arg, MIN_STACKS_MEM, MAX_STACKS_MEM, &opts->stacks_mem)) {
+			argp_error(state, "invalid --stacks-mem '%s': bytes from 64K to 4G "
+				   "(K, M, G suffixes)", arg);
+			return EINVAL;
+		}
+		ps->stacks_mem_given = true;
+		break;
+	case OPT_STACKS_TOP:
+		if (parse_uint(arg, 0, MAX_STACKS_TOP, &value)) {
+			argp_error(state, "invalid --stacks-top '%s': a whole number from 0 to %d",
+				   arg, MAX_STACKS_TOP);
+			return EINVAL;
+		}
+		opts->stacks_top = value;
+		ps->stacks_top_given = true;
+		break;
+	case OPT_FOLDED:
+		if (!*arg) {
+			argp_error(state, "empty --folded file name");
+			return EINVAL;
+		}
+		opts->folded_path = arg;
+		break;
 	case 'v':
 		opts->verbose = true;
 		break;
@@ -377,6 +482,8 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->interval_s = 1.0;
 	opts->sort = SORT_BYTES;
 	opts->crash_interval_s = 3600;
+	opts->stacks_mem = DEFAULT_STACKS_MEM;
+	opts->stacks_top = DEFAULT_STACKS_TOP;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)

@@ -43,13 +43,21 @@ struct options {
 	uint64_t crash_interval_s;
 	const char *state_path;
 	uint32_t buffer_kb;	/* 0: the default for the channel */
+	uint32_t stacks;	/* --stacks: STACKS_KERNEL | STACKS_USER, 0 without */
+	uint64_t stacks_mem;	/* --stacks-mem: bytes of the table of stacks */
+	uint32_t stacks_top;	/* --stacks-top: stacks shown per row */
+	const char *folded_path;	/* --folded FILE, NULL without */
 };
+
+#define DEFAULT_STACKS_MEM	(16ULL << 20)
+#define DEFAULT_STACKS_TOP	5
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
  * modes that exclude each other (--json with -b) or options that would have
- * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C with -T; -C with
- * -b or --json; -s latency without -L; -s pid or comm with --by cgroup).
+ * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --stacks with -T;
+ * -C with -b or --json; -s latency without -L; -s pid or comm with --by
+ * cgroup; --stacks-mem, --stacks-top, --folded without --stacks).
  * --help and --version print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
 

@@ -19,11 +19,25 @@ LIBS := -lbpf -lelf -lz
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
 	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c stacks.c \
 	symbolize.c
+# What the pure modules link against: libelf for symbolize.c.
+PURE_LIBS := -lelf
 # The loader: libbpf and syscalls.
 LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
+# Binaries with known function names for tests/test_symbolize.c to name frames in: a PIE, a
+# non-PIE, a stripped PIE that exports its functions (.dynsym only), one that does not, and
+# the PIE's separate debug file.
+SYMBOLIZE_DATA := $(OUTPUT)/tests/data
+# lld lays a PIE's code out at a virtual address that is not its file offset (GNU ld keeps
+# them equal), which checks the PT_LOAD arithmetic; without lld it is one more GNU ld PIE.
+SYMBOLIZE_TARGETS := $(addprefix $(SYMBOLIZE_DATA)/symbolize_target_,pie nopie dynsym stripped \
+	lld) $(SYMBOLIZE_DATA)/symbolize_target_pie.debug
+LLD := $(shell command -v ld.lld 2>/dev/null)
+SYMBOLIZE_TARGET_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-inline -Wall -Werror
+STRIP ?= strip
+OBJCOPY ?= objcopy
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
 	$(wildcard tests/integration/test_*.c))
 
@@ -43,7 +57,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources
+FUZZ_TARGETS := state devname options resources stacks kallsyms
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I. -Itests/fuzz \
@@ -102,7 +116,7 @@ $(OUTPUT)/guest_checks: tests/kernels/guest_checks.c | $(OUTPUT)
 	$(call msg,GUEST,$@)
 	$(Q)$(CC) $(CFLAGS) -static -pthread $< -o $@
 
-$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT):
+$(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT) $(SYMBOLIZE_DATA):
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/%.bpf.o: %.bpf.c diskio.h core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
@@ -124,8 +138,8 @@ $(OUTPUT)/%.o: %.c $(wildcard *.h) | $(OUTPUT)
 $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
 		$(wildcard tests/*.h) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests $< tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
-		-lcriterion -lpthread -lm -lelf -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c tests/check_util.c \
+		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
 
 $(ASAN_OUTPUT)/%.o: %.c $(wildcard *.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,CC-ASAN,$@)
@@ -134,8 +148,38 @@ $(ASAN_OUTPUT)/%.o: %.c $(wildcard *.h) | $(ASAN_OUTPUT)/tests
 $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c \
 		$(ASAN_PURE_OBJS) $(wildcard tests/*.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,TEST-ASAN,$@)
-	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -Itests $< tests/json_reader.c tests/check_util.c \
-		$(ASAN_PURE_OBJS) -lcriterion -lpthread -lm -lelf -o $@
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c \
+		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
+
+$(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
+$(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: \
+	TEST_DEFS := -DSYMBOLIZE_DATA='"$(CURDIR)/$(SYMBOLIZE_DATA)"'
+
+$(SYMBOLIZE_DATA)/symbolize_target_pie: tests/data/symbolize_target.c | $(SYMBOLIZE_DATA)
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) $(SYMBOLIZE_TARGET_CFLAGS) -fPIE -pie $< -o $@
+
+$(SYMBOLIZE_DATA)/symbolize_target_nopie: tests/data/symbolize_target.c | $(SYMBOLIZE_DATA)
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) $(SYMBOLIZE_TARGET_CFLAGS) -fno-pie -no-pie $< -o $@
+
+$(SYMBOLIZE_DATA)/symbolize_target_dynsym: tests/data/symbolize_target.c | $(SYMBOLIZE_DATA)
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) $(SYMBOLIZE_TARGET_CFLAGS) -fPIE -pie -rdynamic $< -o $@
+	$(Q)$(STRIP) --strip-all $@
+
+$(SYMBOLIZE_DATA)/symbolize_target_lld: tests/data/symbolize_target.c | $(SYMBOLIZE_DATA)
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) $(SYMBOLIZE_TARGET_CFLAGS) -fPIE -pie $(if $(LLD),-fuse-ld=lld) $< -o $@
+
+$(SYMBOLIZE_DATA)/symbolize_target_stripped: $(SYMBOLIZE_DATA)/symbolize_target_pie
+	$(call msg,TARGET,$@)
+	$(Q)$(STRIP) --strip-all $< -o $@
+
+# The stripped binary's separate debug file (same build-id), as a -dbgsym package has it.
+$(SYMBOLIZE_DATA)/symbolize_target_pie.debug: $(SYMBOLIZE_DATA)/symbolize_target_pie
+	$(call msg,TARGET,$@)
+	$(Q)$(OBJCOPY) --only-keep-debug $< $@
 
 # Coverage for libFuzzer in the modules under test, sanitizers everywhere.
 $(FUZZ_OUTPUT)/%.o: %.c $(wildcard *.h) | $(FUZZ_OUTPUT)
@@ -146,7 +190,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuz
 		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
-		$(FUZZ_PURE_OBJS) -lm -lelf -o $@
+		$(FUZZ_PURE_OBJS) $(PURE_LIBS) -lm -o $@
 
 $(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json_reader.c \
 		tests/integration/harness.h tests/json_reader.h | $(OUTPUT)/itests

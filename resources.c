@@ -5,6 +5,7 @@
  *   [nbuckets x u32 bucket head][node][node]...[unused]
  * A key is the offset of its node (README.md, "How the numbers are kept").
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -187,4 +188,130 @@ const char *res_name(const struct res_table *t, res_key key, uint32_t *len)
 	if (len)
 		*len = 1;
 	return "?";
+}
+
+/*
+ * Stacks: zigzag LEB128 varints of address deltas (resources.h).  Zigzag
+ * folds the sign into bit 0 so that a small step down (the next frame at a
+ * lower address) is as short as a small step up.
+ */
+
+/* Seven payload bits a byte: 64 bits need ten bytes, the tenth holding bit 63 alone. */
+#define VARINT_MAX_BYTES 10
+
+_Static_assert(STACK_MAX_ENCODED == STACK_MAX_FRAMES * VARINT_MAX_BYTES,
+	       "STACK_MAX_ENCODED must hold the longest encoding");
+_Static_assert(STACK_MAX_ENCODED <= RES_MAX_ENTRY,
+	       "an encoded stack must fit in one res_table entry");
+
+static uint64_t zigzag(uint64_t delta)
+{
+	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+static uint64_t unzigzag(uint64_t value)
+{
+	return (value >> 1) ^ (0 - (value & 1));
+}
+
+/* Bytes written, or 0 when fewer than needed are left (nothing useful written). */
+static size_t put_varint(uint64_t value, unsigned char *out, size_t room)
+{
+	size_t n = 0;
+
+	do {
+		if (n == room)
+			return 0;
+		out[n++] = (unsigned char)((value & 0x7f) | (value > 0x7f ? 0x80 : 0));
+		value >>= 7;
+	} while (value);
+	return n;
+}
+
+/*
+ * Bytes read into *value, or 0 for a varint that runs past len, is longer
+ * than ten bytes, or whose tenth byte carries bits beyond 64: bytes no
+ * encoder wrote.
+ */
+static size_t get_varint(const unsigned char *in, size_t len, uint64_t *value)
+{
+	uint64_t result = 0;
+	size_t n;
+
+	for (n = 0; n < len && n < VARINT_MAX_BYTES; n++) {
+		uint64_t payload = in[n] & 0x7f;
+
+		if (n == VARINT_MAX_BYTES - 1 && (in[n] & ~1u))
+			return 0;
+		result |= payload << (7 * n);
+		if (!(in[n] & 0x80)) {
+			*value = result;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+size_t stack_encode(const uint64_t *frames, size_t n, unsigned char *buf, size_t size)
+{
+	uint64_t previous = 0;
+	size_t used = 0, i;
+
+	if (n > STACK_MAX_FRAMES || (n && (!frames || !buf)))
+		return 0;
+	for (i = 0; i < n; i++) {
+		/* Unsigned subtraction: the two's complement difference, never UB. */
+		size_t wrote = put_varint(zigzag(frames[i] - previous), buf + used, size - used);
+
+		if (!wrote)
+			return 0;
+		used += wrote;
+		previous = frames[i];
+	}
+	return used;
+}
+
+int stack_decode(const unsigned char *buf, size_t len, uint64_t *frames, size_t max)
+{
+	uint64_t previous = 0;
+	size_t at = 0, n = 0;
+
+	if (len && !buf)
+		return -1;
+	while (at < len) {
+		uint64_t value;
+		size_t got = get_varint(buf + at, len - at, &value);
+
+		if (!got || n >= max || !frames)
+			return -1;
+		previous += unzigzag(value);
+		frames[n++] = previous;
+		at += got;
+	}
+	/* Only a caller's max above INT_MAX lets n reach it. */
+	return n > INT_MAX ? -1 : (int)n;
+}
+
+int res_intern_stack(struct res_table *t, const uint64_t *frames, size_t n, res_key *key)
+{
+	unsigned char encoded[STACK_MAX_ENCODED];
+	size_t len;
+
+	if (n > STACK_MAX_FRAMES)
+		return RES_TOO_BIG;
+	if (n && !frames)
+		return RES_INVALID;
+	len = stack_encode(frames, n, encoded, sizeof(encoded));
+	/* STACK_MAX_ENCODED always suffices, so 0 bytes means the empty stack. */
+	return res_intern(t, encoded, len, key);
+}
+
+int res_stack_frames(const struct res_table *t, res_key key, uint64_t *frames, size_t max)
+{
+	uint32_t len;
+	const char *encoded = res_lookup(t, key, &len);
+
+	if (!encoded)
+		return -1;
+	return stack_decode((const unsigned char *)encoded, len, frames, max);
 }

@@ -44,6 +44,13 @@ struct usyms;
 struct usyms *usyms_new(const char *proc_root);
 void usyms_free(struct usyms *us);
 
+/* Where stripped binaries' symbols are looked up in separate debug files, by
+ * build-id: DIR/.build-id/ab/cdef....debug, as gdb and perf do (Debian's
+ * *-dbgsym packages install them there).  USYMS_DEBUG_DIR by default; NULL
+ * turns the lookup off.  Affects files read afterwards.  0, or -errno. */
+#define USYMS_DEBUG_DIR "/usr/lib/debug"
+int usyms_set_debug_dir(struct usyms *us, const char *dir);
+
 /* Record tgid's executable mappings (PROC_ROOT/TGID/maps) and the build-id
  * of each mapped file, at first sight of the process, so that its frames
  * can be named after it exits.  Once per tgid: a known tgid returns 0 at

@@ -10,8 +10,8 @@ build_packages=(clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config m
 fuzz_packages=(libclang-rt-14-dev)
 # mawk and gawk: the README's and --help's awk examples are run under both;
 # bsdutils: script(1), a terminal for the top view's examples; tmux: the top
-# view's tests.
-test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux
+# view's tests; lld: a PIE laid out unlike GNU ld's for tests/test_symbolize.c.
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux lld
 	"${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 # make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with

@@ -313,3 +313,243 @@ Test(res_intern, finds_an_existing_entry_without_appending)
 	cr_assert_eq(found, key);
 	cr_assert_eq(t.used, used);
 }
+
+/* ---- stacks: zigzag LEB128 deltas, interned as bytes ---- */
+
+static void assert_round_trip(const uint64_t *frames, size_t n)
+{
+	unsigned char encoded[STACK_MAX_ENCODED];
+	uint64_t decoded[STACK_MAX_FRAMES + 1];
+	size_t len = stack_encode(frames, n, encoded, sizeof(encoded));
+	size_t i;
+
+	cr_assert(n == 0 || len > 0, "%zu frames did not encode", n);
+	cr_assert_leq(len, n * 10);
+	cr_assert_eq(stack_decode(encoded, len, decoded, STACK_MAX_FRAMES), (int)n,
+		     "%zu frames in %zu bytes", n, len);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(decoded[i], frames[i], "frame %zu: %#llx, encoded %#llx", i,
+			     (unsigned long long)decoded[i], (unsigned long long)frames[i]);
+}
+
+Test(stack_encode, empty_stack_is_zero_bytes)
+{
+	unsigned char encoded[16];
+	uint64_t decoded[1] = { 77 };
+
+	cr_assert_eq(stack_encode(NULL, 0, encoded, sizeof(encoded)), 0);
+	cr_assert_eq(stack_decode(encoded, 0, decoded, 1), 0);
+	cr_assert_eq(stack_decode(NULL, 0, NULL, 0), 0);
+	cr_assert_eq(decoded[0], 77, "an empty decode must not write");
+}
+
+Test(stack_encode, one_frame_and_small_deltas_are_short)
+{
+	const uint64_t zero[] = { 0 };
+	const uint64_t user[] = { 0x401136, 0x401150, 0x401122 };
+	const uint64_t kernel[] = { 0xffffffff81234567ull, 0xffffffff81234000ull };
+	unsigned char encoded[STACK_MAX_ENCODED];
+
+	assert_round_trip(zero, 1);
+	cr_assert_eq(stack_encode(zero, 1, encoded, sizeof(encoded)), 1);
+	cr_assert_eq(encoded[0], 0);
+	assert_round_trip(user, 3);
+	/* 0x401136 (zigzag 23 bits: 4 bytes), +0x1a (1 byte), -0x2e (1 byte). */
+	cr_assert_eq(stack_encode(user, 3, encoded, sizeof(encoded)), 6);
+	/* A kernel address is a small negative number: 5 bytes, not 10. */
+	assert_round_trip(kernel, 2);
+	cr_assert_eq(stack_encode(kernel, 2, encoded, sizeof(encoded)), 5 + 2);
+}
+
+Test(stack_encode, zigzag_bytes_are_as_documented)
+{
+	/* 1 -> 2, then -1 (1 - 2) -> 1, then +64 -> 128 = 0x80 0x01. */
+	const uint64_t frames[] = { 1, 0, 64 };
+	const unsigned char expected[] = { 0x02, 0x01, 0x80, 0x01 };
+	unsigned char encoded[16];
+
+	cr_assert_eq(stack_encode(frames, 3, encoded, sizeof(encoded)), sizeof(expected));
+	cr_assert_eq(memcmp(encoded, expected, sizeof(expected)), 0);
+}
+
+Test(stack_encode, most_frames_descending_and_huge_deltas)
+{
+	uint64_t frames[STACK_MAX_FRAMES];
+	unsigned char encoded[STACK_MAX_ENCODED];
+	size_t i;
+
+	for (i = 0; i < STACK_MAX_FRAMES; i++)
+		frames[i] = 0x7fff00001000ull - i * 0x40;
+	assert_round_trip(frames, STACK_MAX_FRAMES);
+
+	/* 0 <-> all ones, alternating: each delta is +-(2^64 - 1), the longest varint. */
+	for (i = 0; i < STACK_MAX_FRAMES; i++)
+		frames[i] = i % 2 ? 0 : UINT64_MAX;
+	assert_round_trip(frames, STACK_MAX_FRAMES);
+	for (i = 0; i < STACK_MAX_FRAMES; i++)
+		frames[i] = i % 2 ? UINT64_MAX : 0;
+	assert_round_trip(frames, STACK_MAX_FRAMES);
+
+	/* Deltas of 2^63 either way: zigzag must not overflow. */
+	for (i = 0; i < STACK_MAX_FRAMES; i++)
+		frames[i] = i % 2 ? 0x8000000000000000ull : 0;
+	assert_round_trip(frames, STACK_MAX_FRAMES);
+
+	/* The worst case, every varint 10 bytes (zigzag of 2^63 is 2^64 - 1), fills
+	 * STACK_MAX_ENCODED exactly, and one byte less is too small. */
+	for (i = 0; i < STACK_MAX_FRAMES; i++)
+		frames[i] = i % 2 ? 0 : 0x8000000000000000ull;
+	assert_round_trip(frames, STACK_MAX_FRAMES);
+	cr_assert_eq(stack_encode(frames, STACK_MAX_FRAMES, encoded, sizeof(encoded)),
+		     STACK_MAX_ENCODED);
+	cr_assert_eq(stack_encode(frames, STACK_MAX_FRAMES, encoded, sizeof(encoded) - 1), 0);
+}
+
+Test(stack_encode, rejects_too_many_frames_and_small_buffers)
+{
+	uint64_t frames[STACK_MAX_FRAMES + 1] = { 0 };
+	unsigned char encoded[STACK_MAX_ENCODED + 16];
+	const uint64_t big[] = { 0x401136 };
+
+	cr_assert_eq(stack_encode(frames, STACK_MAX_FRAMES + 1, encoded, sizeof(encoded)), 0);
+	cr_assert_eq(stack_encode(big, 1, encoded, 3), 0, "4 bytes needed");
+	cr_assert_eq(stack_encode(big, 1, encoded, 4), 4);
+	cr_assert_eq(stack_encode(big, 1, encoded, 0), 0);
+}
+
+Test(stack_decode, rejects_bytes_no_encoder_writes)
+{
+	const unsigned char truncated[] = { 0x02, 0x80 };
+	const unsigned char eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					 0x80, 0x00 };
+	const unsigned char ten_overflowing[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						  0xff, 0xff, 0x02 };
+	const unsigned char ten_ok[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					 0xff, 0x01 };
+	uint64_t frames[STACK_MAX_FRAMES + 2];
+	unsigned char many[STACK_MAX_FRAMES + 1];
+
+	cr_assert_eq(stack_decode(truncated, sizeof(truncated), frames, 4), -1);
+	cr_assert_eq(stack_decode(truncated, 1, frames, 4), 1);
+	cr_assert_eq(stack_decode(eleven, sizeof(eleven), frames, 4), -1);
+	cr_assert_eq(stack_decode(ten_overflowing, sizeof(ten_overflowing), frames, 4), -1);
+	cr_assert_eq(stack_decode(ten_ok, sizeof(ten_ok), frames, 4), 1);
+	/* Zigzag 2^64 - 1 is -2^63, a step from 0 to 2^63. */
+	cr_assert_eq(frames[0], 0x8000000000000000ull);
+
+	/* One zero byte a frame: 128 frames are too many for the table's stacks. */
+	memset(many, 0, sizeof(many));
+	cr_assert_eq(stack_decode(many, STACK_MAX_FRAMES, frames, STACK_MAX_FRAMES),
+		     STACK_MAX_FRAMES);
+	cr_assert_eq(stack_decode(many, sizeof(many), frames, STACK_MAX_FRAMES), -1);
+	cr_assert_eq(stack_decode(many, 3, frames, 2), -1, "more frames than max");
+	cr_assert_eq(stack_decode(many, 3, NULL, 0), -1);
+}
+
+static struct res_table make_stack_table(size_t size)
+{
+	return make_table(size, 16);
+}
+
+Test(res_intern_stack, same_frames_same_key_and_frames_read_back)
+{
+	struct res_table t = make_stack_table(4096);
+	const uint64_t a[] = { 0xffffffff81234567ull, 0xffffffff81200000ull, 0xffffffff81100000ull };
+	const uint64_t a_prefix[] = { 0xffffffff81234567ull, 0xffffffff81200000ull };
+	const uint64_t b[] = { 0x401136, 0x401150 };
+	uint64_t frames[STACK_MAX_FRAMES];
+	res_key key_a, key_a_again, key_prefix, key_b, key_empty, key_empty_again;
+	uint32_t used;
+
+	cr_assert_eq(res_intern_stack(&t, a, 3, &key_a), RES_OK);
+	cr_assert_eq(res_intern_stack(&t, a_prefix, 2, &key_prefix), RES_OK);
+	cr_assert_eq(res_intern_stack(&t, b, 2, &key_b), RES_OK);
+	cr_assert_eq(res_intern_stack(&t, NULL, 0, &key_empty), RES_OK);
+	cr_assert_neq(key_a, key_prefix);
+	cr_assert_neq(key_a, key_b);
+	cr_assert_neq(key_prefix, key_b);
+	cr_assert_neq(key_empty, key_a);
+
+	used = t.used;
+	cr_assert_eq(res_intern_stack(&t, a, 3, &key_a_again), RES_OK);
+	cr_assert_eq(key_a_again, key_a);
+	cr_assert_eq(res_intern_stack(&t, frames, 0, &key_empty_again), RES_OK);
+	cr_assert_eq(key_empty_again, key_empty);
+	cr_assert_eq(t.used, used, "known stacks appended");
+
+	cr_assert_eq(res_stack_frames(&t, key_a, frames, STACK_MAX_FRAMES), 3);
+	cr_assert_eq(memcmp(frames, a, sizeof(a)), 0);
+	cr_assert_eq(res_stack_frames(&t, key_b, frames, STACK_MAX_FRAMES), 2);
+	cr_assert_eq(memcmp(frames, b, sizeof(b)), 0);
+	cr_assert_eq(res_stack_frames(&t, key_empty, frames, STACK_MAX_FRAMES), 0);
+	cr_assert_eq(res_stack_frames(&t, key_a, frames, 2), -1, "3 frames into 2");
+}
+
+Test(res_intern_stack, longest_stack_interns_and_one_more_frame_is_too_big)
+{
+	struct res_table t = make_stack_table(sizeof(storage));
+	uint64_t frames[STACK_MAX_FRAMES + 1], back[STACK_MAX_FRAMES];
+	res_key key = 5;
+	size_t i;
+
+	for (i = 0; i < STACK_MAX_FRAMES + 1; i++)
+		frames[i] = i % 2 ? 0 : UINT64_MAX;
+	cr_assert_eq(res_intern_stack(&t, frames, STACK_MAX_FRAMES, &key), RES_OK);
+	cr_assert_eq(res_stack_frames(&t, key, back, STACK_MAX_FRAMES), STACK_MAX_FRAMES);
+	cr_assert_eq(memcmp(back, frames, sizeof(back)), 0);
+	key = 5;
+	cr_assert_eq(res_intern_stack(&t, frames, STACK_MAX_FRAMES + 1, &key), RES_TOO_BIG);
+	cr_assert_eq(key, 5);
+	cr_assert_eq(res_intern_stack(&t, NULL, 1, &key), RES_INVALID);
+	cr_assert_eq(res_intern_stack(NULL, frames, 1, &key), RES_INVALID);
+}
+
+Test(res_intern_stack, full_table_refuses_new_stacks_and_finds_old_ones)
+{
+	struct res_table t = make_stack_table(1024);
+	uint64_t frames[8], back[8];
+	res_key keys[256], key = 99;
+	uint32_t used;
+	int count, status = RES_OK, i, j;
+
+	for (count = 0; count < 256; count++) {
+		for (j = 0; j < 8; j++)
+			frames[j] = 0x400000 + (uint64_t)count * 0x100 + j * 8;
+		status = res_intern_stack(&t, frames, 8, &keys[count]);
+		if (status != RES_OK)
+			break;
+	}
+	cr_assert_eq(status, RES_OUT_OF_SPACE, "1024 bytes never filled");
+	cr_assert_gt(count, 5);
+	used = t.used;
+	cr_assert_eq(res_intern_stack(&t, frames, 8, &key), RES_OUT_OF_SPACE);
+	cr_assert_eq(key, 99, "a refused stack must not write the key");
+	cr_assert_eq(t.used, used);
+
+	for (i = 0; i < count; i++) {
+		for (j = 0; j < 8; j++)
+			frames[j] = 0x400000 + (uint64_t)i * 0x100 + j * 8;
+		cr_assert_eq(res_intern_stack(&t, frames, 8, &key), RES_OK,
+			     "stack %d lost in a full table", i);
+		cr_assert_eq(key, keys[i]);
+		cr_assert_eq(res_stack_frames(&t, key, back, 8), 8);
+		cr_assert_eq(memcmp(back, frames, sizeof(frames)), 0);
+	}
+	cr_assert_eq(t.used, used);
+}
+
+Test(res_stack_frames, unknown_key_is_minus_one)
+{
+	struct res_table t = make_stack_table(1024);
+	const uint64_t one[] = { 0x401136 };
+	uint64_t frames[4];
+	res_key key;
+
+	cr_assert_eq(res_stack_frames(&t, 16 * 4, frames, 4), -1, "empty table");
+	cr_assert_eq(res_intern_stack(&t, one, 1, &key), RES_OK);
+	cr_assert_eq(res_stack_frames(&t, key + 4, frames, 4), -1);
+	cr_assert_eq(res_stack_frames(&t, t.used, frames, 4), -1);
+	cr_assert_eq(res_stack_frames(&t, 0, frames, 4), -1);
+	cr_assert_eq(res_stack_frames(NULL, key, frames, 4), -1);
+	cr_assert_eq(res_stack_frames(&t, key, frames, 4), 1);
+}

@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for symbolize.c: kallsyms parsing on fake files, and user
+ * frames named in the test binaries the Makefile builds from
+ * tests/data/symbolize_target.c (SYMBOLIZE_DATA), through the real /proc
+ * and through fake /proc trees whose maps files are written here.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+#ifndef SYMBOLIZE_DATA
+#error "the Makefile passes SYMBOLIZE_DATA, the directory of the test binaries"
+#endif
+
+#define TARGET(variant) SYMBOLIZE_DATA "/symbolize_target_" variant
+#define KERNEL_BASE 0xffffffff81000000ull
+
+static char scratch[PATH_MAX];
+static char buf[512];
+
+static void make_scratch(void)
+{
+	snprintf(scratch, sizeof(scratch), "%s/diskio-symbolize.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	cr_assert_not_null(mkdtemp(scratch), "mkdtemp: %s", strerror(errno));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_scratch(void)
+{
+	nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void scratch_path(char out[PATH_MAX], const char *relative)
+{
+	int len = snprintf(out, PATH_MAX, "%s/%s", scratch, relative);
+
+	cr_assert(len > 0 && len < PATH_MAX);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "we");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void write_scratch(const char *relative, const char *text)
+{
+	char path[PATH_MAX];
+
+	scratch_path(path, relative);
+	write_file(path, text, strlen(text));
+}
+
+/* ---- kallsyms ---- */
+
+TestSuite(ksyms, .init = make_scratch, .fini = remove_scratch);
+
+static struct ksyms *load_fake_kallsyms(const char *text)
+{
+	char path[PATH_MAX];
+	struct ksyms *ks;
+
+	write_scratch("kallsyms", text);
+	scratch_path(path, "kallsyms");
+	ks = ksyms_load(path);
+	cr_assert_not_null(ks, "ksyms_load: %s", strerror(errno));
+	return ks;
+}
+
+/* Unsorted, with data symbols, modules, an absolute symbol at 0 and junk. */
+static const char fake_kallsyms[] =
+	"ffffffff81002000 T second_func\n"
+	"ffffffff81001000 t first_func\n"
+	"ffffffff81003000 D some_data\n"
+	"ffffffff81003800 R some_rodata\n"
+	"ffffffff81004000 W weak_upper\n"
+	"ffffffffc0001000 t zram_read\t[zram]\n"
+	"ffffffffc0000000 T zram_submit\t[zram]\n"
+	"ffffffffc0002000 b zram_counter\t[zram]\n"
+	"ffffffffc0010000 t ext4_thing\t[ext4]\n"
+	"0000000000000000 A fixed_percpu_data\n"
+	"this is not a kallsyms line\n"
+	"ffffffff81006000 T\n"
+	"fffffffff81007000000 T too_many_digits\n"
+	"ffffffff81008000 T unterminated_module\t[oops\n"
+	"ffffffff81005000 w weak_lower";	/* no final newline */
+
+Test(ksyms, finds_functions_by_address)
+{
+	struct ksyms *ks = load_fake_kallsyms(fake_kallsyms);
+	const struct ksym *sym;
+
+	cr_assert_null(ksyms_find(ks, KERNEL_BASE), "below the first symbol");
+	cr_assert_null(ksyms_find(ks, 0));
+
+	sym = ksyms_find(ks, KERNEL_BASE + 0x1000);
+	cr_assert_not_null(sym);
+	cr_assert_str_eq(sym->name, "first_func");
+	cr_assert_str_eq(sym->module, "");
+	cr_assert_eq(sym->addr, KERNEL_BASE + 0x1000);
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x1fff)->name, "first_func");
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x2000)->name, "second_func");
+	/* some_data and some_rodata are skipped: their range is second_func's. */
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x3900)->name, "second_func");
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x4000)->name, "weak_upper");
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x5001)->name, "weak_lower");
+	/* Junk lines are skipped, not half-parsed. */
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x8000)->name, "weak_lower");
+
+	sym = ksyms_find(ks, 0xffffffffc0000010ull);
+	cr_assert_str_eq(sym->name, "zram_submit");
+	cr_assert_str_eq(sym->module, "zram");
+	cr_assert_str_eq(ksyms_find(ks, 0xffffffffc0001000ull)->name, "zram_read");
+	cr_assert_str_eq(ksyms_find(ks, 0xffffffffc0002000ull)->name, "zram_read",
+			 "a bss symbol is no function");
+	sym = ksyms_find(ks, 0xffffffffc0010000ull);
+	cr_assert_str_eq(sym->name, "ext4_thing");
+	cr_assert_str_eq(sym->module, "ext4");
+	cr_assert_str_eq(ksyms_find(ks, UINT64_MAX)->name, "ext4_thing", "after the last");
+	ksyms_free(ks);
+}
+
+Test(ksyms, formats_name_offset_and_module)
+{
+	struct ksyms *ks = load_fake_kallsyms(fake_kallsyms);
+	char small[8];
+
+	cr_assert_str_eq(ksyms_format(ks, KERNEL_BASE + 0x1010, buf, sizeof(buf)),
+			 "first_func+0x10");
+	cr_assert_str_eq(ksyms_format(ks, KERNEL_BASE + 0x2000, buf, sizeof(buf)),
+			 "second_func+0x0");
+	cr_assert_str_eq(ksyms_format(ks, 0xffffffffc0001008ull, buf, sizeof(buf)),
+			 "zram_read+0x8 [zram]");
+	cr_assert_str_eq(ksyms_format(ks, 0xffffffff80000000ull, buf, sizeof(buf)),
+			 "[unknown] 0xffffffff80000000");
+	cr_assert_str_eq(ksyms_format(NULL, 0x1234, buf, sizeof(buf)), "[unknown] 0x1234");
+	cr_assert_eq(ksyms_format(ks, KERNEL_BASE + 0x1010, small, sizeof(small)), small);
+	cr_assert_str_eq(small, "first_f", "truncated, NUL-terminated");
+	cr_assert_null(ksyms_format(ks, KERNEL_BASE, NULL, 0));
+	ksyms_free(ks);
+}
+
+Test(ksyms, aliases_keep_the_first_listed)
+{
+	struct ksyms *ks = load_fake_kallsyms("ffffffff81000000 T _stext\n"
+					      "ffffffff81001000 T alias_one\n"
+					      "ffffffff81001000 T alias_two\n"
+					      "ffffffff81001000 t alias_three\n");
+
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0x1004)->name, "alias_one");
+	cr_assert_str_eq(ksyms_find(ks, KERNEL_BASE + 0xfff)->name, "_stext");
+	ksyms_free(ks);
+}
+
+Test(ksyms, hidden_addresses_missing_and_empty_files_fail)
+{
+	char path[PATH_MAX];
+
+	/* kptr_restrict: every address reads as 0 to this user. */
+	write_scratch("zeros", "0000000000000000 T _stext\n"
+			       "0000000000000000 t first_func\n"
+			       "0000000000000000 t zram_read\t[zram]\n");
+	scratch_path(path, "zeros");
+	errno = 0;
+	cr_assert_null(ksyms_load(path));
+	cr_assert_eq(errno, EPERM);
+
+	write_scratch("empty", "");
+	scratch_path(path, "empty");
+	errno = 0;
+	cr_assert_null(ksyms_load(path));
+	cr_assert_eq(errno, ENODATA);
+
+	write_scratch("data_only", "ffffffff81003000 D some_data\n");
+	scratch_path(path, "data_only");
+	cr_assert_null(ksyms_load(path));
+
+	scratch_path(path, "absent");
+	errno = 0;
+	cr_assert_null(ksyms_load(path));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_null(ksyms_load(NULL));
+	ksyms_free(NULL);
+}
+
+Test(ksyms, real_kallsyms_loads_or_is_hidden)
+{
+	struct ksyms *ks = ksyms_load("/proc/kallsyms");
+	const struct ksym *sym;
+
+	if (!ks) {
+		/* Not root with kptr_restrict, or no /proc here. */
+		cr_assert(errno == EPERM || errno == ENOENT || errno == EACCES, "%s",
+			  strerror(errno));
+		return;
+	}
+	sym = ksyms_find(ks, UINT64_MAX);
+	cr_assert_not_null(sym);
+	cr_assert_str_eq(ksyms_find(ks, sym->addr)->name, sym->name);
+	ksyms_free(ks);
+}
+
+/* ---- user: the ELF files of the test binaries ---- */
+
+struct text_layout {
+	uint64_t offset, vaddr, filesz;	/* the executable PT_LOAD */
+	uint64_t func_a, func_b;	/* st_value of known_func_a and known_func_b */
+	uint16_t type;			/* ET_EXEC or ET_DYN */
+};
+
+static uint64_t symtab_value(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < shdr.sh_size / shdr.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *sym_name;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				break;
+			sym_name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (sym_name && !strcmp(sym_name, name))
+				return sym.st_value;
+		}
+	}
+	return 0;
+}
+
+/* Read independently of symbolize.c, for the maps lines a loader would make. */
+static struct text_layout read_layout(const char *path)
+{
+	struct text_layout layout = { 0 };
+	GElf_Ehdr ehdr;
+	size_t i, nphdrs;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	cr_assert_not_null(gelf_getehdr(elf, &ehdr));
+	layout.type = ehdr.e_type;
+	cr_assert_eq(elf_getphdrnum(elf, &nphdrs), 0);
+	for (i = 0; i < nphdrs; i++) {
+		GElf_Phdr phdr;
+
+		cr_assert_not_null(gelf_getphdr(elf, (int)i, &phdr));
+		if (phdr.p_type == PT_LOAD && (phdr.p_flags & PF_X)) {
+			layout.offset = phdr.p_offset;
+			layout.vaddr = phdr.p_vaddr;
+			layout.filesz = phdr.p_filesz;
+		}
+	}
+	cr_assert_gt(layout.filesz, 0, "%s: no executable segment", path);
+	layout.func_a = symtab_value(elf, "known_func_a");
+	layout.func_b = symtab_value(elf, "known_func_b");
+	elf_end(elf);
+	close(fd);
+	return layout;
+}
+
+#define PAGE ((uint64_t)4096)
+
+/*
+ * The executable mapping the loader makes of layout at load bias `bias`
+ * (0 for ET_EXEC): page-aligned start and offset, as in /proc/PID/maps.
+ */
+static void maps_line(char *out, size_t size, const struct text_layout *l, uint64_t bias,
+		      const char *path, uint64_t inode)
+{
+	uint64_t start = bias + (l->vaddr & ~(PAGE - 1));
+	uint64_t end = (bias + l->vaddr + l->filesz + PAGE - 1) & ~(PAGE - 1);
+
+	int len = snprintf(out, size, "%012" PRIx64 "-%012" PRIx64 " r-xp %08" PRIx64
+			   " 08:01 %" PRIu64 "                    %s\n", start, end,
+			   l->offset & ~(PAGE - 1), inode, path);
+
+	cr_assert(len > 0 && (size_t)len < size);
+}
+
+static uint64_t inode_of(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	return st.st_ino;
+}
+
+static void make_fake_pid(const char *pid, const char *maps)
+{
+	char dir[PATH_MAX];
+
+	scratch_path(dir, pid);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	strncat(dir, "/maps", sizeof(dir) - strlen(dir) - 1);
+	write_file(dir, maps, strlen(maps));
+}
+
+static void copy_file(const char *from, const char *to, size_t max)
+{
+	char *data = malloc(1 << 20);
+	FILE *f = fopen(from, "re");
+	size_t len;
+
+	cr_assert_not_null(data);
+	cr_assert_not_null(f, "%s: %s", from, strerror(errno));
+	len = fread(data, 1, 1 << 20, f);
+	fclose(f);
+	cr_assert_lt(len, (size_t)1 << 20, "%s is bigger than expected", from);
+	write_file(to, data, len < max ? len : max);
+	free(data);
+}
+
+static const char *format(struct usyms *us, uint32_t tgid, uint64_t addr)
+{
+	return usyms_format(us, tgid, addr, buf, sizeof(buf));
+}
+
+/* ---- user: real processes ---- */
+
+struct target {
+	pid_t pid;
+	uint64_t func_a, func_b;	/* where the running target says they are */
+};
+
+/* Starts a target binary that prints its functions' addresses and waits. */
+static struct target start_target(const char *path)
+{
+	struct target t = { 0 };
+	int pipefd[2];
+	FILE *out;
+	unsigned long long a, b;
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	t.pid = fork();
+	cr_assert_geq(t.pid, 0);
+	if (t.pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execl(path, path, "wait", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	out = fdopen(pipefd[0], "r");
+	cr_assert_not_null(out);
+	cr_assert_eq(fscanf(out, "%llx %llx", &a, &b), 2, "%s printed no addresses", path);
+	fclose(out);
+	t.func_a = a;
+	t.func_b = b;
+	return t;
+}
+
+static void stop_target(struct target *t)
+{
+	int status;
+
+	if (t->pid <= 0)
+		return;
+	kill(t->pid, SIGKILL);
+	cr_assert_eq(waitpid(t->pid, &status, 0), t->pid);
+	t->pid = 0;
+}
+
+TestSuite(usyms, .init = make_scratch, .fini = remove_scratch);
+
+static void assert_names_known_functions(const char *variant, const char *path)
+{
+	struct usyms *us = usyms_new("/proc");
+	struct target t = start_target(path);
+
+	cr_assert_not_null(us);
+	cr_assert_eq(usyms_add_pid(us, t.pid), 0, "%s", variant);
+	cr_assert_str_eq(format(us, t.pid, t.func_a + 5), "known_func_a+0x5", "%s", variant);
+	cr_assert_str_eq(format(us, t.pid, t.func_a), "known_func_a+0x0", "%s", variant);
+	cr_assert_str_eq(format(us, t.pid, t.func_b + 1), "known_func_b+0x1", "%s", variant);
+	stop_target(&t);
+	usyms_free(us);
+}
+
+Test(usyms, names_functions_of_a_running_pie)
+{
+	assert_names_known_functions("pie", TARGET("pie"));
+}
+
+Test(usyms, names_functions_of_a_running_non_pie)
+{
+	struct text_layout l = read_layout(TARGET("nopie"));
+
+	cr_assert_eq(l.type, ET_EXEC);
+	assert_names_known_functions("nopie", TARGET("nopie"));
+}
+
+Test(usyms, names_functions_when_vaddr_is_not_the_file_offset)
+{
+	struct text_layout l = read_layout(TARGET("lld"));
+
+	cr_assert_eq(l.type, ET_DYN);
+	if (l.vaddr == l.offset)
+		cr_log_warn("no ld.lld: symbolize_target_lld has vaddr == offset like GNU ld's");
+	assert_names_known_functions("lld", TARGET("lld"));
+}
+
+Test(usyms, stripped_binary_falls_back_to_dynsym)
+{
+	assert_names_known_functions("dynsym", TARGET("dynsym"));
+}
+
+Test(usyms, stripped_binary_without_exports_gives_module_and_offset)
+{
+	struct text_layout l = read_layout(TARGET("pie"));	/* the same layout, unstripped */
+	struct usyms *us = usyms_new("/proc");
+	struct target t = start_target(TARGET("stripped"));
+	char expected[128];
+
+	/* No debug file either, wherever the machine keeps them. */
+	cr_assert_eq(usyms_set_debug_dir(us, scratch), 0);
+	cr_assert_eq(usyms_add_pid(us, t.pid), 0);
+	snprintf(expected, sizeof(expected), "[unknown] symbolize_target_stripped+0x%" PRIx64,
+		 l.func_a + 5 - l.vaddr + l.offset);
+	cr_assert_str_eq(format(us, t.pid, t.func_a + 5), expected);
+	stop_target(&t);
+	usyms_free(us);
+}
+
+/* The hex build-id of an ELF file, for its debug file's path. */
+static void build_id_hex(const char *path, char *hex, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+
+	cr_assert_geq(fd, 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	hex[0] = '\0';
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t offset = 0, name_off, desc_off, i;
+		GElf_Shdr shdr;
+		GElf_Nhdr nhdr;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (offset = gelf_getnote(data, offset, &nhdr, &name_off,
+						      &desc_off)) > 0) {
+			if (nhdr.n_type != NT_GNU_BUILD_ID)
+				continue;
+			cr_assert_lt(2 * nhdr.n_descsz, size);
+			for (i = 0; i < nhdr.n_descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x",
+					 ((const unsigned char *)data->d_buf)[desc_off + i]);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	cr_assert_neq(hex[0], '\0', "%s has no build-id", path);
+}
+
+Test(usyms, stripped_binary_is_named_from_its_debug_file)
+{
+	char hex[129], dir[PATH_MAX], debug[PATH_MAX], relative[256];
+	struct usyms *us = usyms_new("/proc");
+	struct target t;
+	pid_t pid;
+
+	build_id_hex(TARGET("stripped"), hex, sizeof(hex));
+	snprintf(relative, sizeof(relative), "debug/.build-id/%.2s", hex);
+	scratch_path(dir, "debug");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, "debug/.build-id");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, relative);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_lt(snprintf(debug, sizeof(debug), "%s/%s.debug", dir, hex + 2),
+		     (int)sizeof(debug));
+	copy_file(TARGET("pie.debug"), debug, SIZE_MAX);
+
+	scratch_path(dir, "debug");
+	cr_assert_eq(usyms_set_debug_dir(us, dir), 0);
+	t = start_target(TARGET("stripped"));
+	pid = t.pid;
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	stop_target(&t);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), "known_func_a+0x5");
+	cr_assert_str_eq(format(us, pid, t.func_b), "known_func_b+0x0");
+	cr_assert_eq(usyms_set_debug_dir(us, NULL), 0);
+	cr_assert_eq(usyms_set_debug_dir(NULL, dir), -EINVAL);
+	usyms_free(us);
+}
+
+Test(usyms, exited_process_is_still_named)
+{
+	struct usyms *us = usyms_new("/proc");
+	struct target t = start_target(TARGET("pie"));
+	pid_t pid = t.pid;
+	char expected[64];
+
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	stop_target(&t);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), "known_func_a+0x5");
+	/* Seen once: a known tgid is not read again, even though it is gone. */
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	cr_assert_str_eq(format(us, pid, t.func_b), "known_func_b+0x0");
+
+	usyms_forget_pid(us, pid);
+	snprintf(expected, sizeof(expected), "[unknown] 0x%" PRIx64, t.func_a + 5);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), expected);
+	cr_assert_lt(usyms_add_pid(us, pid), 0, "gone, and forgotten");
+	usyms_free(us);
+}
+
+Test(usyms, two_processes_of_one_binary_share_the_file)
+{
+	struct usyms *us = usyms_new("/proc");
+	struct target one = start_target(TARGET("pie"));
+	struct target two = start_target(TARGET("pie"));
+
+	pid_t pid_one = one.pid, pid_two = two.pid;
+
+	cr_assert_eq(usyms_add_pid(us, pid_one), 0);
+	cr_assert_eq(usyms_add_pid(us, pid_two), 0);
+	stop_target(&one);
+	stop_target(&two);
+	cr_assert_str_eq(format(us, pid_one, one.func_a + 2), "known_func_a+0x2");
+	cr_assert_str_eq(format(us, pid_two, two.func_b + 3), "known_func_b+0x3");
+	usyms_free(us);
+}
+
+__attribute__((noinline, used)) int symbolize_test_marker(int x)
+{
+	return x * 7 + 3;
+}
+
+Test(usyms, names_a_function_of_this_test)
+{
+	struct usyms *us = usyms_new("/proc");
+	uint64_t addr = (uint64_t)(uintptr_t)symbolize_test_marker;
+	char expected[64];
+
+	cr_assert_eq(usyms_add_pid(us, getpid()), 0);
+	cr_assert_str_eq(format(us, getpid(), addr + 3), "symbolize_test_marker+0x3");
+	/* Outside every mapping: the zero page. */
+	cr_assert_str_eq(format(us, getpid(), 0x10), "[unknown] 0x10");
+	/* A frame of a process never added. */
+	snprintf(expected, sizeof(expected), "[unknown] 0x%" PRIx64, addr);
+	cr_assert_str_eq(format(us, 0x7ffffffe, addr), expected);
+	usyms_forget_pid(us, getpid());
+	cr_assert_str_eq(format(us, getpid(), addr), expected);
+	usyms_forget_pid(us, getpid());
+	usyms_free(us);
+}
+
+/* ---- user: fake /proc trees ---- */
+
+/* The target's maps as the kernel wrote them, under another pid in a fake /proc. */
+Test(usyms, real_maps_in_a_fake_proc_read_the_files_by_path)
+{
+	struct target t = start_target(TARGET("nopie"));
+	char from[PATH_MAX], to[PATH_MAX];
+	struct usyms *us;
+
+	snprintf(from, sizeof(from), "/proc/%d/maps", t.pid);
+	scratch_path(to, "4242");
+	cr_assert_eq(mkdir(to, 0755), 0);
+	strncat(to, "/maps", sizeof(to) - strlen(to) - 1);
+	copy_file(from, to, SIZE_MAX);
+	stop_target(&t);
+
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 4242), 0);
+	cr_assert_str_eq(format(us, 4242, t.func_a + 5), "known_func_a+0x5");
+	cr_assert_str_eq(format(us, 4242, t.func_b + 9), "known_func_b+0x9");
+	usyms_free(us);
+}
+
+Test(usyms, hand_written_maps_at_any_load_bias)
+{
+	const uint64_t bias = 0x7f1234560000ull;
+	struct text_layout pie = read_layout(TARGET("pie"));
+	struct text_layout lld = read_layout(TARGET("lld"));
+	struct text_layout nopie = read_layout(TARGET("nopie"));
+	char maps[4 * PATH_MAX], line[PATH_MAX + 128];
+	struct usyms *us;
+
+	maps[0] = '\0';
+	maps_line(line, sizeof(line), &pie, bias, TARGET("pie"), inode_of(TARGET("pie")));
+	strcat(maps, line);
+	maps_line(line, sizeof(line), &lld, bias + 0x100000, TARGET("lld"), 0);
+	strcat(maps, line);
+	maps_line(line, sizeof(line), &nopie, 0, TARGET("nopie"), 0);
+	strcat(maps, line);
+	make_fake_pid("100", maps);
+
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 100), 0);
+	cr_assert_str_eq(format(us, 100, bias + pie.func_a + 5), "known_func_a+0x5");
+	cr_assert_str_eq(format(us, 100, bias + pie.func_b), "known_func_b+0x0");
+	cr_assert_str_eq(format(us, 100, bias + 0x100000 + lld.func_a + 5), "known_func_a+0x5");
+	cr_assert_str_eq(format(us, 100, bias + 0x100000 + lld.func_b + 7), "known_func_b+0x7");
+	cr_assert_str_eq(format(us, 100, nopie.func_a + 5), "known_func_a+0x5");
+	usyms_free(us);
+}
+
+Test(usyms, special_anonymous_and_unreadable_mappings)
+{
+	char maps[2 * PATH_MAX], path[PATH_MAX], expected[128];
+	struct text_layout pie = read_layout(TARGET("pie"));
+	struct usyms *us;
+	int len;
+
+	/* The first 64 bytes of an ELF file: the header, and nothing it points to. */
+	scratch_path(path, "libtruncated.so");
+	copy_file(TARGET("pie"), path, 64);
+	len = snprintf(maps, sizeof(maps),
+		 "not a maps line\n"
+		 "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n"
+		 "7f0000010000-7f0000012000 r-xp 00000000 00:00 0                  [vdso]\n"
+		 "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0    [vsyscall]\n"
+		 "7f0000020000-7f0000030000 r-xp 00001000 08:01 77 /nonexistent/libgone.so\n"
+		 "7f0000030000-7f0000040000 r-xp 00001000 08:01 78 %s\n"
+		 "7f0000040000-7f0000050000 rw-p 00000000 08:01 79 %s\n"
+		 "7f0000050000-7f0000040000 r-xp 00000000 08:01 80 /backwards\n"
+		 "7f0000060000-7f0000070000 r-xp 0000zz00 08:01 81 /bad/offset\n"
+		 "7f0000070000-7f0000080000 r-xp 00000000 08:01 82 %s (deleted)\n"
+		 "7f0000080000-7f0000090000 r-xp\n"
+		 "\n"
+		 "7f00000a0000-7f00000b0000 r-xp 00000000 08:01 83 /dev/null\n"
+		 "7f00000b0000-7f00000c0000 r-xp 00000000 00:05 84 /memfd:jit (deleted)\n",
+		 path, TARGET("pie"), TARGET("pie"));
+	cr_assert(len > 0 && (size_t)len < sizeof(maps));
+	make_fake_pid("200", maps);
+
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 200), 0);
+	cr_assert_str_eq(format(us, 200, 0x7f0000000010ull), "[unknown] 0x7f0000000010",
+			 "anonymous executable memory (JIT)");
+	cr_assert_str_eq(format(us, 200, 0x7f0000010abcull), "[vdso]+0xabc");
+	cr_assert_str_eq(format(us, 200, 0xffffffffff600400ull), "[vsyscall]+0x400");
+	cr_assert_str_eq(format(us, 200, 0x7f0000020010ull), "[unknown] libgone.so+0x1010");
+	cr_assert_str_eq(format(us, 200, 0x7f0000030010ull),
+			 "[unknown] libtruncated.so+0x1010");
+	/* Not executable, not recorded. */
+	cr_assert_str_eq(format(us, 200, 0x7f0000040010ull), "[unknown] 0x7f0000040010");
+	cr_assert_str_eq(format(us, 200, 0x7f0000048000ull), "[unknown] 0x7f0000048000");
+	cr_assert_str_eq(format(us, 200, 0x7f0000060010ull), "[unknown] 0x7f0000060010");
+	/* Deleted, and the path now holds a file of another inode: not trusted. */
+	snprintf(expected, sizeof(expected), "[unknown] symbolize_target_pie+0x%" PRIx64,
+		 pie.func_a);
+	cr_assert_str_eq(format(us, 200, 0x7f0000070000ull + pie.func_a), expected);
+	cr_assert_str_eq(format(us, 200, 0x7f0000080010ull), "[unknown] 0x7f0000080010");
+	cr_assert_str_eq(format(us, 200, 0x7f00000a0010ull), "[unknown] null+0x10",
+			 "a character device is no ELF file");
+	cr_assert_str_eq(format(us, 200, 0x7f00000b0010ull), "[unknown] memfd:jit+0x10");
+	usyms_free(us);
+}
+
+Test(usyms, deleted_file_still_at_its_path_is_read_when_the_inode_matches)
+{
+	struct text_layout pie = read_layout(TARGET("pie"));
+	char maps[PATH_MAX + 256], line[PATH_MAX + 128], copy[PATH_MAX], moved[PATH_MAX];
+	char expected[128];
+	struct usyms *us;
+
+	/* A copy has the build-id of the original but another inode. */
+	scratch_path(copy, "symbolize_copy");
+	copy_file(TARGET("pie"), copy, SIZE_MAX);
+	maps_line(line, sizeof(line), &pie, 0x7f0000000000ull, copy, inode_of(copy));
+	snprintf(maps, sizeof(maps), "%.*s (deleted)\n", (int)strlen(line) - 1, line);
+	make_fake_pid("300", maps);
+
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 300), 0);
+	cr_assert_str_eq(format(us, 300, 0x7f0000000000ull + pie.func_a + 1), "known_func_a+0x1");
+	usyms_free(us);
+
+	/* The same maps line once the file is really gone. */
+	scratch_path(moved, "elsewhere");
+	cr_assert_eq(rename(copy, moved), 0);
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 300), 0);
+	snprintf(expected, sizeof(expected), "[unknown] symbolize_copy+0x%" PRIx64,
+		 pie.func_a + 1 - pie.vaddr + pie.offset);
+	cr_assert_str_eq(format(us, 300, 0x7f0000000000ull + pie.func_a + 1), expected);
+	usyms_free(us);
+}
+
+Test(usyms, missing_maps_and_bad_arguments)
+{
+	struct usyms *us = usyms_new(scratch);
+
+	cr_assert_eq(usyms_add_pid(us, 999), -ENOENT);
+	cr_assert_eq(usyms_add_pid(NULL, 999), -EINVAL);
+	cr_assert_str_eq(usyms_format(NULL, 1, 0x1000, buf, sizeof(buf)), "[unknown] 0x1000");
+	cr_assert_null(usyms_format(us, 1, 0x1000, NULL, 0));
+	usyms_forget_pid(us, 999);
+	usyms_forget_pid(NULL, 999);
+	make_fake_pid("999", "");
+	cr_assert_eq(usyms_add_pid(us, 999), 0, "a kernel thread's maps are empty");
+	cr_assert_str_eq(format(us, 999, 0x1000), "[unknown] 0x1000");
+	usyms_free(us);
+	usyms_free(NULL);
+	cr_assert_null(usyms_new(NULL));
+}

@@ -100,15 +100,21 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
-/* How many innermost kernel frames are the tracing machinery's. */
+/* Where the tracing machinery sits at most: program, trampoline or
+ * bpf_trace_run, __traceiter or __bpf_trace. */
+#define TRACING_FRAMES_MAX 6
+
+/* How many innermost kernel frames are the tracing machinery's: all up to
+ * the last of the first few that is named as such (diskio's own program may
+ * have no name of its own in kallsyms: it then borrows a neighbour's). */
 static int tracing_frames(const struct stack_namer *namer, const uint64_t *frames, int n)
 {
 	char name[STACK_NAME_MAX];
 	int skip = 0;
 
-	while (skip < n &&
-	       is_tracing_frame(stack_frame_name(namer, false, 0, frames[skip], name, sizeof(name))))
-		skip++;
+	for (int i = 0; i < n && i < TRACING_FRAMES_MAX; i++)
+		if (is_tracing_frame(stack_frame_name(namer, false, 0, frames[i], name, sizeof(name))))
+			skip = i + 1;
 	return skip;
 }
 

@@ -836,3 +836,84 @@ Test(options_help, version_exits_zero)
 	cr_assert_not(r.returned);
 	cr_assert(strstr(r.out, "diskio"), "stdout: %s", r.out);
 }
+
+/* ---- --stacks ---- */
+
+Test(options_stacks, defaults_and_modes)
+{
+	struct run r;
+
+	PARSE(&r, "--stacks");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL | STACKS_USER);
+	cr_assert_eq(r.opts.stacks_mem, 16ULL << 20);
+	cr_assert_eq(r.opts.stacks_top, 5);
+	cr_assert_null(r.opts.folded_path);
+	PARSE(&r, "--stacks=kernel");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL);
+	PARSE(&r, "--stacks=user", "--stacks-top", "0", "--folded", "out.folded");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_USER);
+	cr_assert_eq(r.opts.stacks_top, 0);
+	cr_assert_str_eq(r.opts.folded_path, "out.folded");
+	PARSE(&r, "--stacks");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL | STACKS_USER);
+}
+
+Test(options_stacks, sizes_take_suffixes)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} sizes[] = {
+		{ "65536", 65536 }, { "64K", 64 << 10 }, { "1M", 1 << 20 }, { "32MiB", 32 << 20 },
+		{ "1g", 1ULL << 30 }, { "4G", 4ULL << 30 },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct run r;
+
+		const char *args[] = { "--stacks", "--stacks-mem", sizes[i].text, NULL };
+
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_eq(r.opts.stacks_mem, sizes[i].bytes, "%s", sizes[i].text);
+	}
+}
+
+Test(options_stacks, bad_values)
+{
+	static const char *const bad[] = {
+		"63K", "5G", "1T", "", "-1M", "M", "1.5M", "99999999999999999999G",
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--stacks", "--stacks-mem", bad[i], NULL };
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "--stacks-mem");
+	}
+	PARSE(&r, "--stacks=all");
+	expect_usage_error(&r, "--stacks");
+	PARSE(&r, "--stacks", "--stacks-top", "1001");
+	expect_usage_error(&r, "--stacks-top");
+	PARSE(&r, "--stacks", "--folded", "");
+	expect_usage_error(&r, "--folded");
+}
+
+Test(options_stacks, need_stacks_and_rows)
+{
+	struct run r;
+
+	PARSE(&r, "--folded", "x.folded");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks-mem", "1M");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks-top", "3");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks", "-T");
+	expect_usage_error(&r, "-T");
+}

@@ -531,6 +531,8 @@ static int compare_stack_keys(const void *a, const void *b)
 /* The row stack of key among the first n (sorted), or NULL. */
 static struct row_stack *find_row_stack(struct tally *t, size_t n, const struct stack_key *key)
 {
+	if (!n)		/* t->stacks may still be NULL */
+		return NULL;
 	return bsearch(key, t->stacks, n, sizeof(*t->stacks), compare_stack_keys);
 }
 
@@ -629,7 +631,7 @@ static void attach_stacks(struct tally *t, size_t nshown)
 		t->procs.rows[i].stacks = NULL;
 		t->procs.rows[i].nstacks = 0;
 	}
-	if (!t->config.stacks_top || t->config.by_cgroup ||
+	if (!t->config.stacks_top || t->config.by_cgroup || !t->nstacks ||
 	    !room_for((void **)&t->stack_order, &t->stack_order_capacity, t->nstacks,
 		      sizeof(*t->stack_order)))
 		return;
@@ -644,7 +646,8 @@ static void attach_stacks(struct tally *t, size_t nshown)
 		     k++)
 			if (row_stack_weight(&t->stacks[k], cumulative))
 				mine[n++] = &t->stacks[k];
-		qsort(mine, n, sizeof(*mine), compare_weight_desc);
+		if (n > 1)
+			qsort(mine, n, sizeof(*mine), compare_weight_desc);
 		used += n;
 		row->stacks = mine;
 		row->nstacks = n < t->config.stacks_top ? n : t->config.stacks_top;

@@ -113,17 +113,25 @@ struct {
 
 /*
  * I/Os in flight (-L, -T, -p, -c), keyed by the address of their struct
- * request or struct bio: an open-addressing table in an array, claimed with
- * compare-and-exchange.  A hash map costs a locked insert and a locked delete
- * per I/O (~400 ns here); an array slot costs two atomic instructions.
+ * request or struct bio: a table of buckets in an array, each bucket the ids
+ * of INFLIGHT_WAYS I/Os in one cache line (inflight_ids), claimed with
+ * compare-and-exchange, and what is remembered of each I/O beside it
+ * (inflight, at bucket * INFLIGHT_WAYS + way).  A hash map costs a locked
+ * insert and a locked delete per I/O (~400 ns here); a way costs two atomic
+ * instructions, and looking an id up reads one cache line.
  */
-#define INFLIGHT_PROBES	8
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INFLIGHT_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct inflight_bucket);
+} inflight_ids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, INFLIGHT_SLOTS);
 	__type(key, __u32);
-	__type(value, struct inflight_slot);
+	__type(value, struct inflight);
 } inflight SEC(".maps");
 
 struct {
@@ -326,15 +334,6 @@ static __always_inline __u64 current_cgroup_id(void)
 	return bpf_get_current_cgroup_id();
 }
 
-/* When the current process started: its group leader's start_time. */
-static __always_inline __u64 current_start_ns(void)
-{
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
-		return bpf_get_current_task_btf()->group_leader->start_time;
-	return BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), group_leader,
-			     start_time);
-}
-
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
@@ -348,7 +347,6 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
 	key->cgroup = current_cgroup_id();
-	key->start_ns = current_start_ns();
 	return true;
 }
 
@@ -411,7 +409,6 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	key->tgid = owner->tgid;
 	key->dev = dev;
 	key->cgroup = owner->cgroup;
-	key->start_ns = owner->start_ns;
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
@@ -606,56 +603,89 @@ static __always_inline __u64 arg_address(void *ctx, int n)
 	return address;
 }
 
-static __always_inline __u32 inflight_home(__u64 id)
+/* An I/O in the in-flight table: its way in its bucket, and its record. */
+struct inflight_ref {
+	__u64 *id;		/* the way: the I/O's id while it is in flight, then 0 */
+	struct inflight *io;
+};
+
+_Static_assert(INFLIGHT_BUCKETS == 1 << 11, "the hash takes 11 bits: one per bucket number bit");
+
+static __always_inline struct inflight_bucket *inflight_bucket_of(__u64 id, __u32 *index)
 {
 	/* Fibonacci hashing of the address; its low bits are alignment. */
-	return (__u32)(((id >> 6) * 0x9E3779B97F4A7C15ULL) >> 50) & (INFLIGHT_SLOTS - 1);
+	*index = (__u32)(((id >> 6) * 0x9E3779B97F4A7C15ULL) >> (64 - 11)) & (INFLIGHT_BUCKETS - 1);
+	return bpf_map_lookup_elem(&inflight_ids, index);
 }
 
-/* The slot holding id, or NULL. */
-static __always_inline struct inflight_slot *inflight_find(__u64 id)
+/* ref to way of bucket number index; false if the map has no such slot. */
+static __always_inline bool inflight_ref_to(struct inflight_bucket *bucket, __u32 index,
+					    int way, struct inflight_ref *ref)
 {
-	__u32 home = inflight_home(id);
+	__u32 slot;
 
-#pragma unroll
-	for (__u32 probe = 0; probe < INFLIGHT_PROBES; probe++) {
-		__u32 index = (home + probe) & (INFLIGHT_SLOTS - 1);
-		struct inflight_slot *slot = bpf_map_lookup_elem(&inflight, &index);
-
-		if (slot && slot->id == id)
-			return slot;
-	}
-	return NULL;
+	if (way < 0 || way >= INFLIGHT_WAYS)
+		return false;
+	slot = index * INFLIGHT_WAYS + way;
+	ref->io = bpf_map_lookup_elem(&inflight, &slot);
+	ref->id = &bucket->id[way];
+	return ref->io != NULL;
 }
 
-/* A free slot, now owned by id, or NULL when all probes are taken. */
-static __always_inline struct inflight_slot *inflight_claim(__u64 id)
+/* The I/O id, if it is in the table. */
+static __always_inline bool inflight_find(__u64 id, struct inflight_ref *ref)
 {
-	__u32 home = inflight_home(id);
+	__u32 index;
+	struct inflight_bucket *bucket = inflight_bucket_of(id, &index);
+	int way = -1;
 
+	if (!bucket)
+		return false;
 #pragma unroll
-	for (__u32 probe = 0; probe < INFLIGHT_PROBES; probe++) {
-		__u32 index = (home + probe) & (INFLIGHT_SLOTS - 1);
-		struct inflight_slot *slot = bpf_map_lookup_elem(&inflight, &index);
-
-		if (slot && !slot->id && __sync_val_compare_and_swap(&slot->id, 0, id) == 0)
-			return slot;
+	for (int w = 0; w < INFLIGHT_WAYS; w++) {
+		if (bucket->id[w] == id) {
+			way = w;
+			break;
+		}
 	}
-	return NULL;
+	return inflight_ref_to(bucket, index, way, ref);
+}
+
+/* A free way of id's bucket, now owned by id; false when all are taken. */
+static __always_inline bool inflight_claim(__u64 id, struct inflight_ref *ref)
+{
+	__u32 index;
+	struct inflight_bucket *bucket = inflight_bucket_of(id, &index);
+	int way = -1;
+
+	if (!bucket)
+		return false;
+#pragma unroll
+	for (int w = 0; w < INFLIGHT_WAYS; w++) {
+		if (!bucket->id[w] && __sync_val_compare_and_swap(&bucket->id[w], 0, id) == 0) {
+			way = w;
+			break;
+		}
+	}
+	if (inflight_ref_to(bucket, index, way, ref))
+		return true;
+	if (way >= 0)		/* never: the two maps have the same number of slots */
+		__sync_val_compare_and_swap(&bucket->id[way & (INFLIGHT_WAYS - 1)], id, 0);
+	return false;
 }
 
 /* A tracked I/O finished: latency of its row, and the trace event (-T). */
 static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u64 now,
 					     __u64 start_ns)
 {
-	struct inflight_slot *slot = inflight_find(id);
+	struct inflight_ref ref;
 	struct row row;
 	struct inflight *io;
 	__u64 latency_ns;
 
-	if (!slot)
+	if (!inflight_find(id, &ref))
 		return;
-	io = &slot->io;
+	io = ref.io;
 	if (!start_ns)
 		start_ns = io->start_ns;
 	latency_ns = elapsed_since(now, start_ns, ~0ULL);
@@ -670,8 +700,8 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	}
 	if (trace_events)
 		emit_io_event(ctx, io, dev, now, latency_ns);
-	/* Free the slot only after reading it (a full barrier). */
-	__sync_val_compare_and_swap(&slot->id, id, 0);
+	/* Free the way only after reading the record (a full barrier). */
+	__sync_val_compare_and_swap(ref.id, id, 0);
 }
 
 /*
@@ -686,27 +716,23 @@ static __always_inline void remember_inflight(__u64 id, const struct proc_dev_ke
 					      __u64 start_ns, __u64 sector, __u32 bytes,
 					      __u32 opf)
 {
-	struct inflight_slot *slot;
+	struct inflight_ref ref;
 
 	if (!inflight_armed)
 		return;
-	slot = inflight_find(id);
-	if (slot) {
+	if (inflight_find(id, &ref)) {
 		if (!rq_fallback_hooks)
 			count_lost(LOST_COMPLETION_UNSEEN);
-	} else {
-		slot = inflight_claim(id);
-		if (!slot) {
-			count_lost(LOST_INFLIGHT_FULL);
-			return;
-		}
+	} else if (!inflight_claim(id, &ref)) {
+		count_lost(LOST_INFLIGHT_FULL);
+		return;
 	}
-	slot->io.who = *who;
-	slot->io.start_ns = start_ns;
-	slot->io.sector = sector;
-	slot->io.bytes = bytes;
-	slot->io.op = opf & DISKIO_REQ_OP_MASK;
-	slot->io.flags = io_flags(opf);
+	ref.io->who = *who;
+	ref.io->start_ns = start_ns;
+	ref.io->sector = sector;
+	ref.io->bytes = bytes;
+	ref.io->op = opf & DISKIO_REQ_OP_MASK;
+	ref.io->flags = io_flags(opf);
 }
 
 /* ---- --stacks ---- */
@@ -741,11 +767,13 @@ static __always_inline void current_stacks(void *ctx, struct stack_key *sk)
  * lookup stays off the path of stacks seen before. */
 static __always_inline void note_stack_process(void *ctx, const struct proc_dev_key *who)
 {
-	struct stack_process process = { .tgid = who->tgid, .start_ns = who->start_ns };
+	/* Stacks are only taken of the current task, who's process. */
+	__u64 start_ns = bpf_get_current_task_btf()->group_leader->start_time;
+	struct stack_process process = { .tgid = who->tgid, .start_ns = start_ns };
 	struct stack_process_event event = {
 		.type = EVENT_STACK_PROCESS,
 		.tgid = who->tgid,
-		.start_ns = who->start_ns,
+		.start_ns = start_ns,
 	};
 	__u8 seen = 1;
 
@@ -905,17 +933,16 @@ static __always_inline void request_started(void *ctx, struct request *rq)
 static __always_inline void request_tracked_from_bio(void *ctx, struct request *rq)
 {
 	__u64 id = arg_address(ctx, 0), bio_id = (__u64)BPF_CORE_READ(rq, bio);
-	struct inflight_slot *slot;
+	struct inflight_ref ref;
 	struct proc_dev_key who = {};
 	__u32 dev = request_dev(rq);
 
 	/* Not counted at block_getrq either; requeued: already tracked. */
-	if (io_classify(rq->cmd_flags) >= IO_NR_CLASSES || inflight_find(id))
+	if (io_classify(rq->cmd_flags) >= IO_NR_CLASSES || inflight_find(id, &ref))
 		return;
-	slot = bio_id ? inflight_find(bio_id) : NULL;
-	if (slot) {
-		who = slot->io.who;
-		__sync_val_compare_and_swap(&slot->id, bio_id, 0);
+	if (bio_id && inflight_find(bio_id, &ref)) {
+		who = ref.io->who;
+		__sync_val_compare_and_swap(ref.id, bio_id, 0);
 	} else if (!current_submitter(&who, dev)) {
 		return;
 	}
@@ -925,16 +952,13 @@ static __always_inline void request_tracked_from_bio(void *ctx, struct request *
 /* Dispatch to the driver: merges are over, so sector and size are final. */
 static __always_inline void request_issued(void *ctx, struct request *rq)
 {
-	struct inflight_slot *slot;
+	struct inflight_ref ref;
 
-	if (!trace_events)
+	if (!trace_events || !inflight_find(arg_address(ctx, 0), &ref))
 		return;
-	slot = inflight_find(arg_address(ctx, 0));
-	if (!slot)
-		return;
-	slot->io.sector = rq->__sector;
-	slot->io.bytes = rq->__data_len;
-	slot->io.flags = io_flags(rq->cmd_flags);
+	ref.io->sector = rq->__sector;
+	ref.io->bytes = rq->__data_len;
+	ref.io->flags = io_flags(rq->cmd_flags);
 }
 
 static __always_inline void request_done(void *ctx, struct request *rq)
@@ -1057,8 +1081,7 @@ static __always_inline bool same_owner(const struct write_owner *owner,
 				       const struct proc_dev_key *who)
 {
 	/* comm compared as two words: both are 8-byte aligned */
-	return owner->tgid == who->tgid && owner->start_ns == who->start_ns &&
-	       owner->cgroup == who->cgroup &&
+	return owner->tgid == who->tgid && owner->cgroup == who->cgroup &&
 	       ((const __u64 *)owner->comm)[0] == ((const __u64 *)who->comm)[0] &&
 	       ((const __u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1];
 }
@@ -1089,7 +1112,6 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 			.cgroup_selected = cgroup_selected,
 			.dirtied_ns = now,
 			.ino = host->i_ino,
-			.start_ns = who->start_ns,
 		};
 
 		__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
@@ -1099,7 +1121,6 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 	memo->key = key;
 	memo->owner.tgid = who->tgid;
 	memo->owner.cgroup = who->cgroup;
-	memo->owner.start_ns = who->start_ns;
 	memo->owner.dirtied_ns = now;
 	__builtin_memcpy(memo->owner.comm, who->comm, TASK_COMM_LEN);
 }
@@ -1124,7 +1145,6 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	key.tgid = bpf_get_current_pid_tgid() >> 32;
 	key.dev = dev;
 	key.cgroup = current_cgroup_id();
-	key.start_ns = current_start_ns();
 	current_comm(key.comm);
 	selected = current_cgroup_selected();
 	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {

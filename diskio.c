@@ -241,6 +241,7 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
 	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
 	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
+	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
 	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
 	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
 	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
@@ -453,12 +454,13 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 	}
 }
 
-/* The maps as they are now; at_exit: also the I/Os still in flight. */
-static int take_snapshot(struct run *run, bool at_exit)
+/* The maps a snapshot reads; at_exit: also the I/Os still in flight. */
+static struct snapshot_maps snapshot_maps_of(const struct run *run, bool at_exit)
 {
 	struct diskio_bpf *skel = run->skel;
 	bool rows = !run->opts->trace;
-	struct snapshot_maps maps = {
+
+	return (struct snapshot_maps){
 		.lost = bpf_map__fd(skel->maps.lost),
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
 		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
@@ -466,12 +468,19 @@ static int take_snapshot(struct run *run, bool at_exit)
 		.device_latency = rows && !run->track_inflight ?
 				  bpf_map__fd(skel->maps.device_latency) : -1,
 		.row_latency = rows && run->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
-		.inflight = at_exit && run->track_inflight ? bpf_map__fd(skel->maps.inflight) : -1,
+		.inflight_ids = at_exit && run->track_inflight ?
+				bpf_map__fd(skel->maps.inflight_ids) : -1,
 		.stack_counts = rows && run->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,
 		.stack_traces = bpf_map__fd(skel->maps.stack_traces),
 		.stack_ids_read = run->stack_ids_read,
 		.nstack_ids = run->nstack_ids,
 	};
+}
+
+/* The maps as they are now; at_exit: also the I/Os still in flight. */
+static int take_snapshot(struct run *run, bool at_exit)
+{
+	struct snapshot_maps maps = snapshot_maps_of(run, at_exit);
 	int err = snapshot_read(&run->snapshot, &maps, run->nr_cpus);
 
 	run->snapshot.perf_lost_records = run->events.perf_lost_records;
@@ -492,23 +501,25 @@ static void sweep_owners(struct run *run, uint64_t now_ns)
 			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
 }
 
-/* Rows of exited processes: their kernel entries go. */
-static void forget_rows(struct run *run)
+/* Rows of exited processes: their kernel entries go, what they held then
+ * kept for the next frame. */
+static int forget_rows(struct run *run)
 {
-	int fd = bpf_map__fd(run->skel->maps.stats);
-	int overflow_fd = bpf_map__fd(run->skel->maps.overflow_stats);
-	int latency_fd = bpf_map__fd(run->skel->maps.row_latency);
+	struct snapshot_maps maps = snapshot_maps_of(run, false);
+	int err = snapshot_forget(&run->snapshot, &maps, run->tally.forget, run->tally.nforget,
+				  run->nr_cpus);
 
-	for (size_t i = 0; i < run->tally.nforget; i++) {
-		bpf_map_delete_elem(fd, &run->tally.forget[i]);
-		bpf_map_delete_elem(overflow_fd, &run->tally.forget[i]);
-		bpf_map_delete_elem(latency_fd, &run->tally.forget[i]);
+	if (err) {
+		fail("deleting exited processes' rows from the BPF maps failed: %s",
+		     strerror(-err));
+		run->failed = true;
 	}
 	/* Their stacks' counts; the stacks themselves stay (ids are never
 	 * given to another stack). */
 	for (size_t i = 0; i < run->tally.nforget_stacks; i++)
 		bpf_map_delete_elem(bpf_map__fd(run->skel->maps.stack_counts),
 				    &run->tally.forget_stacks[i]);
+	return err;
 }
 
 /* ---- output ---- */
@@ -616,7 +627,10 @@ static void end_interval(struct run *run, bool final)
 	screen_size(&run->view.screen, run->opts, run->utf8);
 	view_show_frame(&run->view, &frame);
 	tally_close_interval(&run->tally);
-	forget_rows(run);
+	if (forget_rows(run)) {
+		exiting = 1;
+		return;
+	}
 	sweep_owners(run, monotonic_ns());
 	save_crash_state(run);
 	check_output(run);

@@ -26,6 +26,8 @@
 #define CRASH_COUNTS_ENTRIES	4096
 #define CRASHED_GROUPS_ENTRIES	1024
 #define INFLIGHT_SLOTS		16384	/* a power of two */
+#define INFLIGHT_WAYS		8	/* slots a bucket: 64 bytes of ids */
+#define INFLIGHT_BUCKETS	(INFLIGHT_SLOTS / INFLIGHT_WAYS)
 /* --stacks only (1 entry each otherwise) */
 #define STACK_TRACES_ENTRIES	16384	/* distinct stacks, kernel and user */
 #define STACK_COUNTS_ENTRIES	16384	/* (row, kernel stack, user stack) */
@@ -55,8 +57,6 @@ struct proc_dev_key {
 	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
 	char comm[TASK_COMM_LEN];
 	__u64 cgroup;		/* cgroup v2 id of the process (its directory's inode) */
-	__u64 start_ns;		/* when the process started (CLOCK_MONOTONIC): a pid
-				 * used again is another row, never one being forgotten */
 };
 
 struct proc_dev_stats {
@@ -84,7 +84,6 @@ struct write_owner {
 	__u64 cgroup;
 	__u64 dirtied_ns;	/* CLOCK_MONOTONIC of the last dirtying */
 	__u64 ino;		/* the file's inode number: its address alone may be reused */
-	__u64 start_ns;		/* proc_dev_key's */
 	char comm[TASK_COMM_LEN];
 };
 
@@ -119,11 +118,11 @@ struct inflight {
 	__u32 pad;
 };
 
-/* A slot of the in-flight table (an array): id is the address of the struct
- * request or struct bio, 0 when the slot is free. */
-struct inflight_slot {
-	__u64 id;
-	struct inflight io;
+/* A bucket of the in-flight table: the ids of up to INFLIGHT_WAYS I/Os (the
+ * address of their struct request or struct bio), 0 for a free way.  Way w
+ * of bucket b holds the I/O whose struct inflight is slot b * INFLIGHT_WAYS + w. */
+struct inflight_bucket {
+	__u64 id[INFLIGHT_WAYS];
 };
 
 /* Request flags that the kernel's rwbs letters show, in a layout of diskio's
@@ -256,7 +255,8 @@ struct crash_event {
 struct stack_process_event {
 	__u32 type;		/* EVENT_STACK_PROCESS */
 	__u32 tgid;
-	__u64 start_ns;		/* proc_dev_key's: a pid used again is another process */
+	__u64 start_ns;		/* when it started (CLOCK_MONOTONIC): a pid used again
+				 * is another process */
 };
 
 #endif /* DISKIO_H */

@@ -68,7 +68,6 @@ static uint32_t key_hash(const struct proc_dev_key *key)
 static bool key_equal(const struct proc_dev_key *a, const struct proc_dev_key *b)
 {
 	return a->tgid == b->tgid && a->dev == b->dev && a->cgroup == b->cgroup &&
-	       a->start_ns == b->start_ns &&
 	       !memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
@@ -171,6 +170,21 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
 	return row;
 }
 
+void iostats_restart_forgotten(struct iostats *t)
+{
+	for (size_t i = 0; i < t->count; i++) {
+		struct proc_io *row = &t->rows[i];
+
+		if (!row->forgetting)
+			continue;
+		row->forgetting = false;
+		row->updated = false;
+		memset(row->seen, 0, sizeof(row->seen));
+		if (row->latency)	/* its kernel entry went too */
+			memset(&row->latency->seen, 0, sizeof(row->latency->seen));
+	}
+}
+
 static bool row_changed(const struct proc_io *row)
 {
 	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
@@ -190,15 +204,15 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 		bool drop = false;
 
 		row->idle_intervals = row_changed(row) ? 0 : row->idle_intervals + 1;
-		if (row->idle_intervals >= min_idle && row->updated && row->key.tgid &&
+		if (row->idle_intervals >= min_idle && row->key.tgid && !row->forgetting &&
 		    !is_alive(row->key.tgid, arg)) {
-			forget(&row->key, arg);
-			forgotten++;
-			memset(row->seen, 0, sizeof(row->seen));
-			if (row->latency)	/* its kernel entry goes too */
-				memset(&row->latency->seen, 0, sizeof(row->latency->seen));
-			row->updated = false;
-			drop = !keep_totals;
+			if (row->updated) {
+				forget(&row->key, arg);
+				forgotten++;
+				row->forgetting = true;
+			} else {
+				drop = !keep_totals;
+			}
 		}
 		if (drop)
 			free(row->latency);

@@ -58,6 +58,7 @@ struct proc_io {
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */
 	uint32_t idle_intervals;		/* intervals in a row without change */
 	bool updated;				/* read from the kernel this interval */
+	bool forgetting;			/* its kernel entries are being deleted */
 	struct row_latency *latency;		/* tracked I/Os only, else NULL */
 	/* --stacks: the row's top stacks in the current frame, heaviest first
 	 * (the tally's, valid until its next step); else NULL and 0 */
@@ -92,11 +93,17 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
 
 /* End of an interval: rows not updated or without change grow idle.  Rows
  * idle for at least min_idle intervals whose process is gone (is_alive says
- * so) are handed to forget() (to delete the kernel entry) and dropped, unless
- * keep_totals: then only their kernel entry is forgotten and the row stays
- * with its totals.  Returns the number of kernel entries forgotten. */
+ * so) are handed to forget(), to delete their kernel entries, and kept until
+ * the next interval counts what those held when deleted
+ * (iostats_restart_forgotten()); then, still idle and gone, they are
+ * dropped, unless keep_totals: rows with their totals stay.  Returns the
+ * number of kernel entries forgotten. */
 /* The row of key, or NULL. */
 struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key);
+
+/* After the forgotten rows' kernel entries as they were deleted are
+ * recorded: their next entries count from zero. */
+void iostats_restart_forgotten(struct iostats *t);
 
 /*
  * Latency percentiles of a row's completions (all operations): this

@@ -80,6 +80,7 @@ struct copy_context {
 };
 
 /* Per-CPU values (all __u64 here) summed into one. */
+/* sum := values added up, size bytes of __u64 counters nr_cpus times. */
 static void sum_per_cpu(const void *values, int nr_cpus, size_t size, void *sum)
 {
 	const __u64 *from = values;
@@ -90,6 +91,16 @@ static void sum_per_cpu(const void *values, int nr_cpus, size_t size, void *sum)
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		for (size_t i = 0; i < n; i++)
 			to[i] += from[cpu * n + i];
+}
+
+/* sum += values, size bytes of __u64 counters. */
+static void add_counters(void *sum, const void *values, size_t size)
+{
+	const __u64 *from = values;
+	__u64 *to = sum;
+
+	for (size_t i = 0; i < size / sizeof(__u64); i++)
+		to[i] += from[i];
 }
 
 static bool grow(void **array, size_t *capacity, size_t count, size_t size)
@@ -142,8 +153,6 @@ static int merge_overflow_row(const void *key, const void *value, void *arg)
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
 	struct snapshot_row *row = bsearch(key, s->rows, ctx->nsorted, sizeof(*row), compare_rows);
-	const __u64 *from = value;
-	__u64 *to;
 
 	if (!row) {
 		row = append((void **)&s->rows, &s->nrows, &s->rows_capacity, sizeof(*row));
@@ -152,9 +161,7 @@ static int merge_overflow_row(const void *key, const void *value, void *arg)
 		memcpy(&row->key, key, sizeof(row->key));
 		memset(&row->stats, 0, sizeof(row->stats));
 	}
-	to = (__u64 *)&row->stats;
-	for (size_t i = 0; i < sizeof(row->stats) / sizeof(__u64); i++)
-		to[i] += from[i];
+	add_counters(&row->stats, value, sizeof(row->stats));
 	return 0;
 }
 
@@ -210,11 +217,12 @@ static int copy_lost(const void *key, const void *value, void *arg)
 
 static int count_in_flight(const void *key, const void *value, void *arg)
 {
-	const struct inflight_slot *slot = value;
+	const struct inflight_bucket *bucket = value;
 
 	(void)key;
-	if (slot->id)
-		((struct copy_context *)arg)->snapshot->unfinished++;
+	for (int way = 0; way < INFLIGHT_WAYS; way++)
+		if (bucket->id[way])
+			((struct copy_context *)arg)->snapshot->unfinished++;
 	return 0;
 }
 
@@ -303,9 +311,72 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	/* After the rows: a stack's counts are at most its row's. */
 	if (!err && maps->stack_counts >= 0)
 		err = read_stacks(s, maps, &ctx);
-	if (!err && maps->inflight >= 0)
-		err = map_for_each(maps->inflight, sizeof(__u32), sizeof(struct inflight_slot),
+	if (!err && maps->inflight_ids >= 0)
+		err = map_for_each(maps->inflight_ids, sizeof(__u32), sizeof(struct inflight_bucket),
 				   count_in_flight, &ctx);
+	return err;
+}
+
+/* Delete key from a hash map, its value (values: one a CPU in a per-CPU map)
+ * read as it was deleted.  1 if it was there, 0 if not, or -errno. */
+static int take_entry(int fd, const void *key, void *value)
+{
+	int err;
+
+	if (fd < 0)
+		return 0;
+	err = bpf_map_lookup_and_delete_elem(fd, key, value);
+	if (err == -ENOENT)
+		return 0;
+	return err ? err : 1;
+}
+
+int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
+		    const struct proc_dev_key *keys, size_t n, int nr_cpus)
+{
+	struct proc_dev_stats *per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
+	struct proc_dev_stats shared;
+	struct dev_latency latency;
+	int err = per_cpu ? 0 : -ENOMEM;
+
+	s->nfinal_rows = s->nfinal_row_latency = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct snapshot_row *row;
+		struct snapshot_row_latency *entry;
+		int in_stats = take_entry(maps->stats, &keys[i], per_cpu);
+		int in_overflow = take_entry(maps->overflow_stats, &keys[i], &shared);
+		int in_latency = take_entry(maps->row_latency, &keys[i], &latency);
+
+		if (in_stats < 0 || in_overflow < 0 || in_latency < 0) {
+			err = in_stats < 0 ? in_stats : in_overflow < 0 ? in_overflow : in_latency;
+			break;
+		}
+		if (in_stats || in_overflow) {
+			row = append((void **)&s->final_rows, &s->nfinal_rows,
+				     &s->final_rows_capacity, sizeof(*row));
+			if (!row) {
+				err = -ENOMEM;
+				break;
+			}
+			row->key = keys[i];
+			memset(&row->stats, 0, sizeof(row->stats));
+			if (in_stats)
+				sum_per_cpu(per_cpu, nr_cpus, sizeof(row->stats), &row->stats);
+			if (in_overflow)
+				add_counters(&row->stats, &shared, sizeof(row->stats));
+		}
+		if (in_latency) {
+			entry = append((void **)&s->final_row_latency, &s->nfinal_row_latency,
+				       &s->final_row_latency_capacity, sizeof(*entry));
+			if (!entry) {
+				err = -ENOMEM;
+				break;
+			}
+			entry->key = keys[i];
+			entry->latency = latency;
+		}
+	}
+	free(per_cpu);
 	return err;
 }
 

@@ -19,7 +19,7 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 /* File descriptors of the maps a snapshot reads; -1: not read in this mode. */
 struct snapshot_maps {
 	int lost, crash_counts;
-	int stats, overflow_stats, device_latency, row_latency, inflight;
+	int stats, overflow_stats, device_latency, row_latency, inflight_ids;
 	int stack_counts, stack_traces;		/* --stacks */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one
 	 * byte each, ids below nstack_ids); set here as they are read. */
@@ -30,6 +30,13 @@ struct snapshot_maps {
 /* s := the maps as they are now (s's arrays are reused): one row per key,
  * the per-CPU and the overflow map's counts added.  0 or -errno. */
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus);
+
+/* Delete the kernel entries of keys[0..n) (tally_close_interval()'s
+ * forgotten rows) from the rows' maps, keeping in s->final_rows and
+ * s->final_row_latency what they held as they were deleted (s's other
+ * arrays untouched), for the next tally_frame().  0 or -errno. */
+int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
+		    const struct proc_dev_key *keys, size_t n, int nr_cpus);
 
 /* Delete the owners map's entries last dirtied before before_ns
  * (CLOCK_MONOTONIC).  0 or -errno. */

@@ -24,7 +24,8 @@ struct map_plan {
 	uint32_t overflow_stats_entries;
 	uint32_t device_latency_entries;
 	uint32_t row_latency_entries;
-	uint32_t inflight_slots;
+	uint32_t inflight_slots;	/* inflight: what is kept of each I/O */
+	uint32_t inflight_buckets;	/* inflight_ids: their ids */
 	uint32_t owners_entries;
 	uint32_t crashed_groups_entries;
 	uint32_t stack_traces_entries;	/* --stacks: stack_traces, stack_counts, */

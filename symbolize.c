@@ -589,7 +589,8 @@ static bool add_elf_symbol(struct elf_file *f, size_t *cap, struct pool *names,
 		*cap = new_cap;
 	}
 	s = &f->symbols[f->nsymbols];
-	if (!pool_add(names, name, strlen(name), &s->name))
+	/* "clock_gettime@@GLIBC_2.17" in a .symtab: the version is no part of the name. */
+	if (!pool_add(names, name, strcspn(name, "@"), &s->name))
 		return false;
 	s->value = sym->st_value;
 	s->size = sym->st_size;
@@ -626,7 +627,7 @@ static bool read_symbol_section(Elf *elf, Elf64_Word type, struct elf_file *f,
 			if (!is_function_symbol(&sym))
 				continue;
 			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (!name || !*name)
+			if (!name || !*name || *name == '@')
 				continue;
 			if (!add_elf_symbol(f, &cap, names, &sym, name))
 				return false;
@@ -637,18 +638,31 @@ static bool read_symbol_section(Elf *elf, Elf64_Word type, struct elf_file *f,
 	return false;
 }
 
-static int compare_elf_symbols(const void *a, const void *b, void *names)
+static size_t leading_underscores(const char *name)
 {
+	return strspn(name, "_");
+}
+
+static int compare_elf_symbols(const void *a, const void *b, void *pool)
+{
+	const char *names = pool;
 	const struct elf_symbol *x = a, *y = b;
 
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
-	/* Aliases: one with a size (it can contain an address), then by binding, then name. */
+	/*
+	 * Aliases: one with a size (it can contain an address), then the public
+	 * name (libc's nanosleep, a weak alias, before its global __nanosleep,
+	 * printf before _IO_printf), then by binding, then by name.
+	 */
 	if (!x->size != !y->size)
 		return !x->size - !y->size;
+	if (leading_underscores(names + x->name) != leading_underscores(names + y->name))
+		return leading_underscores(names + x->name) < leading_underscores(names + y->name) ?
+		       -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	return strcmp((const char *)names + x->name, (const char *)names + y->name);
+	return strcmp(names + x->name, names + y->name);
 }
 
 /* Sorted by value, one symbol per value: the alias compare_elf_symbols puts first. */

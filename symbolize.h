@@ -63,9 +63,13 @@ int usyms_add_pid(struct usyms *us, uint32_t tgid);
 void usyms_forget_pid(struct usyms *us, uint32_t tgid);
 
 /* Name addr in tgid's address space: "function+0xoff" from the mapped file's
- * .symtab, else .dynsym; "[unknown] module+0xoff" (module: the file's base
- * name, off: the offset in the file) when no symbol holds it; "[unknown]
- * 0xADDR" outside every recorded mapping.  Returns buf. */
+ * .symtab, else its debug file's, else its .dynsym; "[unknown] module+0xoff"
+ * (module: the file's base name, off: the offset in the file) when no symbol
+ * holds it or the file could not be read; "[vdso]+0xoff" (or [vsyscall]:
+ * off from the mapping's start); "[unknown] 0xADDR" in anonymous memory
+ * (JIT code) and outside every recorded mapping.  addr is named as given:
+ * for a caller's frame (a return address) addr - 1 names the call, not what
+ * follows it.  Returns buf. */
 char *usyms_format(struct usyms *us, uint32_t tgid, uint64_t addr, char *buf, size_t size);
 
 #endif /* DISKIO_SYMBOLIZE_H */

@@ -20,6 +20,8 @@ void snapshot_free(struct snapshot *s)
 	free(s->rows);
 	free(s->latency);
 	free(s->row_latency);
+	free(s->final_rows);
+	free(s->final_row_latency);
 	free(s->crashes);
 	free(s->stacks);
 	free(s->traces);
@@ -239,23 +241,55 @@ static res_key cgroup_name(struct tally *t, uint64_t id)
 	return path ? intern_name(t, path, strlen(path)) : t->unknown_name;
 }
 
-static void count_rows(struct tally *t, const struct snapshot *s)
+/*
+ * What a row gained from one kernel entry goes to its disk: a device's
+ * counts are the sum of its rows' changes.  A device is made only for a row
+ * with something to fold (not for dirtying alone, e.g. on a filesystem of
+ * no one disk).
+ */
+static void add_row_change(struct tally *t, const struct proc_io *row,
+			   const uint64_t before[PMEM_NR_COUNTERS])
 {
-	uint64_t counters[PMEM_NR_COUNTERS];
-	int last_counter;
+	int last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
+	struct pmem_device *metrics = NULL;
 
-	iostats_begin_interval(&t->procs);
-	for (size_t i = 0; i < s->nrows; i++) {
-		const struct snapshot_row *entry = &s->rows[i];
+	for (int c = PMEM_READ_BYTES; c <= last_counter; c++) {
+		if (row->delta[c] == before[c])
+			continue;
+		if (!metrics)
+			metrics = device_metrics(t, row->key.dev);
+		pmem_add(&t->devices, metrics, c, row->delta[c] - before[c]);
+	}
+}
+
+/*
+ * Kernel entries' running totals into their rows.  A row's own latency sums
+ * hold only tracked completions that found no room in the histograms' map:
+ * a row that gains any has no percentiles (a row whose histogram is made
+ * later learns it from its total, count_one_row_latency()).
+ */
+static void record_rows(struct tally *t, const struct snapshot_row *entries, size_t n)
+{
+	uint64_t counters[PMEM_NR_COUNTERS], before[PMEM_NR_COUNTERS];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct snapshot_row *entry = &entries[i];
 		struct proc_io *row;
 		bool created;
 
 		iostats_counters_from_kernel(&entry->stats, counters);
+		row = iostats_find(&t->procs, &entry->key);
+		if (row)
+			memcpy(before, row->delta, sizeof(before));
+		else
+			memset(before, 0, sizeof(before));
 		row = iostats_record(&t->procs, &entry->key, counters, &created);
 		if (!row) {
 			t->lost[LOST_ROW_ALLOC]++;
 			continue;
 		}
+		if (row->latency && row->delta[PMEM_LATENCY_IOS] != before[PMEM_LATENCY_IOS])
+			row->latency->incomplete = true;
 		if (created) {
 			const char *device = devname_lookup(&t->devnames, entry->key.dev);
 
@@ -264,25 +298,31 @@ static void count_rows(struct tally *t, const struct snapshot *s)
 			row->device_name = intern_name(t, device, strlen(device));
 			row->cgroup_name = cgroup_name(t, entry->key.cgroup);
 		}
+		add_row_change(t, row, before);
 	}
-	/* A device's counts are the sum of its rows' changes. */
-	last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
-	for (size_t i = 0; i < t->procs.count; i++) {
-		struct proc_io *row = &t->procs.rows[i];
-		struct pmem_device *metrics = NULL;
+}
 
-		if (!row->updated)
-			continue;
-		/* A device is made only for a row with something to fold (not
-		 * for dirtying alone, e.g. on a filesystem of no one disk). */
-		for (int c = PMEM_READ_BYTES; c <= last_counter; c++) {
-			if (!row->delta[c])
-				continue;
-			if (!metrics)
-				metrics = device_metrics(t, row->key.dev);
-			pmem_add(&t->devices, metrics, c, row->delta[c]);
-		}
-	}
+static void count_one_row_latency(struct tally *t, const struct snapshot_row_latency *entry);
+
+/*
+ * Forgotten rows' kernel entries, deleted since the last frame: what they
+ * gained after the last snapshot (I/O of the same key meanwhile: the pid
+ * used again by a process of the same name) is this interval's, and the
+ * key's next kernel entries count from zero.
+ */
+static void count_forgotten(struct tally *t, const struct snapshot *s)
+{
+	record_rows(t, s->final_rows, s->nfinal_rows);
+	for (size_t i = 0; i < s->nfinal_row_latency; i++)
+		count_one_row_latency(t, &s->final_row_latency[i]);
+	iostats_restart_forgotten(&t->procs);
+}
+
+static void count_rows(struct tally *t, const struct snapshot *s)
+{
+	iostats_begin_interval(&t->procs);
+	count_forgotten(t, s);
+	record_rows(t, s->rows, s->nrows);
 }
 
 /* Processes that dirtied page cache in this interval, for row_process_alive(). */
@@ -360,48 +400,45 @@ static void count_device_latency(struct tally *t, const struct snapshot *s)
 
 /*
  * Tracked I/Os: each row's latency per operation goes to its histogram, its
- * sums and its disk's.  The row's own sums from the kernel (count_rows())
+ * sums and its disk's.  The row's own sums from the kernel (record_rows())
  * hold only completions that found no room in the histograms' map: a row
  * with any of those has no percentiles.
  */
+static void count_one_row_latency(struct tally *t, const struct snapshot_row_latency *entry)
+{
+	struct proc_io *row = iostats_find(&t->procs, &entry->key);
+	struct latency_counts change;
+	struct row_latency *l;
+
+	if (!row)
+		return;		/* its row could not be kept: counted lost */
+	if (!row->latency) {
+		row->latency = calloc(1, sizeof(*row->latency));
+		if (!row->latency) {
+			t->lost[LOST_ROW_ALLOC]++;
+			return;
+		}
+		row->latency->incomplete = row->total[PMEM_LATENCY_IOS] != 0;
+	}
+	l = row->latency;
+	latency_change(&l->seen, &entry->latency, &change);
+	add_device_latency(t, device_metrics(t, entry->key.dev), &change);
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		row->delta[PMEM_LATENCY_NS] += change.latency_ns[op];
+		row->total[PMEM_LATENCY_NS] += change.latency_ns[op];
+		row->delta[PMEM_LATENCY_IOS] += change.ios[op];
+		row->total[PMEM_LATENCY_IOS] += change.ios[op];
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
+			l->delta.slots[k] += change.slots[op][k];
+			l->total.slots[k] += change.slots[op][k];
+		}
+	}
+}
+
 static void count_row_latency(struct tally *t, const struct snapshot *s)
 {
-	for (size_t i = 0; i < t->procs.count; i++) {
-		struct proc_io *row = &t->procs.rows[i];
-
-		if (row->latency && row->delta[PMEM_LATENCY_IOS])
-			row->latency->incomplete = true;
-	}
-	for (size_t i = 0; i < s->nrow_latency; i++) {
-		const struct snapshot_row_latency *entry = &s->row_latency[i];
-		struct proc_io *row = iostats_find(&t->procs, &entry->key);
-		struct latency_counts change;
-		struct row_latency *l;
-
-		if (!row)
-			continue;	/* its row could not be kept: counted lost */
-		if (!row->latency) {
-			row->latency = calloc(1, sizeof(*row->latency));
-			if (!row->latency) {
-				t->lost[LOST_ROW_ALLOC]++;
-				continue;
-			}
-			row->latency->incomplete = row->total[PMEM_LATENCY_IOS] != 0;
-		}
-		l = row->latency;
-		latency_change(&l->seen, &entry->latency, &change);
-		add_device_latency(t, device_metrics(t, entry->key.dev), &change);
-		for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
-			row->delta[PMEM_LATENCY_NS] += change.latency_ns[op];
-			row->total[PMEM_LATENCY_NS] += change.latency_ns[op];
-			row->delta[PMEM_LATENCY_IOS] += change.ios[op];
-			row->total[PMEM_LATENCY_IOS] += change.ios[op];
-			for (unsigned int k = 0; k < LATENCY_SLOTS; k++) {
-				l->delta.slots[k] += change.slots[op][k];
-				l->total.slots[k] += change.slots[op][k];
-			}
-		}
-	}
+	for (size_t i = 0; i < s->nrow_latency; i++)
+		count_one_row_latency(t, &s->row_latency[i]);
 }
 
 static bool row_has_values(const struct proc_io *row, bool cumulative)

@@ -78,6 +78,13 @@ struct snapshot {
 	uint64_t lost[LOST_NR_KERNEL_CAUSES];	/* summed over CPUs */
 	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
 	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */
+	/* Kernel entries of forgotten rows (tally_close_interval()'s
+	 * t->forget), as they were when the loader deleted them: what they
+	 * gained after the last snapshot is counted in the next frame. */
+	struct snapshot_row *final_rows;
+	size_t nfinal_rows, final_rows_capacity;
+	struct snapshot_row_latency *final_row_latency;
+	size_t nfinal_row_latency, final_row_latency_capacity;
 };
 
 void snapshot_free(struct snapshot *s);
@@ -160,7 +167,8 @@ struct tally {
 	struct proc_io *folded;		/* --by cgroup: rows per (cgroup, disk) */
 	size_t folded_capacity;
 	/* Kernel entries of exited processes' rows, for the loader to delete
-	 * after tally_close_interval(). */
+	 * after tally_close_interval(), handing what they held then to the
+	 * next tally_frame() (struct snapshot's final_rows). */
 	struct proc_dev_key *forget;
 	size_t nforget, forget_capacity;
 

@@ -25,20 +25,25 @@ Test(mapsize_formulas, match_the_kernels_accounting)
 	cr_assert_eq(array_map_bytes(7, 8, true, 2), 480);			/* lost */
 	cr_assert_eq(array_map_bytes(1, 56, true, 2), 432);			/* last_owner */
 	cr_assert_eq(array_map_bytes(1, 72, false, 2), 384);			/* inflight, 1 slot */
-	/* The same maps with a 40-byte key and 80-byte slots (start_ns added). */
+	/* Other shapes: a 40-byte key, 56-byte owners, 80-byte array values. */
 	cr_assert_eq(hash_map_bytes(16384, 40, 88, true, false, 2), 4719488);
 	cr_assert_eq(hash_map_bytes(65536, 40, 88, false, false, 2), 12584176);
 	cr_assert_eq(hash_map_bytes(65536, 8, 56, false, false, 2), 8389744);
 	cr_assert_eq(array_map_bytes(16384, 80, false, 2), 1311032);
 	cr_assert_eq(array_map_bytes(1, 64, true, 2), 448);
+	/* The in-flight table: 2048 buckets of ids, 16384 records of 64 bytes. */
+	cr_assert_eq(array_map_bytes(2048, 64, false, 2), 131384);
+	cr_assert_eq(array_map_bytes(16384, 72, false, 2), 1179960);
+	cr_assert_eq(array_map_bytes(16384, 64, false, 2), 1048888);
 }
 
 Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 {
-	cr_assert_eq(sizeof(struct proc_dev_key), 40);
+	cr_assert_eq(sizeof(struct proc_dev_key), 32);
 	cr_assert_eq(sizeof(struct proc_dev_stats), 88);
-	cr_assert_eq(sizeof(struct write_owner), 56);
-	cr_assert_eq(sizeof(struct inflight_slot), 80);
+	cr_assert_eq(sizeof(struct write_owner), 48);
+	cr_assert_eq(sizeof(struct inflight), 64);
+	cr_assert_eq(sizeof(struct inflight_bucket), 64);
 }
 
 Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)

@@ -356,7 +356,7 @@ static const char *format(struct usyms *us, uint32_t tgid, uint64_t addr)
 
 struct target {
 	pid_t pid;
-	uint64_t func_a, func_b;	/* where the running target says they are */
+	uint64_t func_a, func_b, alias;	/* where the running target says they are */
 };
 
 /* Starts a target binary that prints its functions' addresses and waits. */
@@ -365,7 +365,7 @@ static struct target start_target(const char *path)
 	struct target t = { 0 };
 	int pipefd[2];
 	FILE *out;
-	unsigned long long a, b;
+	unsigned long long a, b, alias;
 
 	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
 	t.pid = fork();
@@ -378,10 +378,12 @@ static struct target start_target(const char *path)
 	close(pipefd[1]);
 	out = fdopen(pipefd[0], "r");
 	cr_assert_not_null(out);
-	cr_assert_eq(fscanf(out, "%llx %llx", &a, &b), 2, "%s printed no addresses", path);
+	cr_assert_eq(fscanf(out, "%llx %llx %llx", &a, &b, &alias), 3, "%s printed no addresses",
+		     path);
 	fclose(out);
 	t.func_a = a;
 	t.func_b = b;
+	t.alias = alias;
 	return t;
 }
 
@@ -408,6 +410,7 @@ static void assert_names_known_functions(const char *variant, const char *path)
 	cr_assert_str_eq(format(us, t.pid, t.func_a + 5), "known_func_a+0x5", "%s", variant);
 	cr_assert_str_eq(format(us, t.pid, t.func_a), "known_func_a+0x0", "%s", variant);
 	cr_assert_str_eq(format(us, t.pid, t.func_b + 1), "known_func_b+0x1", "%s", variant);
+	cr_assert_str_eq(format(us, t.pid, t.alias + 2), "known_alias+0x2", "%s", variant);
 	stop_target(&t);
 	usyms_free(us);
 }

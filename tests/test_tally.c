@@ -62,6 +62,8 @@ struct snap {
 	struct snapshot_latency latency[SNAP_LATENCY];
 	struct snapshot_row_latency row_latency[SNAP_ROWS];
 	struct snapshot_crashes crashes[SNAP_CRASHES];
+	struct snapshot_row final_rows[SNAP_ROWS];
+	struct snapshot_row_latency final_row_latency[SNAP_ROWS];
 };
 
 /* An empty snapshot over the fixed arrays (never snapshot_free()d). */
@@ -76,6 +78,10 @@ static void snap_init(struct snap *sp)
 	sp->s.row_latency_capacity = SNAP_ROWS;
 	sp->s.crashes = sp->crashes;
 	sp->s.crashes_capacity = SNAP_CRASHES;
+	sp->s.final_rows = sp->final_rows;
+	sp->s.final_rows_capacity = SNAP_ROWS;
+	sp->s.final_row_latency = sp->final_row_latency;
+	sp->s.final_row_latency_capacity = SNAP_ROWS;
 }
 
 static struct proc_dev_key make_key(uint32_t tgid, uint32_t dev, const char *comm)
@@ -143,6 +149,29 @@ static void snap_row_latency(struct snap *sp, uint32_t tgid, uint32_t dev, const
 	sp->row_latency[i].latency.latency_ns[op] += ns * ios;
 	sp->row_latency[i].latency.ios[op] += ios;
 	sp->row_latency[i].latency.slots[op][latency_slot(ns)] += ios;
+}
+
+/* What the loader does after tally_close_interval(): every forgotten key's
+ * entries leave the maps (the snapshot), what they held kept as final. */
+static void snap_forget(struct snap *sp, const struct tally *t)
+{
+	sp->s.nfinal_rows = sp->s.nfinal_row_latency = 0;
+	for (size_t k = 0; k < t->nforget; k++) {
+		for (size_t i = 0; i < sp->s.nrows; i++) {
+			if (memcmp(&sp->rows[i].key, &t->forget[k], sizeof(t->forget[k])))
+				continue;
+			sp->final_rows[sp->s.nfinal_rows++] = sp->rows[i];
+			sp->rows[i] = sp->rows[--sp->s.nrows];
+			break;
+		}
+		for (size_t i = 0; i < sp->s.nrow_latency; i++) {
+			if (memcmp(&sp->row_latency[i].key, &t->forget[k], sizeof(t->forget[k])))
+				continue;
+			sp->final_row_latency[sp->s.nfinal_row_latency++] = sp->row_latency[i];
+			sp->row_latency[i] = sp->row_latency[--sp->s.nrow_latency];
+			break;
+		}
+	}
 }
 
 /* comm: up to 16 bytes copied as they are (16 leaves no NUL, as a raw key may). */
@@ -1020,6 +1049,50 @@ Test(rows, exited_dirtier_is_kept_while_writeback_may_come)
 	tally_free(&t);
 }
 
+Test(rows, exited_idle_row_is_forgotten_then_dropped)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(700);
+	snap_row(&sp, 700, DEV_A, "gone", (struct proc_dev_stats){ .bytes = { 1000 }, .ios = { 4 } });
+	for (int n = 1; n <= 3; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nforget, 1);
+	cr_assert_eq(t.procs.count, 1, "kept until what its entry held is counted");
+	snap_forget(&sp, &t);
+	cr_assert_eq(sp.s.nrows, 0);
+
+	step(&t, &sp, 4, false, &f);
+	cr_assert_eq(f.nrows, 0, "the entry held nothing new");
+	tally_close_interval(&t);
+	cr_assert_eq(t.nforget, 0, "nothing is forgotten twice");
+	cr_assert_eq(t.procs.count, 0, "then it is dropped");
+	snap_forget(&sp, &t);
+
+	/* The same key later: a row of its own, from zero. */
+	snap_row(&sp, 700, DEV_A, "gone", (struct proc_dev_stats){ .bytes = { 8 }, .ios = { 1 } });
+	step(&t, &sp, 5, false, &f);
+	row = frame_row(&f, 700, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 8);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 8);
+	tally_free(&t);
+}
+
+/*
+ * Between the last snapshot and the deletion of a forgotten row's entry, a
+ * process of the same pid and name (the pid used again) did I/O into it:
+ * what the entry held as it was deleted is counted in the next frame, and
+ * the key's new entry from zero: no I/O lost, none counted twice.
+ */
 Test(rows, exited_idle_row_is_forgotten_and_a_reused_key_starts_anew)
 {
 	struct tally t;
@@ -1050,23 +1123,34 @@ Test(rows, exited_idle_row_is_forgotten_and_a_reused_key_starts_anew)
 	tally_close_interval(&t);
 	cr_assert_eq(t.nforget, 1);
 	cr_assert_eq(memcmp(&t.forget[0], &gone, sizeof(gone)), 0);
-	cr_assert_eq(t.procs.count, 1, "the row is dropped; the live process's stays");
-	cr_assert_eq(t.procs.rows[0].key.tgid, 501);
+	cr_assert_eq(t.procs.count, 2, "kept until what its entry held is counted");
 
-	/* The loader deleted the entry; the same pid+comm+dev does I/O again. */
+	/* The pid's new process read 30 bytes into the old entry before the
+	 * loader deleted it, then 50 into a new one. */
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 1030 }, .ios = { 5 } });
+	snap_forget(&sp, &t);
 	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 50 }, .ios = { 1 } });
 	step(&t, &sp, 4, false, &f);
 	cr_assert_eq(f.nrows, 1);
 	row = frame_row(&f, 500, DEV_A);
 	cr_assert_not_null(row);
-	cr_assert_eq(row->delta[PMEM_READ_BYTES], 50);
-	cr_assert_eq(row->delta[PMEM_READ_IOS], 1);
-	cr_assert_eq(row->total[PMEM_READ_BYTES], 50);
-	cr_assert_eq(row->total[PMEM_READ_IOS], 1);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 80);
+	cr_assert_eq(row->delta[PMEM_READ_IOS], 2);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 1080);
+	cr_assert_eq(row->total[PMEM_READ_IOS], 6);
 	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
-		[PMEM_READ_BYTES] = 50, [PMEM_READ_IOS] = 1 });
+		[PMEM_READ_BYTES] = 80, [PMEM_READ_IOS] = 2 });
 	tally_close_interval(&t);
 	cr_assert_eq(t.nforget, 0, "the forget list is per interval");
+	snap_forget(&sp, &t);
+
+	/* The new entry goes on from 50. */
+	snap_row(&sp, 500, DEV_A, "app", (struct proc_dev_stats){ .bytes = { 60 }, .ios = { 2 } });
+	step(&t, &sp, 5, false, &f);
+	row = frame_row(&f, 500, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 10);
+	cr_assert_eq(row->total[PMEM_READ_BYTES], 1090);
 	tally_free(&t);
 }
 
@@ -1531,5 +1615,61 @@ Test(devices, tracked_latency_and_histograms_come_from_the_rows)
 		[PMEM_LATENCY_NS] = 12000, [PMEM_LATENCY_IOS] = 2 });
 	pmem_latency_summary(find_device(f.devices, NAME_A), IO_READ, false, &l);
 	cr_assert_eq(l.ios, 1, "the disk's histogram holds what the rows' hold");
+	tally_free(&t);
+}
+
+/* Tracked I/Os: a forgotten row's histogram entry, as it was deleted, is
+ * counted like its counters (the pid used again, its I/O completed before
+ * the deletion), and the row keeps its percentiles. */
+Test(devices, a_forgotten_rows_last_completions_are_counted)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct latency_summary l;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	config.latency_from_rows = true;
+	config.per_process_latency = true;
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(800);
+	snap_row(&sp, 800, DEV_A, "a", (struct proc_dev_stats){ .bytes = { 4096 }, .ios = { 1 } });
+	snap_row_latency(&sp, 800, DEV_A, "a", IO_READ, 5000, 1);
+	for (int n = 1; n <= 3; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nforget, 1);
+
+	snap_row(&sp, 800, DEV_A, "a", (struct proc_dev_stats){ .bytes = { 8192 }, .ios = { 2 } });
+	snap_row_latency(&sp, 800, DEV_A, "a", IO_READ, 5000, 1);
+	snap_forget(&sp, &t);
+	cr_assert_eq(sp.s.nfinal_row_latency, 1);
+	step(&t, &sp, 4, false, &f);
+	row = frame_row(&f, 800, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_READ_BYTES], 4096);
+	cr_assert_eq(row->delta[PMEM_LATENCY_NS], 5000);
+	cr_assert_eq(row->delta[PMEM_LATENCY_IOS], 1);
+	cr_assert(iostats_latency_summary(row, false, &l), "still complete");
+	cr_assert_eq(l.ios, 1);
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_READ_BYTES] = 4096, [PMEM_READ_IOS] = 1,
+		[PMEM_LATENCY_NS] = 5000, [PMEM_LATENCY_IOS] = 1 });
+	tally_close_interval(&t);
+	snap_forget(&sp, &t);
+
+	/* A new histogram entry of the key counts from zero. */
+	snap_row(&sp, 800, DEV_A, "a", (struct proc_dev_stats){ .bytes = { 4096 }, .ios = { 1 } });
+	snap_row_latency(&sp, 800, DEV_A, "a", IO_READ, 9000, 1);
+	step(&t, &sp, 5, false, &f);
+	row = frame_row(&f, 800, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_eq(row->delta[PMEM_LATENCY_NS], 9000);
+	cr_assert_eq(row->delta[PMEM_LATENCY_IOS], 1);
+	cr_assert(iostats_latency_summary(row, true, &l));
+	cr_assert_eq(l.ios, 3);
 	tally_free(&t);
 }

@@ -60,6 +60,10 @@ const volatile bool rq_fallback_hooks = false;
  * submitter's context. */
 const volatile bool getrq_hook = false;
 
+/* --stacks: STACKS_KERNEL | STACKS_USER, 0 without.  Every stack path is
+ * behind this constant, so the verifier drops it from the default mode. */
+const volatile __u32 stacks_mode = 0;
+
 /* Set once a bio of a bio-based disk carries the kernel's own submission
  * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
  * block_bio_complete, so user space attaches it only then: recent kernels
@@ -178,6 +182,37 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } perf_events SEC(".maps");
+
+/* --stacks (one entry each otherwise, see size_maps()): the stacks, by id;
+ * entries are never deleted, so an id names one stack for the whole run. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, STACK_TRACES_ENTRIES);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, STACK_MAX_FRAMES * sizeof(__u64));
+} stack_traces SEC(".maps");
+
+/* Bytes and I/Os per (row, kernel stack, user stack), added to atomically. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STACK_COUNTS_ENTRIES);
+	__type(key, struct stack_key);
+	__type(value, struct stack_counts);
+} stack_counts SEC(".maps");
+
+/* Processes whose mappings user space was told to read (user stacks). */
+struct stack_process {
+	__u32 tgid;
+	__u32 pad;
+	__u64 start_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, STACK_PROCESSES_ENTRIES);
+	__type(key, struct stack_process);
+	__type(value, __u8);
+} stack_processes SEC(".maps");
 
 static __always_inline void count_lost(__u32 cause)
 {
@@ -700,6 +735,95 @@ static __always_inline void remember_inflight(__u64 id, const struct proc_dev_ke
 	ref.io->flags = io_flags(opf);
 }
 
+/* ---- --stacks ---- */
+
+/* The current task's stack ids; a failed capture is STACK_ID_UNAVAILABLE
+ * and one loss of the I/O's stack (the I/O itself stays in its row). */
+static __always_inline void current_stacks(void *ctx, struct stack_key *sk)
+{
+	bool failed = false;
+	long id;
+
+	sk->kernel_stack = STACK_ID_NONE;
+	sk->user_stack = STACK_ID_NONE;
+	if (stacks_mode & STACKS_KERNEL) {
+		id = bpf_get_stackid(ctx, &stack_traces, 0);
+		sk->kernel_stack = id >= 0 ? id : STACK_ID_UNAVAILABLE;
+		failed |= id < 0;
+	}
+	/* A kernel thread has no user stack: none, not lost. */
+	if ((stacks_mode & STACKS_USER) &&
+	    !(bpf_get_current_task_btf()->flags & PF_KTHREAD)) {
+		id = bpf_get_stackid(ctx, &stack_traces, BPF_F_USER_STACK);
+		sk->user_stack = id >= 0 ? id : STACK_ID_UNAVAILABLE;
+		failed |= id < 0;
+	}
+	if (failed)
+		count_lost(LOST_STACK_UNAVAILABLE);
+}
+
+/* The first stack of a process: user space is told at once, to read its
+ * mappings while it lives.  Only on a new stack_counts entry, so the LRU
+ * lookup stays off the path of stacks seen before. */
+static __always_inline void note_stack_process(void *ctx, const struct proc_dev_key *who)
+{
+	/* Stacks are only taken of the current task, who's process. */
+	__u64 start_ns = bpf_get_current_task_btf()->group_leader->start_time;
+	struct stack_process process = { .tgid = who->tgid, .start_ns = start_ns };
+	struct stack_process_event event = {
+		.type = EVENT_STACK_PROCESS,
+		.tgid = who->tgid,
+		.start_ns = start_ns,
+	};
+	__u8 seen = 1;
+
+	if (!(stacks_mode & STACKS_USER) ||
+	    bpf_map_update_elem(&stack_processes, &process, &seen, BPF_NOEXIST))
+		return;
+	emit_event(ctx, &event, sizeof(event));
+}
+
+/* The counts of who's current stacks; NULL (one loss) when the map is full. */
+static __always_inline struct stack_counts *current_stack_counts(void *ctx,
+								 const struct proc_dev_key *who)
+{
+	static const struct stack_counts zero;
+	struct stack_key sk = { .who = *who };
+	struct stack_counts *counts;
+	long err;
+
+	current_stacks(ctx, &sk);
+	counts = bpf_map_lookup_elem(&stack_counts, &sk);
+	if (counts)
+		return counts;
+	err = bpf_map_update_elem(&stack_counts, &sk, &zero, BPF_NOEXIST);
+	if (!err)
+		note_stack_process(ctx, who);
+	else if (err != -EEXIST)
+		goto full;
+	counts = bpf_map_lookup_elem(&stack_counts, &sk);
+	if (counts)
+		return counts;
+full:
+	count_lost(LOST_STACKS_MAP_FULL);
+	return NULL;
+}
+
+/* I/O the current task submits for itself: bytes (a bio), an I/O (a bio of
+ * a bio-based disk, a request of a blk-mq one), or both. */
+static __always_inline void add_stack_io(void *ctx, const struct proc_dev_key *who,
+					 __u32 class, __u64 bytes, bool count_io)
+{
+	struct stack_counts *counts = current_stack_counts(ctx, who);
+
+	if (!counts)
+		return;
+	if (bytes)
+		__sync_fetch_and_add(&counts->bytes[class], bytes);
+	if (count_io)
+		__sync_fetch_and_add(&counts->ios[class], 1);
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
@@ -732,6 +856,9 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		if (on_behalf)
 			row_add(&row, &row.stats->writeback_bytes, bytes);
 	}
+	/* Not writeback charged to a dirtier: the stack would be the flusher's. */
+	if (stacks_mode && aggregate && !on_behalf && class < IO_NR_CLASSES)
+		add_stack_io(ctx, &key, class, bytes, bio_based);
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
@@ -766,13 +893,13 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 
 /* An I/O of a blk-mq disk starts being accounted: one I/O, charged to the
  * current task; tracked under id (-L, -T). */
-static __always_inline void io_started(__u64 id, __u32 opf, __u32 dev, struct bio *bio,
-				       __u64 sector, __u32 bytes)
+static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev,
+				       struct bio *bio, __u64 sector, __u32 bytes)
 {
 	__u32 class = io_classify(opf);
 	struct proc_dev_key key = {};
 	struct row row;
-	bool on_behalf;
+	bool on_behalf = false;
 
 	if (class >= IO_NR_CLASSES)
 		return;
@@ -784,13 +911,16 @@ static __always_inline void io_started(__u64 id, __u32 opf, __u32 dev, struct bi
 	}
 	if (aggregate && row_of(&key, true, &row))
 		row_add(&row, &row.stats->ios[class], 1);
+	/* The request's bytes went to the stack at block_bio_queue. */
+	if (stacks_mode && aggregate && !on_behalf)
+		add_stack_io(ctx, &key, class, 0, true);
 	if (track_inflight)
 		remember_inflight(id, &key, 0, sector, bytes, opf);
 }
 
 static __always_inline void request_started(void *ctx, struct request *rq)
 {
-	io_started(arg_address(ctx, 0), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
+	io_started(ctx, arg_address(ctx, 0), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
 		   rq->__data_len);
 }
 
@@ -885,7 +1015,7 @@ int BPF_PROG(handle_getrq, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
 
-	io_started(arg_address(ctx, 0), bio->bi_opf, disk_dev(disk), bio,
+	io_started(ctx, arg_address(ctx, 0), bio->bi_opf, disk_dev(disk), bio,
 		   bio->bi_iter.bi_sector, bio->bi_iter.bi_size);
 	return 0;
 }
@@ -1018,9 +1148,17 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	current_comm(key.comm);
 	selected = current_cgroup_selected();
 	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {
+		__u64 bytes = folio_nr_pages(folio) << page_shift;
+
 		if (row_of(&key, true, &row))
-			row_add(&row, &row.stats->dirtied_bytes,
-				folio_nr_pages(folio) << page_shift);
+			row_add(&row, &row.stats->dirtied_bytes, bytes);
+		/* The write() caller's stack: its writeback's is the flusher's. */
+		if (stacks_mode) {
+			struct stack_counts *counts = current_stack_counts(ctx, &key);
+
+			if (counts)
+				__sync_fetch_and_add(&counts->dirtied_bytes, bytes);
+		}
 	}
 	/* A kernel thread (the flusher) re-dirtying a page does not take the
 	 * file over from the process that wrote it. */

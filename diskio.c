@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -30,6 +32,8 @@
 #include "options.h"
 #include "probe.h"
 #include "prom.h"
+#include "stacks.h"
+#include "symbolize.h"
 #include "tally.h"
 #include "terminal.h"
 #include "top.h"
@@ -106,7 +110,22 @@ struct run {
 	char cgroup_mount[PATH_MAX];	/* "" without cgroup2 */
 	uint64_t cgroup_ids[MAX_FILTER_CGROUPS];
 	uint32_t cgroup_levels[MAX_FILTER_CGROUPS];
+	/* --stacks */
+	struct ksyms *ksyms;		/* NULL: kernel frames print as addresses */
+	struct usyms *usyms;
+	struct stack_namer namer;
+	uint8_t *stack_ids_read;	/* by stack id: its frames are in the tally */
+	uint32_t nstack_ids;
+	struct stack_pid *stack_pids;	/* processes whose mappings were recorded */
 };
+
+/* A process usyms knows, by its start time: a pid used again is another. */
+struct stack_pid {
+	uint32_t tgid;
+	uint64_t start_ns;
+};
+
+#define STACK_PIDS_SLOTS 4096		/* direct-mapped by pid */
 
 static void set_filters(struct diskio_bpf *skel, const struct options *opts,
 			const uint32_t *devs)
@@ -210,6 +229,7 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 		.track_inflight = run->track_inflight,
 		.owners = run->owners_used,
 		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
+		.stacks = opts->stacks != 0,
 		.ringbuf_bytes = run->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -232,6 +252,9 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
 	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
 	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
+	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
+	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
+	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
 }
@@ -247,6 +270,7 @@ static void configure(struct run *run, const struct kernel_hooks *hooks, const u
 	skel->rodata->track_inflight = run->track_inflight;
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
+	skel->rodata->stacks_mode = opts->stacks;
 	choose_block_hooks(skel, hooks, opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_events_channel(skel, opts, run->use_ringbuf);
@@ -296,6 +320,23 @@ static void event_time(const struct run *run, uint64_t time_ns, struct event_tim
 	when->wall.tv_nsec = wall_ns % 1000000000ULL;
 }
 
+/* A process's first stack: its mappings are read now, while it lives, so
+ * that its user frames can be named after it exits.  A pid seen before with
+ * another start time is a new process: the old one's mappings go. */
+static void record_stack_process(struct run *run, uint32_t tgid, uint64_t start_ns)
+{
+	struct stack_pid *slot;
+
+	if (!run->usyms || !run->stack_pids)
+		return;
+	slot = &run->stack_pids[tgid % STACK_PIDS_SLOTS];
+	if (slot->tgid == tgid && slot->start_ns != start_ns)
+		usyms_forget_pid(run->usyms, tgid);
+	slot->tgid = tgid;
+	slot->start_ns = start_ns;
+	usyms_add_pid(run->usyms, tgid);	/* a process already gone: unknown frames */
+}
+
 /* An event record of the channel (events.h's on_event).  data may be
  * unaligned (perf buffer samples are 4-byte aligned): events are copied
  * before use. */
@@ -316,6 +357,11 @@ static void handle_event(void *ctx, const void *data, size_t size)
 		event_time(run, event.time_ns, &when);
 		run->view.io_event(&run->view, &event,
 				   devname_lookup(&run->tally.devnames, event.dev), &when);
+	} else if (type == EVENT_STACK_PROCESS && size >= sizeof(struct stack_process_event)) {
+		struct stack_process_event event;
+
+		memcpy(&event, data, sizeof(event));
+		record_stack_process(run, event.tgid, event.start_ns);
 	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
 		struct crash_event event;
 		struct event_time when;
@@ -432,6 +478,10 @@ static struct snapshot_maps snapshot_maps_of(const struct run *run, bool at_exit
 		.row_latency = rows && run->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
 		.inflight_ids = at_exit && run->track_inflight ?
 				bpf_map__fd(skel->maps.inflight_ids) : -1,
+		.stack_counts = rows && run->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,
+		.stack_traces = bpf_map__fd(skel->maps.stack_traces),
+		.stack_ids_read = run->stack_ids_read,
+		.nstack_ids = run->nstack_ids,
 	};
 }
 
@@ -472,6 +522,11 @@ static int forget_rows(struct run *run)
 		     strerror(-err));
 		run->failed = true;
 	}
+	/* Their stacks' counts; the stacks themselves stay (ids are never
+	 * given to another stack). */
+	for (size_t i = 0; i < run->tally.nforget_stacks; i++)
+		bpf_map_delete_elem(bpf_map__fd(run->skel->maps.stack_counts),
+				    &run->tally.forget_stacks[i]);
 	return err;
 }
 
@@ -543,6 +598,8 @@ static int choose_view(struct run *run)
 		return -1;
 	screen_size(&run->view.screen, opts, run->utf8);
 	run->view.histograms = opts->histograms;
+	if (opts->stacks && !run->top)
+		run->view.stacks = &run->namer;
 	/* The top view too: a frame reaches the terminal in one write. */
 	if (!opts->quiet && (output != OUTPUT_AUTO || run->top))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -647,6 +704,9 @@ static void finish(struct run *run)
 	if (!take_snapshot(run, true)) {
 		clock_gettime(CLOCK_REALTIME, &wall);
 		tally_summary(&run->tally, &run->snapshot, monotonic_ns(), &wall, &summary);
+		/* A closed output gets no summary; the folded stacks still do. */
+		if (run->output_broken)
+			return;
 		run->view.summary(&run->view, &summary);
 		check_output(run);
 		write_final_prom(run, &summary);
@@ -678,6 +738,120 @@ static void run_loop(struct run *run)
 		/* After a long stall, start afresh instead of catching up. */
 		if (deadline < monotonic_ns())
 			deadline = monotonic_ns() + interval_ns;
+	}
+}
+
+/* ---- --stacks ---- */
+
+static char *name_kernel_frame(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	struct run *run = ctx;
+
+	if (!run->ksyms) {
+		snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
+		return buf;
+	}
+	return ksyms_format(run->ksyms, addr, buf, size);
+}
+
+static char *name_user_frame(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+{
+	return usyms_format(((struct run *)ctx)->usyms, tgid, addr, buf, size);
+}
+
+/* The symbolizers and what the loader keeps of stacks, before the
+ * programs run.  Without kernel symbols (kptr_restrict) kernel frames are
+ * addresses: a warning, not a failure. */
+static int start_stacks(struct run *run)
+{
+	const struct options *opts = run->opts;
+
+	if (!opts->stacks)
+		return 0;
+	run->namer = (struct stack_namer){
+		.kernel = name_kernel_frame,
+		.user = name_user_frame,
+		.ctx = run,
+		.top = opts->stacks_top,
+	};
+	if (opts->stacks & STACKS_KERNEL) {
+		run->ksyms = ksyms_load("/proc/kallsyms");
+		if (!run->ksyms)
+			warn("cannot read kernel symbols from /proc/kallsyms: %s; kernel frames "
+			     "are shown as addresses", strerror(errno));
+	}
+	run->usyms = usyms_new("/proc");
+	run->nstack_ids = run->plan.stack_traces_entries;
+	run->stack_ids_read = calloc(run->nstack_ids, 1);
+	run->stack_pids = calloc(STACK_PIDS_SLOTS, sizeof(*run->stack_pids));
+	if (!run->usyms || !run->stack_ids_read || !run->stack_pids) {
+		fail("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* --folded FILE: its directory must exist and be writable before anything
+ * is attached, not only at exit. */
+static int check_folded_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+
+	if (!path)
+		return 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		fail("cannot write --folded %s: directory %s: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* At exit: the run's stacks as folded lines, written to a temporary file in
+ * the same directory, synced and renamed over FILE: readers see the old
+ * file or the whole new one. */
+static void write_folded(struct run *run)
+{
+	const char *path = run->opts->folded_path;
+	char tmp[PATH_MAX];
+	FILE *out;
+	int fd, err;
+
+	if (!path)
+		return;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		fail("cannot write --folded %s: name too long", path);
+		run->failed = true;
+		return;
+	}
+	fd = mkstemp(tmp);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		fail("cannot write --folded %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		run->failed = true;
+		return;
+	}
+	fchmod(fd, 0644);
+	err = folded_write(out, run->tally.stacks, run->tally.nstacks, &run->namer);
+	if (!err && (fflush(out) || fsync(fd)))
+		err = -errno;
+	if (fclose(out) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		fail("cannot write --folded %s: %s", path, strerror(-err));
+		run->failed = true;
 	}
 }
 
@@ -741,6 +915,8 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		.sysfs_root = "/sys",
 		.process_alive = process_alive,
 		.warn = stderr,
+		.stacks_mem = opts->stacks ? opts->stacks_mem : 0,
+		.stacks_top = opts->stacks_top,
 	};
 	uint64_t state_read_ns = 0;
 	int err;
@@ -767,6 +943,8 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		return -1;
 	}
 	configure(run, hooks, devs);
+	if (start_stacks(run))
+		return -1;
 	err = diskio_bpf__load(run->skel);
 	if (err) {
 		fail("cannot load the BPF programs: %s (run with -v for the verifier's log)",
@@ -786,6 +964,7 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		return -1;
 	}
 	run->realtime_offset_ns = realtime_offset_ns();
+	run->namer.table = &run->tally.stack_table;
 	if (opts->state_path)
 		adopt_saved_crash(run, state_read_ns);
 	start_prom(run, hooks);
@@ -804,6 +983,10 @@ static void cleanup(struct run *run)
 	crashfree_free(&run->saved_crash);
 	snapshot_free(&run->snapshot);
 	prom_free(&run->prom);
+	ksyms_free(run->ksyms);
+	usyms_free(run->usyms);
+	free(run->stack_ids_read);
+	free(run->stack_pids);
 }
 
 /* With fd 0, 1 or 2 closed at start, the next open() would take its place:
@@ -842,7 +1025,7 @@ int main(int argc, char **argv)
 	if (devname_resolve_args("/sys", opts.devices, opts.nr_devices, devs, stderr) ||
 	    resolve_cgroups(&run))
 		return EXIT_USAGE;
-	if (check_system() || probe_hooks(&hooks))
+	if (check_system() || probe_hooks(&hooks) || check_folded_dir(opts.folded_path))
 		return EXIT_START;
 	libbpf_set_print(print_libbpf);
 	run.nr_cpus = libbpf_num_possible_cpus();
@@ -873,8 +1056,8 @@ int main(int argc, char **argv)
 		run_loop(&run);
 		/* The top view's one-line summary goes to the normal screen. */
 		terminal_stop(&run.terminal);
-		if (!run.output_broken)
-			finish(&run);
+		finish(&run);
+		write_folded(&run);
 		save_crash_state(&run);
 	}
 	cleanup(&run);

@@ -28,6 +28,10 @@
 #define INFLIGHT_SLOTS		16384	/* a power of two */
 #define INFLIGHT_WAYS		8	/* slots a bucket: 64 bytes of ids */
 #define INFLIGHT_BUCKETS	(INFLIGHT_SLOTS / INFLIGHT_WAYS)
+/* --stacks only (1 entry each otherwise) */
+#define STACK_TRACES_ENTRIES	16384	/* distinct stacks, kernel and user */
+#define STACK_COUNTS_ENTRIES	16384	/* (row, kernel stack, user stack) */
+#define STACK_PROCESSES_ENTRIES	4096	/* processes whose maps were asked for */
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
@@ -167,11 +171,43 @@ enum lost_cause {
 	LOST_COMPLETION_UNSEEN = 5,	/* an I/O completed without diskio's hook running */
 	LOST_OWNER_MAP_FULL = 6,	/* a file's dirtier not kept: its writeback stays
 					 * with the submitter */
-	LOST_NR_KERNEL_CAUSES = 7,
+	LOST_STACK_UNAVAILABLE = 7,	/* --stacks: bpf_get_stackid() failed (-EFAULT,
+					 * -EEXIST: another stack in its bucket, -ENOMEM) */
+	LOST_STACKS_MAP_FULL = 8,	/* --stacks: no room in stack_counts */
+	LOST_NR_KERNEL_CAUSES = 9,
 	LOST_NAMES_TABLE_FULL = LOST_NR_KERNEL_CAUSES,	/* no room to keep a name */
-	LOST_ROW_ALLOC = 8,		/* no memory for a row: its counts are not shown */
-	LOST_CRASH_EVENTS_FULL = 9,	/* more crashes in an interval than it lists */
-	LOST_NR_CAUSES = 10,
+	LOST_ROW_ALLOC = 10,		/* no memory for a row: its counts are not shown */
+	LOST_CRASH_EVENTS_FULL = 11,	/* more crashes in an interval than it lists */
+	LOST_STACKS_TABLE_FULL = 12,	/* --stacks-mem full: a new stack is not kept
+					 * (its bytes stay with its row) */
+	LOST_NR_CAUSES = 13,
+};
+
+/*
+ * --stacks: the kernel and user stacks of I/O a process submits itself, and
+ * of its page dirtying, as bytes per (row, kernel stack, user stack).  A
+ * stack id is one of the stack_traces map; the ids below 0 are none.
+ */
+#define STACK_MAX_FRAMES 127	/* resources.h's: a stack_traces value */
+
+enum stacks_mode {
+	STACKS_KERNEL = 1 << 0,
+	STACKS_USER = 1 << 1,
+};
+
+#define STACK_ID_NONE		(-1)	/* not asked for, or a kernel thread's user stack */
+#define STACK_ID_UNAVAILABLE	(-2)	/* bpf_get_stackid() failed: lost_stack_unavailable */
+
+struct stack_key {
+	struct proc_dev_key who;	/* the row */
+	__s32 kernel_stack;		/* stack id, or STACK_ID_* */
+	__s32 user_stack;
+};
+
+struct stack_counts {
+	__u64 bytes[IO_NR_CLASSES];
+	__u64 ios[IO_NR_CLASSES];
+	__u64 dirtied_bytes;
 };
 
 /* The signals whose default action dumps core (signal(7)): a process they
@@ -189,6 +225,7 @@ static inline bool is_crash_signal(__u32 sig)
 enum event_type {
 	EVENT_IO = 1,
 	EVENT_CRASH = 2,
+	EVENT_STACK_PROCESS = 3,
 };
 
 struct block_io_event {
@@ -211,6 +248,15 @@ struct crash_event {
 	__u32 signal;
 	__u32 core_dumped;
 	char comm[TASK_COMM_LEN];
+};
+
+/* --stacks with user stacks: a process recorded its first stack; user space
+ * reads its mappings now, while it lives, to name its frames later. */
+struct stack_process_event {
+	__u32 type;		/* EVENT_STACK_PROCESS */
+	__u32 tgid;
+	__u64 start_ns;		/* when it started (CLOCK_MONOTONIC): a pid used again
+				 * is another process */
 };
 
 #endif /* DISKIO_H */

@@ -38,6 +38,8 @@ struct latency_counts {
 /* A row's latency when I/Os are tracked: the kernel's running counts per
  * operation as last read, and the row's histogram of all operations, of this
  * interval and since start. */
+struct row_stack;
+
 struct row_latency {
 	struct latency_counts seen;
 	struct latency_hist delta, total;
@@ -58,6 +60,10 @@ struct proc_io {
 	bool updated;				/* read from the kernel this interval */
 	bool forgetting;			/* its kernel entries are being deleted */
 	struct row_latency *latency;		/* tracked I/Os only, else NULL */
+	/* --stacks: the row's top stacks in the current frame, heaviest first
+	 * (the tally's, valid until its next step); else NULL and 0 */
+	struct row_stack *const *stacks;
+	uint32_t nstacks;
 };
 
 struct iostats {

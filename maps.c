@@ -226,12 +226,66 @@ static int count_in_flight(const void *key, const void *value, void *arg)
 	return 0;
 }
 
+static int copy_stack(const void *key, const void *value, void *arg)
+{
+	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
+	struct snapshot_stack *entry = append((void **)&s->stacks, &s->nstacks,
+					      &s->stacks_capacity, sizeof(*entry));
+
+	if (!entry)
+		return -ENOMEM;
+	memcpy(&entry->key, key, sizeof(entry->key));
+	memcpy(&entry->counts, value, sizeof(entry->counts));
+	return 0;
+}
+
+/* The frames of stack id, if not read before: the kernel's value is
+ * STACK_MAX_FRAMES addresses, the unused ones 0.  An id that cannot be read
+ * now is tried again next time. */
+static int read_trace(struct snapshot *s, const struct snapshot_maps *maps, int32_t id)
+{
+	struct snapshot_trace *trace;
+	__u32 key = id;
+
+	if (id < 0 || (uint32_t)id >= maps->nstack_ids || maps->stack_ids_read[id])
+		return 0;
+	trace = append((void **)&s->traces, &s->ntraces, &s->traces_capacity, sizeof(*trace));
+	if (!trace)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(maps->stack_traces, &key, trace->frames)) {
+		s->ntraces--;
+		return 0;
+	}
+	trace->id = id;
+	trace->nframes = 0;
+	while (trace->nframes < STACK_MAX_FRAMES && trace->frames[trace->nframes])
+		trace->nframes++;
+	maps->stack_ids_read[id] = 1;
+	return 0;
+}
+
+/* Every stack_counts entry, and the frames of the stacks new among them. */
+static int read_stacks(struct snapshot *s, const struct snapshot_maps *maps,
+		       struct copy_context *ctx)
+{
+	int err = map_for_each(maps->stack_counts, sizeof(struct stack_key),
+			       sizeof(struct stack_counts), copy_stack, ctx);
+
+	for (size_t i = 0; i < s->nstacks && !err; i++) {
+		err = read_trace(s, maps, s->stacks[i].key.kernel_stack);
+		if (!err)
+			err = read_trace(s, maps, s->stacks[i].key.user_stack);
+	}
+	return err;
+}
+
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus)
 {
 	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
 	int err;
 
 	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = 0;
+	s->nstacks = s->ntraces = 0;
 	s->unfinished = 0;
 	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
 	if (!err)
@@ -254,6 +308,9 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->row_latency >= 0)
 		err = map_for_each(maps->row_latency, sizeof(struct proc_dev_key),
 				   sizeof(struct dev_latency), copy_row_latency, &ctx);
+	/* After the rows: a stack's counts are at most its row's. */
+	if (!err && maps->stack_counts >= 0)
+		err = read_stacks(s, maps, &ctx);
 	if (!err && maps->inflight_ids >= 0)
 		err = map_for_each(maps->inflight_ids, sizeof(__u32), sizeof(struct inflight_bucket),
 				   count_in_flight, &ctx);

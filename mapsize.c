@@ -11,6 +11,8 @@
 #define HTAB_BUCKET_BYTES	16	/* struct bucket */
 #define HTAB_LOCKS_PER_CPU	8	/* HASHTAB_MAP_LOCK_COUNT ints */
 #define ARRAY_HEADER_BYTES	312	/* struct bpf_array */
+#define STACK_MAP_HEADER_BYTES	320	/* struct bpf_stack_map */
+#define STACK_BUCKET_BYTES	16	/* struct stack_map_bucket, before its frames */
 
 static uint64_t round_up8(uint64_t n)
 {
@@ -57,6 +59,9 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->inflight_buckets = needs->track_inflight ? INFLIGHT_BUCKETS : 1;
 	plan->owners_entries = needs->owners ? OWNERS_ENTRIES : 1;
 	plan->crashed_groups_entries = needs->legacy_exit_hook ? CRASHED_GROUPS_ENTRIES : 1;
+	plan->stack_traces_entries = needs->stacks ? STACK_TRACES_ENTRIES : 1;
+	plan->stack_counts_entries = needs->stacks ? STACK_COUNTS_ENTRIES : 1;
+	plan->stack_processes_entries = needs->stacks ? STACK_PROCESSES_ENTRIES : 1;
 	plan->ringbuf_bytes = needs->ringbuf_bytes;
 	plan->perf_pages_per_cpu = 0;
 	if (needs->ringbuf_bytes)
@@ -82,6 +87,14 @@ uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size
 	else if (!lru)
 		bytes += sizeof(void *) * (uint64_t)nr_cpus;
 	return bytes;
+}
+
+uint64_t stack_map_bytes(uint32_t entries, uint32_t value_size)
+{
+	uint64_t buckets = pow2_at_least(entries);
+
+	return STACK_MAP_HEADER_BYTES + buckets * sizeof(void *) +
+	       (STACK_BUCKET_BYTES + (uint64_t)value_size) * entries;
 }
 
 uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus)
@@ -125,6 +138,10 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(CRASH_COUNTS_ENTRIES, TASK_COMM_LEN, sizeof(__u64), false, false,
 				nr_cpus);
 	bytes += hash_map_bytes(plan->crashed_groups_entries, 16, 1, false, true, nr_cpus);
+	bytes += stack_map_bytes(plan->stack_traces_entries, STACK_MAX_FRAMES * sizeof(__u64));
+	bytes += hash_map_bytes(plan->stack_counts_entries, sizeof(struct stack_key),
+				sizeof(struct stack_counts), false, false, nr_cpus);
+	bytes += hash_map_bytes(plan->stack_processes_entries, 16, 1, false, true, nr_cpus);
 	if (plan->ringbuf_bytes)
 		bytes += ringbuf_bytes(plan->ringbuf_bytes);
 	else

@@ -28,6 +28,9 @@ struct map_plan {
 	uint32_t inflight_buckets;	/* inflight_ids: their ids */
 	uint32_t owners_entries;
 	uint32_t crashed_groups_entries;
+	uint32_t stack_traces_entries;	/* --stacks: stack_traces, stack_counts, */
+	uint32_t stack_counts_entries;	/* stack_processes */
+	uint32_t stack_processes_entries;
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
 };
@@ -38,6 +41,7 @@ struct map_needs {
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	bool owners;			/* writeback charged to its dirtier */
 	bool legacy_exit_hook;		/* crashed_groups is used */
+	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */
@@ -53,6 +57,9 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
  * it (htab_map_mem_usage(), the "memlock" of bpftool map show, Linux 6.4+). */
 uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
 			bool percpu, bool lru, int nr_cpus);
+
+/* Bytes of kernel memory of a stack trace map (stack_map_mem_usage()). */
+uint64_t stack_map_bytes(uint32_t entries, uint32_t value_size);
 
 /* Bytes of kernel memory of an array map (array_map_mem_usage()). */
 uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus);

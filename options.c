@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "options.h"
 #include "prom.h"
 
@@ -14,6 +15,9 @@
 #define MAX_INTERVAL_S		86400.0
 #define MIN_INTERVAL_S		0.01
 #define MAX_BUFFER_KB		(1U << 20)	/* 1 GiB */
+#define MIN_STACKS_MEM		(64ULL << 10)
+#define MAX_STACKS_MEM		(4ULL << 30)	/* a res_table's offsets are 32-bit */
+#define MAX_STACKS_TOP		1000
 
 const char *argp_program_version = "diskio " DISKIO_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -69,6 +73,10 @@ enum {
 	OPT_PROM,
 	OPT_PROM_ROWS,
 	OPT_PROM_IDLE,
+	OPT_STACKS,
+	OPT_STACKS_MEM,
+	OPT_STACKS_TOP,
+	OPT_FOLDED,
 };
 
 static const struct argp_option option_table[] = {
@@ -108,6 +116,14 @@ static const struct argp_option option_table[] = {
 	  "Drop a --prom series unchanged for SECONDS (default 3600, 0: never)", 0 },
 	{ "quiet", 'q', NULL, 0,
 	  "Print nothing on stdout, errors only (a service with --prom or --state)", 0 },
+	{ "stacks", OPT_STACKS, "WHICH", OPTION_ARG_OPTIONAL,
+	  "Why: the kernel and user stacks of each process's I/O and page dirtying; "
+	  "WHICH is kernel, user or both (default)", 0 },
+	{ "stacks-mem", OPT_STACKS_MEM, "BYTES", 0,
+	  "Memory for the stacks kept (default 16M; K, M, G suffixes)", 0 },
+	{ "stacks-top", OPT_STACKS_TOP, "N", 0, "Stacks shown per row (default 5)", 0 },
+	{ "folded", OPT_FOLDED, "FILE", 0,
+	  "At exit, write the run's stacks to FILE as folded lines for flame graphs", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -123,6 +139,7 @@ struct parse_state {
 	struct options *opts;
 	bool sort_given;	/* -s, even -s bytes */
 	bool prom_rows_given, prom_idle_given;
+	bool stacks_mem_given, stacks_top_given;
 };
 
 /* --quiet shows nothing: options about what is shown would change nothing. */
@@ -207,6 +224,16 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 			}
 		}
 	}
+	if (opts->trace && opts->stacks) {
+		argp_error(state, "--stacks has no effect with -T (trace mode): it keeps no rows");
+		return EINVAL;
+	}
+	if (!opts->stacks && (ps->stacks_mem_given || ps->stacks_top_given || opts->folded_path)) {
+		argp_error(state, "%s needs --stacks: without it no stacks are kept",
+			   opts->folded_path ? "--folded" :
+			   ps->stacks_mem_given ? "--stacks-mem" : "--stacks-top");
+		return EINVAL;
+	}
 	if (opts->no_clear && opts->output != OUTPUT_AUTO) {
 		argp_error(state, "-C has no effect with %s: it is for the top view",
 			   opts->output == OUTPUT_JSON ? "--json" : "-b");
@@ -237,6 +264,54 @@ static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *va
 	if (errno || *end || parsed < min || parsed > max)
 		return -EINVAL;
 	*value = parsed;
+	return 0;
+}
+
+/* A size in bytes: a whole number, optionally K, M or G (powers of 1024,
+ * KiB/MiB/GiB and lower case too), in [min, max]. */
+static int parse_size(const char *text, uint64_t min, uint64_t max, uint64_t *value)
+{
+	static const struct {
+		const char *suffix;
+		unsigned int shift;
+	} units[] = {
+		{ "", 0 }, { "K", 10 }, { "KiB", 10 }, { "M", 20 }, { "MiB", 20 },
+		{ "G", 30 }, { "GiB", 30 },
+	};
+	unsigned long long parsed;
+	char *end;
+
+	if (!text || !isdigit((unsigned char)*text))
+		return -EINVAL;
+	errno = 0;
+	parsed = strtoull(text, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (parsed > (max >> units[i].shift))
+			return -EINVAL;
+		parsed <<= units[i].shift;
+		if (parsed < min)
+			return -EINVAL;
+		*value = parsed;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* --stacks[=kernel|user|both] */
+static int parse_stacks(const char *text, uint32_t *mode)
+{
+	if (!text || !strcmp(text, "both"))
+		*mode = STACKS_KERNEL | STACKS_USER;
+	else if (!strcmp(text, "kernel"))
+		*mode = STACKS_KERNEL;
+	else if (!strcmp(text, "user"))
+		*mode = STACKS_USER;
+	else
+		return -EINVAL;
 	return 0;
 }
 
@@ -417,6 +492,36 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'q':
 		opts->quiet = true;
 		break;
+	case OPT_STACKS:
+		if (parse_stacks(arg, &opts->stacks)) {
+			argp_error(state, "unknown --stacks '%s': kernel, user or both", arg);
+			return EINVAL;
+		}
+		break;
+	case OPT_STACKS_MEM:
+		if (parse_size(arg, MIN_STACKS_MEM, MAX_STACKS_MEM, &opts->stacks_mem)) {
+			argp_error(state, "invalid --stacks-mem '%s': bytes from 64K to 4G "
+				   "(K, M, G suffixes)", arg);
+			return EINVAL;
+		}
+		ps->stacks_mem_given = true;
+		break;
+	case OPT_STACKS_TOP:
+		if (parse_uint(arg, 0, MAX_STACKS_TOP, &value)) {
+			argp_error(state, "invalid --stacks-top '%s': a whole number from 0 to %d",
+				   arg, MAX_STACKS_TOP);
+			return EINVAL;
+		}
+		opts->stacks_top = value;
+		ps->stacks_top_given = true;
+		break;
+	case OPT_FOLDED:
+		if (!*arg) {
+			argp_error(state, "empty --folded file name");
+			return EINVAL;
+		}
+		opts->folded_path = arg;
+		break;
 	case 'v':
 		opts->verbose = true;
 		break;
@@ -472,6 +577,8 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->crash_interval_s = 3600;
 	opts->prom_rows = PROM_DEFAULT_ROWS;
 	opts->prom_idle_s = PROM_DEFAULT_IDLE_S;
+	opts->stacks_mem = DEFAULT_STACKS_MEM;
+	opts->stacks_top = DEFAULT_STACKS_TOP;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)

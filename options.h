@@ -49,15 +49,23 @@ struct options {
 	uint32_t prom_rows;	/* --prom-rows: series per device */
 	uint64_t prom_idle_s;	/* --prom-idle: 0 keeps idle series */
 	bool quiet;		/* --quiet: nothing on stdout */
+	uint32_t stacks;	/* --stacks: STACKS_KERNEL | STACKS_USER, 0 without */
+	uint64_t stacks_mem;	/* --stacks-mem: bytes of the table of stacks */
+	uint32_t stacks_top;	/* --stacks-top: stacks shown per row */
+	const char *folded_path;	/* --folded FILE, NULL without */
 };
+
+#define DEFAULT_STACKS_MEM	(16ULL << 20)
+#define DEFAULT_STACKS_TOP	5
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
  * modes that exclude each other (--json with -b) or options that would have
- * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom with -T;
- * -C with -b or --json; -s latency without -L; -s pid or comm with --by
- * cgroup; --prom-rows, --prom-idle without --prom; -b, --json, -C, -a, -r,
- * -s, --histogram with --quiet; --quiet with neither --prom nor --state).
+ * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom, --stacks with
+ * -T; -C with -b or --json; -s latency without -L; -s pid or comm with --by
+ * cgroup; --prom-rows, --prom-idle without --prom; --stacks-mem, --stacks-top,
+ * --folded without --stacks; -b, --json, -C, -a, -r, -s, --histogram with
+ * --quiet; --quiet with neither --prom nor --state).
  * --help and --version print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);
 

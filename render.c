@@ -19,6 +19,9 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 	[LOST_NAMES_TABLE_FULL] = "names_table_full",
 	[LOST_ROW_ALLOC] = "row_alloc_failed",
 	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
+	[LOST_STACK_UNAVAILABLE] = "stack_unavailable",
+	[LOST_STACKS_MAP_FULL] = "stacks_map_full",
+	[LOST_STACKS_TABLE_FULL] = "stacks_table_full",
 };
 
 /* The order causes are shown in: a cause added later comes last, so that
@@ -26,7 +29,8 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 static const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
 	LOST_STATS_MAP_FULL, LOST_INFLIGHT_FULL, LOST_RINGBUF_FULL, LOST_CRASH_MAP_FULL,
 	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
-	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL,
+	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL, LOST_STACK_UNAVAILABLE, LOST_STACKS_MAP_FULL,
+	LOST_STACKS_TABLE_FULL,
 };
 
 /* Counters a row or device shows, in batch column order. */
@@ -446,6 +450,55 @@ static void batch_begin_rows(struct view *v, const struct frame *f)
 	}
 }
 
+/* Frames joined with ';' in one awk field ("-" for none). */
+struct batch_frames {
+	FILE *out;
+	size_t written;
+};
+
+static void batch_frame(const char *name, void *arg)
+{
+	struct batch_frames *frames = arg;
+
+	if (frames->written++)
+		fputc(';', frames->out);
+	write_escaped(frames->out, name, strlen(name), ";");
+}
+
+static void batch_stack_side(FILE *out, const struct stack_namer *namer,
+			     const struct row_stack *s, bool user)
+{
+	struct batch_frames frames = { .out = out };
+
+	if (!stack_for_each_name(namer, s, user, false, batch_frame, &frames))
+		fputc('-', out);
+}
+
+/* "# stack pid=… comm=… device=… bytes=… ios=… dirtied_bytes=… kernel=a;b
+ * user=c;d" for each of the row's top stacks, frames innermost first. */
+static void batch_row_stacks(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	for (uint32_t i = 0; i < row->nstacks; i++) {
+		const struct row_stack *s = row->stacks[i];
+		const char *name;
+		uint32_t len;
+
+		fprintf(v->out, "# stack pid=%" PRIu32 " comm=", row->key.tgid);
+		name = res_name(f->names, row->comm_name, &len);
+		batch_write_name(v->out, name, len);
+		fputs(" device=", v->out);
+		name = res_name(f->names, row->device_name, &len);
+		batch_write_name(v->out, name, len);
+		fprintf(v->out, " bytes=%" PRIu64 " ios=%" PRIu64 " dirtied_bytes=%" PRIu64 " kernel=",
+			row_stack_bytes(s, f->cumulative), row_stack_ios(s, f->cumulative),
+			row_stack_dirtied(s, f->cumulative));
+		batch_stack_side(v->out, v->stacks, s, false);
+		fputs(" user=", v->out);
+		batch_stack_side(v->out, v->stacks, s, true);
+		fputc('\n', v->out);
+	}
+}
+
 static void batch_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -482,6 +535,8 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 		fputc('-', v->out);
 	}
 	fputc('\n', v->out);
+	if (v->stacks)
+		batch_row_stacks(v, f, row);
 }
 
 static void batch_interval_end(struct view *v, const struct frame *f)
@@ -572,6 +627,36 @@ static void json_row_latency(struct jsonw *w, const struct frame *f, const struc
 	jsonw_object_end(w);
 }
 
+static void json_frame(const char *name, void *arg)
+{
+	jsonw_string(arg, NULL, name, strlen(name));
+}
+
+/* "stacks":[{"bytes":…,"ios":…,"dirtied_bytes":…,"kernel":[…],"user":[…]}]:
+ * the row's top stacks, frames innermost first. */
+static void json_row_stacks(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	struct jsonw *w = &v->json;
+
+	jsonw_array(w, "stacks");
+	for (uint32_t i = 0; i < row->nstacks; i++) {
+		const struct row_stack *s = row->stacks[i];
+
+		jsonw_object(w, NULL);
+		jsonw_u64(w, "bytes", row_stack_bytes(s, f->cumulative));
+		jsonw_u64(w, "ios", row_stack_ios(s, f->cumulative));
+		jsonw_u64(w, "dirtied_bytes", row_stack_dirtied(s, f->cumulative));
+		jsonw_array(w, "kernel");
+		stack_for_each_name(v->stacks, s, false, false, json_frame, w);
+		jsonw_array_end(w);
+		jsonw_array(w, "user");
+		stack_for_each_name(v->stacks, s, true, false, json_frame, w);
+		jsonw_array_end(w);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
 static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -609,6 +694,8 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		jsonw_null(w, "cgroup");
 	}
 	json_row_latency(w, f, row);
+	if (v->stacks)
+		json_row_stacks(v, f, row);
 	jsonw_object_end(w);
 }
 

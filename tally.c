@@ -11,6 +11,9 @@
 /* How long after it last dirtied a file writeback may still be charged to a
  * process: the kernel keeps its owner OWNER_TTL_NS, swept every 10 s. */
 #define DIRTIER_GRACE_NS	(OWNER_TTL_NS + 20ULL * 1000000000ULL)
+/* One bucket head per this many bytes of the stacks' table: most stacks
+ * encode to 100-300 bytes. */
+#define STACK_TABLE_BYTES_PER_BUCKET 256
 
 void snapshot_free(struct snapshot *s)
 {
@@ -20,7 +23,23 @@ void snapshot_free(struct snapshot *s)
 	free(s->final_rows);
 	free(s->final_row_latency);
 	free(s->crashes);
+	free(s->stacks);
+	free(s->traces);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The stacks' table of config->stacks_mem bytes. */
+static int stacks_init(struct tally *t)
+{
+	uint64_t buckets = t->config.stacks_mem / STACK_TABLE_BYTES_PER_BUCKET;
+
+	t->stack_buf = malloc(t->config.stacks_mem);
+	if (!t->stack_buf)
+		return -ENOMEM;
+	if (res_table_init(&t->stack_table, t->stack_buf, t->config.stacks_mem,
+			   buckets ? (uint32_t)buckets : 1))
+		return -ENOMEM;
+	return 0;
 }
 
 int tally_init(struct tally *t, const struct tally_config *config, uint64_t start_ns)
@@ -42,6 +61,10 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 		tally_free(t);
 		return -ENOMEM;
 	}
+	if (config->stacks_mem && stacks_init(t)) {
+		tally_free(t);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -59,6 +82,11 @@ void tally_free(struct tally *t)
 	free(t->shown);
 	free(t->folded);
 	free(t->forget);
+	free(t->stack_buf);
+	free(t->stack_ids);
+	free(t->stacks);
+	free(t->stack_order);
+	free(t->forget_stacks);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -482,6 +510,206 @@ static size_t sort_shown_rows(struct tally *t)
 	return n;
 }
 
+
+/* ---- stacks (--stacks) ---- */
+
+/* New stack ids' frames, interned once for the run. */
+static void take_traces(struct tally *t, const struct snapshot *s)
+{
+	for (size_t i = 0; i < s->ntraces; i++) {
+		const struct snapshot_trace *trace = &s->traces[i];
+		struct stack_ref *ref;
+		size_t wanted = (size_t)trace->id + 1;
+
+		if (wanted > t->nstack_ids) {
+			struct stack_ref *grown = realloc(t->stack_ids, wanted * sizeof(*grown));
+
+			if (!grown)
+				continue;	/* its stacks show as unread */
+			memset(grown + t->nstack_ids, 0, (wanted - t->nstack_ids) * sizeof(*grown));
+			t->stack_ids = grown;
+			t->nstack_ids = wanted;
+		}
+		ref = &t->stack_ids[trace->id];
+		if (ref->state != STACK_ABSENT)
+			continue;	/* given before */
+		switch (res_intern_stack(&t->stack_table, trace->frames, trace->nframes, &ref->key)) {
+		case RES_OK:
+			ref->state = STACK_KEPT;
+			break;
+		case RES_OUT_OF_SPACE:
+			ref->state = STACK_NOT_KEPT;
+			break;
+		default:
+			ref->state = STACK_UNREAD;
+		}
+	}
+}
+
+/* The side of a stack that the kernel's id names. */
+static struct stack_ref stack_ref_of(const struct tally *t, int32_t id)
+{
+	struct stack_ref none = { .state = STACK_ABSENT }, unread = { .state = STACK_UNREAD };
+
+	if (id == STACK_ID_NONE)
+		return none;
+	if (id < 0)
+		return (struct stack_ref){ .state = STACK_UNAVAILABLE };
+	if ((size_t)id >= t->nstack_ids || t->stack_ids[id].state == STACK_ABSENT)
+		return unread;
+	return t->stack_ids[id];
+}
+
+static int compare_stack_keys(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct stack_key));
+}
+
+/* The row stack of key among the first n (sorted), or NULL. */
+static struct row_stack *find_row_stack(struct tally *t, size_t n, const struct stack_key *key)
+{
+	if (!n)		/* t->stacks may still be NULL */
+		return NULL;
+	return bsearch(key, t->stacks, n, sizeof(*t->stacks), compare_stack_keys);
+}
+
+/* An I/O of a stack whose frames the table could not keep is counted lost
+ * (dirtying alone: once an interval): its bytes stay with its row. */
+static void count_unkept(struct tally *t, const struct row_stack *rs)
+{
+	uint64_t ios = row_stack_ios(rs, false);
+
+	if (rs->kernel.state != STACK_NOT_KEPT && rs->user.state != STACK_NOT_KEPT)
+		return;
+	if (ios)
+		t->lost[LOST_STACKS_TABLE_FULL] += ios;
+	else if (row_stack_dirtied(rs, false))
+		t->lost[LOST_STACKS_TABLE_FULL]++;
+}
+
+/* The kernel's running totals of one stack_counts entry into its row stack. */
+static void record_stack(struct tally *t, struct row_stack *rs, const struct snapshot_stack *entry)
+{
+	uint64_t counters[STACK_NR_COUNTERS];
+
+	stack_counters_from_kernel(&entry->counts, counters);
+	for (int c = 0; c < STACK_NR_COUNTERS; c++) {
+		rs->delta[c] = counter_delta(&rs->seen[c], counters[c]);
+		rs->total[c] += rs->delta[c];
+	}
+	rs->kernel = stack_ref_of(t, rs->key.kernel_stack);
+	rs->user = stack_ref_of(t, rs->key.user_stack);
+	count_unkept(t, rs);
+}
+
+/* This interval's changes of every stack_counts entry. */
+static void count_stacks(struct tally *t, const struct snapshot *s)
+{
+	size_t sorted = t->nstacks;
+
+	take_traces(t, s);
+	for (size_t i = 0; i < t->nstacks; i++)
+		memset(t->stacks[i].delta, 0, sizeof(t->stacks[i].delta));
+	for (size_t i = 0; i < s->nstacks; i++) {
+		const struct snapshot_stack *entry = &s->stacks[i];
+		struct row_stack *rs = find_row_stack(t, sorted, &entry->key);
+
+		if (!rs) {
+			if (!room_for((void **)&t->stacks, &t->stacks_capacity,
+				      t->nstacks + 1 > 2 * t->stacks_capacity ?
+				      t->nstacks + 1 : 2 * t->stacks_capacity,
+				      sizeof(*t->stacks))) {
+				t->lost[LOST_ROW_ALLOC]++;
+				continue;
+			}
+			rs = &t->stacks[t->nstacks++];
+			memset(rs, 0, sizeof(*rs));
+			rs->key = entry->key;
+		}
+		record_stack(t, rs, entry);
+	}
+	if (t->nstacks > sorted)
+		qsort(t->stacks, t->nstacks, sizeof(*t->stacks), compare_stack_keys);
+}
+
+/* The first row stack of who (they are sorted by key, who first). */
+static size_t first_stack_of(const struct tally *t, const struct proc_dev_key *who)
+{
+	size_t lo = 0, hi = t->nstacks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (memcmp(&t->stacks[mid].key.who, who, sizeof(*who)) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool s_cumulative;	/* qsort() has no argument: one thread */
+
+static int compare_weight_desc(const void *pa, const void *pb)
+{
+	uint64_t a = row_stack_weight(*(struct row_stack *const *)pa, s_cumulative);
+	uint64_t b = row_stack_weight(*(struct row_stack *const *)pb, s_cumulative);
+
+	return (a < b) - (a > b);
+}
+
+/* Each shown row's top stacks (--stacks-top), heaviest first. */
+static void attach_stacks(struct tally *t, size_t nshown)
+{
+	bool cumulative = t->config.cumulative;
+	size_t used = 0;
+
+	for (size_t i = 0; i < t->procs.count; i++) {
+		t->procs.rows[i].stacks = NULL;
+		t->procs.rows[i].nstacks = 0;
+	}
+	if (!t->config.stacks_top || t->config.by_cgroup || !t->nstacks ||
+	    !room_for((void **)&t->stack_order, &t->stack_order_capacity, t->nstacks,
+		      sizeof(*t->stack_order)))
+		return;
+	s_cumulative = cumulative;
+	for (size_t i = 0; i < nshown; i++) {
+		struct proc_io *row = t->shown[i];
+		struct row_stack **mine = t->stack_order + used;
+		size_t n = 0;
+
+		for (size_t k = first_stack_of(t, &row->key);
+		     k < t->nstacks && !memcmp(&t->stacks[k].key.who, &row->key, sizeof(row->key));
+		     k++)
+			if (row_stack_weight(&t->stacks[k], cumulative))
+				mine[n++] = &t->stacks[k];
+		if (n > 1)
+			qsort(mine, n, sizeof(*mine), compare_weight_desc);
+		used += n;
+		row->stacks = mine;
+		row->nstacks = n < t->config.stacks_top ? n : t->config.stacks_top;
+	}
+}
+
+/* Forgotten rows' stack_counts entries, for the loader to delete; their
+ * totals stay for the folded lines. */
+static void forget_stacks(struct tally *t)
+{
+	t->nforget_stacks = 0;
+	for (size_t i = 0; i < t->nforget; i++) {
+		for (size_t k = first_stack_of(t, &t->forget[i]);
+		     k < t->nstacks &&
+		     !memcmp(&t->stacks[k].key.who, &t->forget[i], sizeof(t->forget[i]));
+		     k++) {
+			if (!room_for((void **)&t->forget_stacks, &t->forget_stacks_capacity,
+				      t->nforget_stacks + 64, sizeof(*t->forget_stacks)))
+				return;
+			t->forget_stacks[t->nforget_stacks++] = t->stacks[k].key;
+			memset(t->stacks[k].seen, 0, sizeof(t->stacks[k].seen));
+		}
+	}
+}
+
 /* ---- the step ---- */
 
 /* The interval's length as it was, in whole milliseconds: a stalled loop
@@ -522,8 +750,12 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_device_latency(t, s);
 		count_row_latency(t, s);
 		pmem_flush(&t->devices);
+		if (t->config.stacks_mem)
+			count_stacks(t, s);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;
+		if (t->config.stacks_mem)
+			attach_stacks(t, frame->nrows);
 		frame->crash_events = t->crash_events;
 		frame->ncrash_events = t->ncrash_events;
 	}
@@ -580,6 +812,7 @@ void tally_close_interval(struct tally *t)
 	    room_for((void **)&t->forget, &t->forget_capacity, t->procs.count, sizeof(*t->forget)))
 		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
 				     row_process_alive, forget_row, t);
+	forget_stacks(t);
 	close_counts(t);
 	t->ncrash_events = 0;
 }
@@ -593,6 +826,9 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	count_losses(t, s);
 	if (t->config.trace)
 		t->lost[LOST_COMPLETION_UNSEEN] += s->unfinished;
+	/* The stacks' last changes, for the folded lines. */
+	if (t->config.stacks_mem)
+		count_stacks(t, s);
 	close_counts(t);
 
 	memset(summary, 0, sizeof(*summary));

@@ -22,6 +22,7 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 #include "resources.h"
+#include "stacks.h"
 
 /* ---- the snapshot: what the loader copies out of the maps ---- */
 
@@ -46,6 +47,20 @@ struct snapshot_crashes {
 	__u64 count;
 };
 
+/* --stacks: an entry of the kernel's stack_counts. */
+struct snapshot_stack {
+	struct stack_key key;
+	struct stack_counts counts;
+};
+
+/* --stacks: the frames of a stack id not given before (ids name one stack
+ * for the whole run), innermost first. */
+struct snapshot_trace {
+	uint32_t id;
+	uint32_t nframes;
+	uint64_t frames[STACK_MAX_FRAMES];
+};
+
 /* Every number is a running total since the programs were loaded. */
 struct snapshot {
 	struct snapshot_row *rows;
@@ -56,6 +71,10 @@ struct snapshot {
 	size_t nrow_latency, row_latency_capacity;
 	struct snapshot_crashes *crashes;
 	size_t ncrashes, crashes_capacity;
+	struct snapshot_stack *stacks;		/* --stacks */
+	size_t nstacks, stacks_capacity;
+	struct snapshot_trace *traces;		/* --stacks: ids new in this snapshot */
+	size_t ntraces, traces_capacity;
 	uint64_t lost[LOST_NR_KERNEL_CAUSES];	/* summed over CPUs */
 	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
 	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */
@@ -87,6 +106,10 @@ struct tally_config {
 	/* Whether a process still exists (its rows may be forgotten if not). */
 	bool (*process_alive)(uint32_t tgid);
 	FILE *warn;			/* "diskio: warning: ..." lines */
+	/* --stacks: the bytes of the stacks' table (--stacks-mem), 0 without
+	 * --stacks; how many stacks a row shows (--stacks-top). */
+	uint64_t stacks_mem;
+	uint32_t stacks_top;
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -148,6 +171,19 @@ struct tally {
 	 * next tally_frame() (struct snapshot's final_rows). */
 	struct proc_dev_key *forget;
 	size_t nforget, forget_capacity;
+
+	/* --stacks */
+	struct res_table stack_table;	/* the stacks, interned (stack_encode()) */
+	void *stack_buf;
+	struct stack_ref *stack_ids;	/* by the kernel's stack id */
+	size_t nstack_ids;
+	struct row_stack *stacks;	/* every one seen in the run, sorted by key */
+	size_t nstacks, stacks_capacity;
+	struct row_stack **stack_order;	/* rows' top stacks in the frame */
+	size_t stack_order_capacity;
+	/* stack_counts entries of forgotten rows, for the loader to delete */
+	struct stack_key *forget_stacks;
+	size_t nforget_stacks, forget_stacks_capacity;
 };
 
 /* 0, or -ENOMEM.  The crash-free tracker starts fresh at start_ns; a state

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include "frame.h"
 #include "jsonw.h"
+#include "stacks.h"
+#include "stacks.h"
 
 /* The version of the JSON records' layout ("schema" of interval and summary
  * records): raised when a key changes meaning or type, not when one is added. */
@@ -52,6 +54,8 @@ struct view {
 	FILE *out;
 	struct screen screen;		/* set before each frame (max_rows: every view) */
 	bool histograms;		/* --histogram: each device's latency histograms */
+	/* --stacks: rows' top stacks and how their frames are named; NULL without */
+	const struct stack_namer *stacks;
 	struct jsonw json;
 	char host[65];			/* JSON views: the node name, from uname() */
 	/* state within a frame */

@@ -34,7 +34,7 @@ _diskio()
 		COMPREPLY=($(compgen -W "$(ps -eo comm= 2>/dev/null | sort -u)" -- "$cur"))
 		return
 		;;
-	--state | --prom)
+	--state | --prom | --folded)
 		_filedir
 		return
 		;;
@@ -43,7 +43,8 @@ _diskio()
 		COMPREPLY=($(compgen -W "$(cd "$root" 2>/dev/null && find . -mindepth 1 -maxdepth 3 -type d 2>/dev/null | sed 's|^\.||')" -- "$cur"))
 		return
 		;;
-	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle)
+	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --stacks-mem | \
+		--stacks-top)
 		return
 		;;
 	esac
@@ -53,8 +54,9 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --histogram --json --prom --prom-idle --prom-rows --state
-			--submitter --usage' -- "$cur"))
+			--crash-interval --folded --histogram --json --prom --prom-idle --prom-rows
+			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
+			--state --submitter --usage' -- "$cur"))
 	fi
 } &&
 	complete -F _diskio diskio

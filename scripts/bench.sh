@@ -15,6 +15,8 @@
 #   (run_time_ns of the tool's own programs with kernel.bpf_stats_enabled=1,
 #   in a second, shorter fio run: the statistics themselves cost IOPS), and
 #   diskio's own user+sys CPU.
+#   Also --stacks: `diskio -b --stacks 1` against bpftrace keyed by kstack and
+#   ustack on block_bio_queue of the zram disk (a sum and a count per key).
 # Part B, trace mode: `diskio -T -b -D zramN 1` against a bpftrace printf per
 #   I/O on block_bio_complete for the same disk, both writing to /dev/shm, at
 #   full fio speed (and, with BENCH_TRACE_IOPS, at a fixed rate): events/s
@@ -413,7 +415,10 @@ BT_AGG='tracepoint:block:block_bio_queue { @[pid, comm, args->dev] = stats(args-
 # Only the zram disk, as diskio -D does (@DEV@: its kernel dev_t, major << 20 | minor).
 BT_TRACE_TMPL='tracepoint:block:block_bio_complete /args->dev == @DEV@/ { printf("%d %s %d %d\n", pid, comm, args->sector, args->nr_sector); }'
 BT_TRACE=""
-A_VARIANTS=(baseline diskio diskio-L bpftrace)
+# --stacks' counterpart: bytes and I/Os per process, kernel stack and user stack.
+BT_STACKS_TMPL='tracepoint:block:block_bio_queue /args->dev == @DEV@/ { @[pid, comm, kstack, ustack] = sum(args->nr_sector * 512); @n[pid, comm, kstack, ustack] = count(); }'
+BT_STACKS=""
+A_VARIANTS=(baseline diskio diskio-L bpftrace diskio-stacks bpftrace-stacks)
 # Another build of diskio measured in the same rounds (before/after a change).
 [[ -n ${BENCH_DISKIO_BEFORE:-} ]] && A_VARIANTS+=(diskio-before)
 
@@ -434,6 +439,8 @@ run_a() {	# variant round
 	diskio-L) cmd=("$DISKIO" -b -L 1) name_re='^handle_' pattern='^# time pid comm' ;;
 	diskio-before) cmd=("$BENCH_DISKIO_BEFORE" -b 1) name_re='^handle_' pattern='^# time pid comm' ;;
 	bpftrace) cmd=(bpftrace -e "$BT_AGG") name_re='^block_bio' pattern='Attaching' ;;
+	diskio-stacks) cmd=("$DISKIO" -b --stacks 1) name_re='^handle_' pattern='^# time pid comm' ;;
+	bpftrace-stacks) cmd=(bpftrace -e "$BT_STACKS") name_re='^block_bio' pattern='Attaching' ;;
 	esac
 	if ! start_tool "$out" "$err" "$pattern" "$name_re" "${cmd[@]}"; then
 		record A "$v" "$r" iops=NA ns_io=NA cpu_pct=NA
@@ -554,6 +561,7 @@ echo "diskio bench: $(uname -r), $(nproc) CPUs, $(fio --version), bpftrace $(bpf
 setup_zram
 IFS=: read -r zmaj zmin <"/sys/block/zram$ZRAM_N/dev"
 BT_TRACE=${BT_TRACE_TMPL/@DEV@/$(((zmaj << 20) | zmin))}
+BT_STACKS=${BT_STACKS_TMPL/@DEV@/$(((zmaj << 20) | zmin))}
 echo "diskio bench: $ZRAM (1 GiB, filled); fio 4k randread O_DIRECT psync, ${RUNTIME}s per run"
 
 echo "== part A: aggregated mode, $ROUNDS rounds"
@@ -620,6 +628,8 @@ report() {
 		diskio-L) label="\`diskio -b -L 1\`" ;;
 		diskio-before) label="\`diskio -b 1\`, the build in BENCH_DISKIO_BEFORE" ;;
 		bpftrace) label="bpftrace \`@[pid, comm, args->dev] = stats(args->nr_sector * 512)\` on block_bio_queue" ;;
+		diskio-stacks) label="\`diskio -b --stacks 1\`" ;;
+		bpftrace-stacks) label="bpftrace \`@[pid, comm, kstack, ustack] = sum(…); @n[…] = count()\` on block_bio_queue of the zram disk" ;;
 		esac
 		iops=$(med A "$v" iops)
 		ratio=$(med_ratio A "$v" iops baseline iops)
@@ -645,7 +655,7 @@ report() {
 	echo
 	echo "Per program (median ns per run × runs per fio I/O):"
 	echo
-	for v in diskio diskio-L bpftrace; do
+	for v in diskio diskio-L bpftrace diskio-stacks bpftrace-stacks; do
 		echo "- $v: $(prog_breakdown A "$v")"
 	done
 	echo
@@ -671,6 +681,12 @@ report() {
 		"$(fmt %.2f "$d_nsr") × (per-run estimate: $(fmt %.2f "$d_est") ×, $(verdict "$d_est" '<=' 0.6))"
 	echo "- $(verdict "$l_nsr" '<=' 1.0): \`diskio -b -L 1\` kernel ns per I/O ≤ 1.0 × bpftrace's:" \
 		"$(fmt %.2f "$l_nsr") × (per-run estimate: $(fmt %.2f "$l_est") ×, $(verdict "$l_est" '<=' 1.0))"
+	local s_nsr s_est
+	s_nsr=$(med_ratio A diskio-stacks ns_io bpftrace-stacks ns_io)
+	s_est=$(med_ratio A diskio-stacks ns_est bpftrace-stacks ns_est)
+	echo "- $(verdict "$s_nsr" '<=' 1.0): \`diskio -b --stacks 1\` kernel ns per I/O ≤ 1.0 × bpftrace's" \
+		"keyed by kstack and ustack: $(fmt %.2f "$s_nsr") × (per-run estimate: $(fmt %.2f "$s_est") ×," \
+		"$(verdict "$s_est" '<=' 1.0))"
 	echo "- $(verdict "$d_ratio" '>=' 0.92): \`diskio -b 1\` median IOPS ≥ 0.92 × baseline: $(fmt %.3f "$d_ratio") ×"
 	echo "- $(verdict "$cpu" '<' 1.0): \`diskio -b 1\` CPU < 1% of a core: $(fmt %.2f "$cpu")%"
 	echo

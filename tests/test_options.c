@@ -8,6 +8,7 @@
  * exit status, both streams and the result.
  */
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -933,4 +934,139 @@ Test(options_bad, quiet_with_what_is_shown)
 		expect_usage_error(&r, "has no effect with --quiet");
 		cr_assert(strstr(r.err, shown[i][0]), "%s: %s", shown[i][0], r.err);
 	}
+}
+
+/* ---- --stacks ---- */
+
+Test(options_stacks, defaults_and_modes)
+{
+	struct run r;
+
+	PARSE(&r, "--stacks");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL | STACKS_USER);
+	cr_assert_eq(r.opts.stacks_mem, 16ULL << 20);
+	cr_assert_eq(r.opts.stacks_top, 5);
+	cr_assert_null(r.opts.folded_path);
+	PARSE(&r, "--stacks=kernel");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL);
+	PARSE(&r, "--stacks=user", "--stacks-top", "0", "--folded", "out.folded");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_USER);
+	cr_assert_eq(r.opts.stacks_top, 0);
+	cr_assert_str_eq(r.opts.folded_path, "out.folded");
+	PARSE(&r, "--stacks");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.stacks, STACKS_KERNEL | STACKS_USER);
+}
+
+Test(options_stacks, sizes_take_suffixes)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes;
+	} sizes[] = {
+		{ "65536", 65536 }, { "64K", 64 << 10 }, { "1M", 1 << 20 }, { "32MiB", 32 << 20 },
+		{ "1g", 1ULL << 30 }, { "4G", 4ULL << 30 },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct run r;
+
+		const char *args[] = { "--stacks", "--stacks-mem", sizes[i].text, NULL };
+
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_eq(r.opts.stacks_mem, sizes[i].bytes, "%s", sizes[i].text);
+	}
+}
+
+Test(options_stacks, bad_values)
+{
+	static const char *const bad[] = {
+		"63K", "5G", "1T", "", "-1M", "M", "1.5M", "99999999999999999999G",
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--stacks", "--stacks-mem", bad[i], NULL };
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "--stacks-mem");
+	}
+	PARSE(&r, "--stacks=all");
+	expect_usage_error(&r, "--stacks");
+	PARSE(&r, "--stacks", "--stacks-top", "1001");
+	expect_usage_error(&r, "--stacks-top");
+	PARSE(&r, "--stacks", "--folded", "");
+	expect_usage_error(&r, "--folded");
+}
+
+Test(options_stacks, need_stacks_and_rows)
+{
+	struct run r;
+
+	PARSE(&r, "--folded", "x.folded");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks-mem", "1M");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks-top", "3");
+	expect_usage_error(&r, "needs --stacks");
+	PARSE(&r, "--stacks", "-T");
+	expect_usage_error(&r, "-T");
+}
+
+/* ---- the man page and the bash completion know every option ---- */
+
+static char *read_source_file(const char *path)
+{
+	static char buf[2][131072];
+	static int which;
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	cr_assert_not_null(f, "%s: run the tests from the source directory", path);
+	which ^= 1;
+	n = fread(buf[which], 1, sizeof(buf[which]) - 1, f);
+	cr_assert(feof(f), "%s is larger than the test reads", path);
+	fclose(f);
+	buf[which][n] = '\0';
+	return buf[which];
+}
+
+Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completion)
+{
+	const char *man = read_source_file("diskio.8");
+	const char *completion = read_source_file("dist/diskio.bash");
+	unsigned int checked = 0;
+	struct run r;
+
+	PARSE(&r, "--help");
+	cr_assert_eq(WEXITSTATUS(r.status), 0, "stderr: %s", r.err);
+	for (const char *p = strstr(r.out, "--"); p; p = strstr(p + 2, "--")) {
+		char name[64], in_man[160], in_completion[80];
+		size_t len = 0;
+
+		/* Option lines only: "  -b, --batch", "      --prom=FILE". */
+		if (p > r.out && p[-1] != ' ')
+			continue;
+		while (len < sizeof(name) - 1 && (islower((unsigned char)p[2 + len]) ||
+						  p[2 + len] == '-'))
+			len++;
+		if (len < 2)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)len, p + 2);
+		/* roff writes each '-' as "\-". */
+		snprintf(in_man, sizeof(in_man), "\\-\\-");
+		for (size_t i = 0; i < len; i++)
+			strncat(in_man, name[i] == '-' ? "\\-" : (char[2]){ name[i], 0 },
+				sizeof(in_man) - strlen(in_man) - 1);
+		snprintf(in_completion, sizeof(in_completion), "--%s", name);
+		cr_assert(strstr(man, in_man), "--%s is not in diskio.8", name);
+		cr_assert(strstr(completion, in_completion), "--%s is not in dist/diskio.bash",
+			  name);
+		checked++;
+	}
+	cr_assert_geq(checked, 25, "only %u long options found in --help", checked);
 }

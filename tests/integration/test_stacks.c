@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --stacks against a program with known function names, built here with
+ * frame pointers: known_reader_a reads N bytes with O_DIRECT from one zram
+ * disk, known_writer_b writes M bytes through the page cache to a file on
+ * ext4 on another; the folded lines and the JSON rows' stacks must carry
+ * exactly those bytes, and the reader's kernel frames the block layer's
+ * submission path.
+ */
+#include "harness.h"
+
+#define READ_BYTES	(3U << 20)	/* N */
+#define WRITE_BYTES	(5U << 20)	/* M */
+#define CHUNK		4096
+#define DISK_SIZE	(64ULL << 20)
+#define MNT_PREFIX	"/dev/shm/diskio-itest/stacks-mnt-"
+
+/*
+ * Each known function calls libc through a helper of its own: libc's
+ * syscall wrappers keep no frame pointer, so the frame-pointer walk loses
+ * their caller (the helper) but not the known function above it.  Both
+ * stay alive 0.3 s after their I/O, as diskio reads a process's mappings
+ * when it first sees its stack.
+ */
+static const char program_source[] =
+	"#define _GNU_SOURCE\n"
+	"#include <fcntl.h>\n"
+	"#include <stdlib.h>\n"
+	"#include <string.h>\n"
+	"#include <unistd.h>\n"
+	"__attribute__((noinline)) static int read_chunk(int fd, void *buf, off_t off)\n"
+	"{ return pread(fd, buf, 4096, off) == 4096 ? 0 : -1; }\n"
+	"__attribute__((noinline)) int known_reader_a(int fd, long n)\n"
+	"{ void *buf; if (posix_memalign(&buf, 4096, 4096)) return -1;\n"
+	"  for (long off = 0; off < n; off += 4096) if (read_chunk(fd, buf, off)) return -1;\n"
+	"  return 0; }\n"
+	"__attribute__((noinline)) static int write_chunk(int fd, const void *buf)\n"
+	"{ return write(fd, buf, 4096) == 4096 ? 0 : -1; }\n"
+	"__attribute__((noinline)) int known_writer_b(int fd, long m)\n"
+	"{ static char buf[4096]; memset(buf, 'b', sizeof(buf));\n"
+	"  for (long done = 0; done < m; done += 4096) if (write_chunk(fd, buf)) return -1;\n"
+	"  return 0; }\n"
+	"int main(int argc, char **argv)\n"
+	"{ int fd, err; if (argc != 4) return 2;\n"
+	"  if (argv[1][0] == 'r') { fd = open(argv[2], O_RDONLY | O_DIRECT);\n"
+	"    err = fd < 0 || known_reader_a(fd, atol(argv[3])); }\n"
+	"  else { fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);\n"
+	"    err = fd < 0 || known_writer_b(fd, atol(argv[3])); }\n"
+	"  usleep(300000); return err ? 1 : 0; }\n";
+
+static pid_t s_owner;
+static char s_dir[256];		/* program and folded file ("" if none) */
+static char s_mnt[256];		/* the mount point ("" if none) */
+static bool s_mounted;
+
+static void stacks_cleanup(void)
+{
+	struct h_result r;
+	char path[512];
+
+	if (!s_owner || getpid() != s_owner)
+		return;
+	if (s_mounted) {
+		for (int tries = 0; tries < 20 && s_mounted; tries++) {
+			h_run(H_ARGS("umount", s_mnt), NULL, NULL, 20000, &r);
+			s_mounted = r.status != 0;
+			h_result_free(&r);
+			if (s_mounted)
+				h_sleep_ms(100);
+		}
+		if (s_mounted) {
+			h_run(H_ARGS("umount", "-l", s_mnt), NULL, NULL, 20000, &r);
+			h_result_free(&r);
+		}
+		s_mounted = false;
+	}
+	if (s_mnt[0])
+		rmdir(s_mnt);
+	s_mnt[0] = '\0';
+	if (s_dir[0]) {
+		static const char *const files[] = { "prog.c", "known_prog", "stacks.folded" };
+
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", s_dir, files[i]);
+			unlink(path);
+		}
+		rmdir(s_dir);
+	}
+	s_dir[0] = '\0';
+}
+
+static void stacks_setup(void)
+{
+	h_setup();
+	s_owner = getpid();
+	/* Registered after the harness's handler, so it runs first: the file
+	 * system goes before its device. */
+	atexit(stacks_cleanup);
+}
+
+static void stacks_teardown(void)
+{
+	stacks_cleanup();
+	h_teardown();
+}
+
+TestSuite(stacks, .init = stacks_setup, .fini = stacks_teardown, .timeout = 120);
+
+static void run_ok(const char *const argv[], int timeout_ms)
+{
+	struct h_result r;
+
+	h_run(argv, NULL, NULL, timeout_ms, &r);
+	if (r.status != 0) {
+		cr_log_error("`%s` failed: %s%s", argv[0], r.out, r.err);
+		h_result_free(&r);
+		cr_assert_fail("`%s` failed", argv[0]);
+	}
+	h_result_free(&r);
+}
+
+/* The test program, built with frame pointers and no inlining. */
+static void build_program(char *exe, size_t size)
+{
+	char src[512];
+	FILE *f;
+
+	snprintf(s_dir, sizeof(s_dir), H_STATE_DIR "/stacks-%d.XXXXXX", (int)getpid());
+	cr_assert_not_null(mkdtemp(s_dir), "mkdtemp: %s", strerror(errno));
+	snprintf(src, sizeof(src), "%s/prog.c", s_dir);
+	snprintf(exe, size, "%s/known_prog", s_dir);
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(program_source, f);
+	cr_assert_eq(fclose(f), 0);
+	if (!h_have_program("cc"))
+		cr_skip_test("no C compiler (cc) to build the test program");
+	run_ok(H_ARGS("cc", "-O0", "-g", "-fno-omit-frame-pointer", "-fno-inline", "-o", exe, src),
+	       60000);
+}
+
+/* ext4 on a zram disk, mounted, synced. */
+static void make_fs(const struct h_dev *dev)
+{
+	if (!h_have_program("mkfs.ext4"))
+		cr_skip_test("mkfs.ext4 not installed");
+	run_ok(H_ARGS("mkfs.ext4", "-q", "-F", "-E",
+		      "lazy_itable_init=0,lazy_journal_init=0,nodiscard", dev->path), 120000);
+	h_udev_settle();
+	snprintf(s_mnt, sizeof(s_mnt), MNT_PREFIX "%d.XXXXXX", (int)getpid());
+	cr_assert_not_null(mkdtemp(s_mnt), "mkdtemp: %s", strerror(errno));
+	run_ok(H_ARGS("mount", "-t", "ext4", dev->path, s_mnt), 30000);
+	s_mounted = true;
+	run_ok(H_ARGS("sync"), 60000);
+	h_udev_settle();
+}
+
+static pid_t spawn_program(const char *exe, const char *mode, const char *path, unsigned int bytes)
+{
+	char count[32];
+	pid_t pid;
+
+	snprintf(count, sizeof(count), "%u", bytes);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		h__child_prepare(-1);
+		execl(exe, exe, mode, path, count, (char *)NULL);
+		_exit(127);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/* Sum of the counts of the folded lines that contain needle (and also
+ * also_needle, if not NULL); *lines gets how many there were. */
+static uint64_t folded_bytes(const char *path, const char *needle, const char *also_needle,
+			     int *lines)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t sum = 0;
+
+	cr_assert_not_null(f, "no folded file %s: %s", path, strerror(errno));
+	*lines = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char *space = strrchr(line, ' ');
+
+		cr_assert_not_null(space, "a folded line without a count: %s", line);
+		*space = '\0';
+		if (!strstr(line, needle) || (also_needle && !strstr(line, also_needle)))
+			continue;
+		cr_log_info("folded: %s %s", line, space + 1);
+		sum += strtoull(space + 1, NULL, 10);
+		(*lines)++;
+	}
+	free(line);
+	fclose(f);
+	return sum;
+}
+
+/* Whether JSON array arr holds a string containing needle. */
+static bool frames_contain(struct h_jv arr, const char *needle)
+{
+	struct h_jv frame;
+	size_t pos = 0;
+	char name[512];
+
+	while (h_json_next_elem(arr, &pos, &frame))
+		if (h_json_str(frame, name, sizeof(name)) > 0 && strstr(name, needle))
+			return true;
+	return false;
+}
+
+/* Over the interval records: the bytes (or dirtied bytes) of pid's stacks
+ * on device whose user frames contain function. */
+static int64_t json_stack_bytes(const struct h_diskio *d, uint32_t pid, const char *device,
+				const char *function, const char *counter)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv row, stacks, stack, user;
+		size_t pos = 0;
+
+		if (!h_json_is_interval(d->lines[i]) ||
+		    !h_json_find_process(d->lines[i], pid, device, &row))
+			continue;
+		cr_assert(h_json_get(row, "stacks", &stacks), "a row without stacks: %s",
+			  d->lines[i]);
+		while (h_json_next_elem(stacks, &pos, &stack)) {
+			int64_t value;
+
+			cr_assert(h_json_get(stack, "user", &user));
+			cr_assert(h_json_get_int(stack, counter, &value));
+			if (frames_contain(user, function))
+				sum += value;
+		}
+	}
+	return sum;
+}
+
+Test(stacks, known_functions_carry_their_bytes)
+{
+	const struct h_dev *raw = h_zram_create(DISK_SIZE), *fsdev = h_zram_create(DISK_SIZE);
+	char exe[512], folded[512], file[512];
+	pid_t reader, writer;
+	struct h_diskio d;
+	int lines;
+	uint64_t bytes;
+
+	build_program(exe, sizeof(exe));
+	make_fs(fsdev);
+	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
+	snprintf(file, sizeof(file), "%s/written", s_mnt);
+
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--stacks-top", "20", "--folded", folded,
+				  "-D", raw->name, "-D", fsdev->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	reader = spawn_program(exe, "r", raw->path, READ_BYTES);
+	writer = spawn_program(exe, "w", file, WRITE_BYTES);
+	h_expect_child_ok(reader, H_CHILD_TIMEOUT_MS);
+	h_expect_child_ok(writer, H_CHILD_TIMEOUT_MS);
+	run_ok(H_ARGS("sync"), 60000);	/* the writer's writeback: no stack of its own */
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 2);
+
+	bytes = folded_bytes(folded, "known_reader_a", NULL, &lines);
+	cr_expect_eq(bytes, READ_BYTES, "known_reader_a: %" PRIu64 " bytes in %d folded lines, "
+		     "read %u", bytes, lines, READ_BYTES);
+	bytes = folded_bytes(folded, "known_reader_a", "submit_bio", &lines);
+	cr_expect_eq(bytes, READ_BYTES, "known_reader_a's kernel frames must show submit_bio*: "
+		     "%" PRIu64 " bytes", bytes);
+	bytes = folded_bytes(folded, "known_writer_b", NULL, &lines);
+	cr_expect_eq(bytes, WRITE_BYTES, "known_writer_b: %" PRIu64 " bytes dirtied in %d folded "
+		     "lines, written %u", bytes, lines, WRITE_BYTES);
+	cr_expect_eq(json_stack_bytes(&d, reader, raw->name, "known_reader_a", "bytes"),
+		     READ_BYTES, "the reader's row's stacks in JSON");
+	cr_expect_eq(json_stack_bytes(&d, writer, fsdev->name, "known_writer_b", "dirtied_bytes"),
+		     WRITE_BYTES, "the writer's row's stacks in JSON");
+	h_diskio_free(&d);
+}
+
+Test(stacks, folded_into_a_missing_directory_fails_before_attaching)
+{
+	struct h_result r;
+
+	h_run(H_ARGS(h_diskio_path(), "--stacks", "--folded", "/nonexistent-diskio-dir/x.folded",
+		     "-b", "0.1", "1"), NULL, NULL, 20000, &r);
+	cr_expect_eq(WEXITSTATUS(r.status), 1, "exit %d, stderr: %s", WEXITSTATUS(r.status), r.err);
+	cr_expect_eq(r.out_len, 0, "nothing on stdout: %s", r.out);
+	cr_expect(strstr(r.err, "diskio: ") == r.err, "one diskio: line: %s", r.err);
+	h_result_free(&r);
+}
+
+Test(stacks, bad_values_are_usage_errors)
+{
+	static const char *const bad[][4] = {
+		{ "--stacks=everything", NULL },
+		{ "--stacks", "--stacks-mem", "12", NULL },
+		{ "--stacks", "--stacks-top", "-1", NULL },
+		{ "--folded", "/tmp/x.folded", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[8] = { h_diskio_path() };
+		struct h_result r;
+		size_t n = 1;
+
+		for (size_t k = 0; bad[i][k]; k++)
+			argv[n++] = bad[i][k];
+		h_run(argv, NULL, NULL, 20000, &r);
+		cr_expect_eq(WEXITSTATUS(r.status), 2, "%s: exit %d", bad[i][0],
+			     WEXITSTATUS(r.status));
+		cr_expect(!strncmp(r.err, "diskio: ", 8), "%s: %s", bad[i][0], r.err);
+		h_result_free(&r);
+	}
+}

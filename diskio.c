@@ -517,16 +517,16 @@ static int forget_rows(struct run *run)
 	int err = snapshot_forget(&run->snapshot, &maps, run->tally.forget, run->tally.nforget,
 				  run->nr_cpus);
 
+	/* Their stacks' counts; the stacks themselves stay (ids are never
+	 * given to another stack). */
+	if (!err)
+		err = snapshot_forget_stacks(&run->snapshot, &maps, run->tally.forget_stacks,
+					     run->tally.nforget_stacks);
 	if (err) {
 		fail("deleting exited processes' rows from the BPF maps failed: %s",
 		     strerror(-err));
 		run->failed = true;
 	}
-	/* Their stacks' counts; the stacks themselves stay (ids are never
-	 * given to another stack). */
-	for (size_t i = 0; i < run->tally.nforget_stacks; i++)
-		bpf_map_delete_elem(bpf_map__fd(run->skel->maps.stack_counts),
-				    &run->tally.forget_stacks[i]);
 	return err;
 }
 

@@ -380,6 +380,29 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 	return err;
 }
 
+int snapshot_forget_stacks(struct snapshot *s, const struct snapshot_maps *maps,
+			   const struct stack_key *keys, size_t n)
+{
+	s->nfinal_stacks = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stack_counts counts;
+		struct snapshot_stack *entry;
+		int found = take_entry(maps->stack_counts, &keys[i], &counts);
+
+		if (found < 0)
+			return found;
+		if (!found)
+			continue;
+		entry = append((void **)&s->final_stacks, &s->nfinal_stacks,
+			       &s->final_stacks_capacity, sizeof(*entry));
+		if (!entry)
+			return -ENOMEM;
+		entry->key = keys[i];
+		entry->counts = counts;
+	}
+	return 0;
+}
+
 struct old_owners {
 	struct inode_key *keys;
 	size_t n, capacity;

@@ -38,6 +38,11 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 		    const struct proc_dev_key *keys, size_t n, int nr_cpus);
 
+/* The same for --stacks' stack_counts entries of forgotten rows, into
+ * s->final_stacks.  0 or -errno. */
+int snapshot_forget_stacks(struct snapshot *s, const struct snapshot_maps *maps,
+			   const struct stack_key *keys, size_t n);
+
 /* Delete the owners map's entries last dirtied before before_ns
  * (CLOCK_MONOTONIC).  0 or -errno. */
 int owners_forget_older(int fd, uint64_t before_ns);

@@ -22,6 +22,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->row_latency);
 	free(s->final_rows);
 	free(s->final_row_latency);
+	free(s->final_stacks);
 	free(s->crashes);
 	free(s->stacks);
 	free(s->traces);
@@ -610,6 +611,17 @@ static void count_stacks(struct tally *t, const struct snapshot *s)
 	take_traces(t, s);
 	for (size_t i = 0; i < t->nstacks; i++)
 		memset(t->stacks[i].delta, 0, sizeof(t->stacks[i].delta));
+	/* Entries deleted since the last frame: what they gained after the last
+	 * snapshot is this interval's, and their key's next entry counts from
+	 * zero (as count_forgotten() does for rows). */
+	for (size_t i = 0; i < s->nfinal_stacks; i++) {
+		struct row_stack *rs = find_row_stack(t, sorted, &s->final_stacks[i].key);
+
+		if (!rs)
+			continue;
+		record_stack(t, rs, &s->final_stacks[i]);
+		memset(rs->seen, 0, sizeof(rs->seen));
+	}
 	for (size_t i = 0; i < s->nstacks; i++) {
 		const struct snapshot_stack *entry = &s->stacks[i];
 		struct row_stack *rs = find_row_stack(t, sorted, &entry->key);
@@ -691,8 +703,9 @@ static void attach_stacks(struct tally *t, size_t nshown)
 	}
 }
 
-/* Forgotten rows' stack_counts entries, for the loader to delete; their
- * totals stay for the folded lines. */
+/* Forgotten rows' stack_counts entries, for the loader to delete (what they
+ * held then comes back in the next snapshot's final_stacks); their totals
+ * stay for the folded lines. */
 static void forget_stacks(struct tally *t)
 {
 	t->nforget_stacks = 0;
@@ -705,7 +718,6 @@ static void forget_stacks(struct tally *t)
 				      t->nforget_stacks + 64, sizeof(*t->forget_stacks)))
 				return;
 			t->forget_stacks[t->nforget_stacks++] = t->stacks[k].key;
-			memset(t->stacks[k].seen, 0, sizeof(t->stacks[k].seen));
 		}
 	}
 }

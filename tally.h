@@ -85,6 +85,8 @@ struct snapshot {
 	size_t nfinal_rows, final_rows_capacity;
 	struct snapshot_row_latency *final_row_latency;
 	size_t nfinal_row_latency, final_row_latency_capacity;
+	struct snapshot_stack *final_stacks;	/* of tally_close_interval()'s forget_stacks */
+	size_t nfinal_stacks, final_stacks_capacity;
 };
 
 void snapshot_free(struct snapshot *s);

@@ -64,6 +64,7 @@ struct snap {
 	struct snapshot_row rows[4];
 	struct snapshot_stack stacks[MAX_STACKS];
 	struct snapshot_trace traces[MAX_TRACES];
+	struct snapshot_stack final_stacks[MAX_STACKS];
 };
 
 static void snap_init(struct snap *sp)
@@ -75,6 +76,8 @@ static void snap_init(struct snap *sp)
 	sp->s.stacks_capacity = MAX_STACKS;
 	sp->s.traces = sp->traces;
 	sp->s.traces_capacity = MAX_TRACES;
+	sp->s.final_stacks = sp->final_stacks;
+	sp->s.final_stacks_capacity = MAX_STACKS;
 }
 
 static struct proc_dev_key who(uint32_t tgid, const char *comm)
@@ -271,10 +274,23 @@ Test(tally_stacks, forgotten_rows_give_their_stack_keys_and_stay_folded)
 	}
 	cr_assert_eq(t.nforget_stacks, 1, "the exited process's stack entry goes");
 	cr_assert_eq(t.forget_stacks[0].who.tgid, 666);
-	sp.s.nstacks = sp.s.nrows = 0;	/* the loader deleted them */
+	/* The loader deleted them; the stack entry had gained 4096 bytes more
+	 * (the pid used again by a process of the same name). */
+	sp.s.nstacks = sp.s.nrows = 0;
+	sp.final_stacks[0] = sp.stacks[0];
+	sp.final_stacks[0].counts.bytes[IO_READ] = 8192;
+	sp.final_stacks[0].counts.ios[IO_READ] = 2;
+	sp.s.nfinal_stacks = 1;
+	step(&t, &sp, 5, &f);
+	tally_close_interval(&t);
+	sp.s.nfinal_stacks = 0;
+	/* A new entry of the same key counts from zero. */
+	snap_stack(&sp, 666, "gone", 1, 2, 4096, 0);
+	step(&t, &sp, 6, &f);
+	tally_close_interval(&t);
 	tally_summary(&t, &sp.s, AT(9), &wall, &summary);
 	text = folded_of(&t);
-	cr_assert_str_eq(text, "gone;u8@666;u9@666;k1;k2;k3 4096\n");
+	cr_assert_str_eq(text, "gone;u8@666;u9@666;k1;k2;k3 12288\n");
 	free(text);
 	tally_free(&t);
 }

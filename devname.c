@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "devname.h"
+#include "path.h"
 
 /* sysfs attributes are at most a page; anything longer is not what we want. */
 #define SYSFS_READ_MAX 4096
@@ -28,18 +28,6 @@
 
 static const char devname_out_of_memory[] = "?";
 
-/* Returns false when the path would not fit, so callers never open a truncated path. */
-static bool __attribute__((format(printf, 2, 3)))
-build_path(char path[PATH_MAX], const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(path, PATH_MAX, fmt, ap);
-	va_end(ap);
-	return len >= 0 && len < PATH_MAX;
-}
 
 /*
  * Reads at most SYSFS_READ_MAX - 1 bytes and NUL-terminates them; *len is the

@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "symbolize.h"
 
 /* ---- a growing pool of NUL-terminated strings, referred to by offset ---- */
@@ -144,18 +144,6 @@ static void chomp(char *line, ssize_t *len)
 {
 	while (*len > 0 && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
 		line[--*len] = '\0';
-}
-
-static bool __attribute__((format(printf, 2, 3)))
-build_path(char path[PATH_MAX], const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(path, PATH_MAX, fmt, ap);
-	va_end(ap);
-	return len >= 0 && len < PATH_MAX;
 }
 
 /* Only regular files: a FIFO planted in a fake /proc must not hang the tool. */

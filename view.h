@@ -12,7 +12,6 @@
 #include "frame.h"
 #include "jsonw.h"
 #include "stacks.h"
-#include "stacks.h"
 
 /* The version of the JSON records' layout ("schema" of interval and summary
  * records): raised when a key changes meaning or type, not when one is added. */

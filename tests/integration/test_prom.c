@@ -22,6 +22,7 @@
  *     and disks, systemd-analyze verifies the unit (skipped with a message
  *     where it cannot), make uninstall removes exactly what was installed.
  */
+#include "diskio.h"
 #include "harness.h"
 
 #include <libgen.h>
@@ -34,7 +35,6 @@
 #define DEV_SIZE	(64ULL * MiB)
 #define SCRAPE_TIMEOUT_MS	20000
 #define FILE_TIMEOUT_MS		H_ATTACH_TIMEOUT_MS
-#define LOST_CAUSES		10	/* diskio.h's LOST_NR_CAUSES */
 
 TestSuite(prom, .init = h_setup, .fini = h_teardown, .timeout = 180);
 
@@ -275,7 +275,7 @@ Test(prom, node_exporter_serves_the_exact_bytes)
 	cr_assert_eq(n, 1, "node_textfile_scrape_error missing:\n%s", body);
 	cr_assert_eq(sum_samples(body, "diskio_up", NULL, &n), 1.0);
 	cr_assert_eq(sum_samples(body, "diskio_lost_events_total", NULL, &n), 0.0);
-	cr_assert_eq(n, LOST_CAUSES, "every cause of loss");
+	cr_assert_eq(n, LOST_NR_CAUSES, "every cause of loss");
 	free(body);
 
 	{

@@ -598,7 +598,9 @@ static int choose_view(struct run *run)
 		return -1;
 	screen_size(&run->view.screen, opts, run->utf8);
 	run->view.histograms = opts->histograms;
-	if (opts->stacks && !run->top)
+	/* Batch and JSON print each row's stacks; the top view keeps each
+	 * row's heaviest for its Enter overlay (top.c draws it itself). */
+	if (opts->stacks)
 		run->view.stacks = &run->namer;
 	/* The top view too: a frame reaches the terminal in one write. */
 	if (!opts->quiet && (output != OUTPUT_AUTO || run->top))

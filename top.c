@@ -27,6 +27,11 @@ struct top_row {
 	char device[PMEM_NAME_MAX];
 	size_t cgroup;				/* offset in the copy's strings */
 	struct top_values values;
+	/* --stacks: the heaviest of the row's stacks (the tally orders them
+	 * by the shown mode); its frames stay in the namer's table, which
+	 * only grows, so they are named when the overlay is drawn. */
+	bool has_stack;
+	struct row_stack stack;
 };
 
 struct top_device {
@@ -59,9 +64,26 @@ struct top_copy {
 	size_t strings_len, strings_capacity;
 };
 
+/* The selected process row, known by its key so that it stays selected
+ * when the rows move (a new frame, another sort), and by its place for
+ * when it is gone. */
+struct top_selection {
+	size_t index;				/* in the shown order */
+	bool known;				/* a row was selected: the key below */
+	uint32_t pid;
+	char comm[TASK_COMM_LEN];
+	char device[PMEM_NAME_MAX];
+	char cgroup[LINE_SIZE];			/* --by cgroup rows */
+};
+
+/* The lines of the stack overlay's frames, named when it is drawn. */
+#define STACK_LINES		(2 * (STACK_MAX_FRAMES + 1))
+#define STACK_LINE_SIZE		(STACK_NAME_MAX + 8)
+
 struct top {
 	struct top_settings settings;
 	struct top_state state;
+	struct top_selection selection;
 	struct top_copy copies[2];
 	struct top_copy *shown, *incoming;	/* drawn; being filled */
 	uint64_t lost_run[LOST_NR_CAUSES];
@@ -73,6 +95,7 @@ struct top {
 	size_t devices_shown_capacity;
 	const char **device_names;
 	size_t device_names_capacity;
+	char (*stack_lines)[STACK_LINE_SIZE];	/* STACK_LINES of them, on first use */
 };
 
 /* ---- the copy ---- */
@@ -185,6 +208,10 @@ static void top_row(struct view *v, const struct frame *f, const struct proc_io 
 	}
 	memcpy(copy->values.delta, row->delta, sizeof(copy->values.delta));
 	memcpy(copy->values.total, row->total, sizeof(copy->values.total));
+	if (v->stacks && row->nstacks) {
+		copy->has_stack = true;
+		copy->stack = *row->stacks[0];
+	}
 	c->nrows++;
 }
 
@@ -334,7 +361,7 @@ static unsigned int lines_left(const struct view *v)
  * every line but the first starts with CR LF and ends by erasing the rest
  * of the old line; nothing is written past the last line of the screen.
  * false once the screen is full. */
-static bool put_line(struct view *v, const char *text)
+static bool put_line_marked(struct view *v, const char *text, bool marked)
 {
 	size_t len = strlen(text);
 	unsigned int columns = 0;
@@ -352,7 +379,11 @@ static bool put_line(struct view *v, const char *text)
 	}
 	if (v->screen.clear && v->lines)
 		fputs("\r\n", v->out);
+	if (marked)		/* reverse video, taking no column */
+		fputs("\033[7m", v->out);
 	fwrite(text, 1, len, v->out);
+	if (marked)
+		fputs("\033[m", v->out);
 	/* A full line leaves the cursor at the margin, where erasing would
 	 * take its last character. */
 	if (v->screen.clear && (!v->screen.cols || columns < v->screen.cols))
@@ -361,6 +392,11 @@ static bool put_line(struct view *v, const char *text)
 		fputc('\n', v->out);
 	v->lines++;
 	return true;
+}
+
+static bool put_line(struct view *v, const char *text)
+{
+	return put_line_marked(v, text, false);
 }
 
 /* ---- the header ---- */
@@ -654,7 +690,7 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 }
 
 static void process_line(struct view *v, const struct top_row *row,
-			 const struct top_layout *layout)
+			 const struct top_layout *layout, bool selected)
 {
 	const struct top *t = v->top;
 	const uint64_t *values = shown_values(t, &row->values);
@@ -689,7 +725,7 @@ static void process_line(struct view *v, const struct top_row *row,
 		else
 			line_cell(&l, cells[i], layout->width[i], top_proc_columns[i].left);
 	}
-	put_line(v, l.text);
+	put_line_marked(v, l.text, selected);
 }
 
 /* Rows with something to show in the chosen mode, of the chosen device,
@@ -715,13 +751,70 @@ static size_t select_rows(struct top *t)
 	return n;
 }
 
+static const char *row_cgroup(const struct top *t, const struct top_row *row)
+{
+	return row->cgroup == NO_CGROUP ? "" : t->shown->strings + row->cgroup;
+}
+
+static bool is_selected(const struct top *t, const struct top_row *row)
+{
+	const struct top_selection *sel = &t->selection;
+
+	return sel->known && sel->pid == row->pid && !strcmp(sel->comm, row->comm) &&
+	       !strcmp(sel->device, row->device) &&
+	       !strncmp(sel->cgroup, row_cgroup(t, row), sizeof(sel->cgroup) - 1);
+}
+
+static void remember_selection(struct top *t, size_t index)
+{
+	struct top_selection *sel = &t->selection;
+	const struct top_row *row = t->order[index];
+
+	sel->index = index;
+	sel->known = true;
+	sel->pid = row->pid;
+	memcpy(sel->comm, row->comm, sizeof(sel->comm));
+	memcpy(sel->device, row->device, sizeof(sel->device));
+	snprintf(sel->cgroup, sizeof(sel->cgroup), "%s", row_cgroup(t, row));
+}
+
+/*
+ * Where the selection is among the first n rows of t->order (select_rows()),
+ * after the moves the keys counted, which it uses up: the selected row if
+ * it is among them, else the same place, within the n rows.  SIZE_MAX when
+ * nothing is selected or there are no rows.
+ */
+static size_t place_selection(struct top *t, size_t n)
+{
+	struct top_selection *sel = &t->selection;
+	long index = (long)sel->index;
+	int moves = t->state.moves;
+
+	t->state.moves = 0;
+	if (!t->state.selecting || !n)
+		return SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (is_selected(t, t->order[i])) {
+			index = (long)i;
+			break;
+		}
+	}
+	index += moves;
+	if (index >= (long)n)
+		index = (long)n - 1;
+	if (index < 0)
+		index = 0;
+	remember_selection(t, (size_t)index);
+	return (size_t)index;
+}
+
 static void process_table(struct view *v)
 {
 	struct top *t = v->top;
 	unsigned int priority[TOP_NR_PROC_COLUMNS];
 	bool wanted[TOP_NR_PROC_COLUMNS];
 	struct top_layout layout;
-	size_t n, room, shown;
+	size_t n, room, shown, selected;
 	unsigned int left;
 
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
@@ -749,8 +842,9 @@ static void process_table(struct view *v)
 	} else {
 		shown = lines_fitting(n, room);
 	}
+	selected = place_selection(t, shown);
 	for (size_t i = 0; i < shown; i++)
-		process_line(v, t->order[i], &layout);
+		process_line(v, t->order[i], &layout, i == selected);
 	put_more(v, n - shown);
 }
 
@@ -772,8 +866,114 @@ static void help(struct view *v)
 	put_line(v, "  Esc      clear the filter");
 	put_line(v, "  d        device: all, then each in turn");
 	put_line(v, "  L        latency columns on or off");
+	snprintf(keys, sizeof(keys), "  %s  select a process row",
+		 v->top->settings.utf8 ? "\u2191 \u2193 k j" : "k j    ");
+	put_line(v, keys);
+	put_line(v, "  Enter    the selected row's heaviest stack (--stacks)");
 	put_line(v, "  h ?      this help");
 	put_line(v, "  q        quit");
+}
+
+/* ---- the stack overlay ---- */
+
+struct stack_lines {
+	struct top *t;
+	size_t n;
+};
+
+/* A frame's name as an indented line; printable, as a user program's
+ * symbols are any bytes its author chose. */
+static void add_stack_line(const char *name, void *arg)
+{
+	struct stack_lines *lines = arg;
+
+	if (lines->n == STACK_LINES)
+		return;
+	lines->t->stack_lines[lines->n][0] = ' ';
+	lines->t->stack_lines[lines->n][1] = ' ';
+	printable_name(lines->t->stack_lines[lines->n] + 2, STACK_LINE_SIZE - 2, name,
+		       strlen(name));
+	lines->n++;
+}
+
+/* A heading, then one side's frames, innermost first; nothing for a side
+ * the stack does not have (a kernel thread's user side, -k only). */
+static void add_stack_side(struct view *v, struct stack_lines *lines,
+			   const struct row_stack *stack, bool user)
+{
+	size_t heading = lines->n;
+
+	if ((user ? stack->user.state : stack->kernel.state) == STACK_ABSENT)
+		return;
+	snprintf(v->top->stack_lines[lines->n++], STACK_LINE_SIZE, "%s",
+		 user ? "user:" : "kernel:");
+	if (!stack_for_each_name(v->stacks, stack, user, false, add_stack_line, lines))
+		lines->n = heading;	/* only tracing frames */
+}
+
+/* "pid 42 dd on zram0: 4.0 MiB/s, 1024 ios/s, 0 B/s dirtied" */
+static void stack_title(struct view *v, const struct top_row *row)
+{
+	const struct top *t = v->top;
+	bool cumulative = t->state.cumulative;
+	const char *per = cumulative ? "" : "/s";
+	char text[LINE_SIZE], bytes[32], ios[32], dirtied[32];
+
+	cell_bytes(bytes, sizeof(bytes), t, row_stack_bytes(&row->stack, cumulative));
+	cell_count(ios, sizeof(ios), 12, t, row_stack_ios(&row->stack, cumulative));
+	cell_bytes(dirtied, sizeof(dirtied), t, row_stack_dirtied(&row->stack, cumulative));
+	snprintf(text, sizeof(text), "pid %" PRIu32 " %s on %s: %s%s, %s ios%s, %s%s dirtied",
+		 row->pid, row->comm, row->device, bytes, per, ios, per, dirtied, per);
+	put_line(v, text);
+}
+
+/* The frames of row's heaviest stack, kernel side then user side (each
+ * innermost first: the line of calls from the I/O outwards), as many as the
+ * screen holds. */
+static void stack_frames(struct view *v, const struct top_row *row)
+{
+	struct top *t = v->top;
+	struct stack_lines lines = { .t = t, .n = 0 };
+	size_t shown;
+
+	if (!t->stack_lines) {
+		t->stack_lines = calloc(STACK_LINES, sizeof(*t->stack_lines));
+		if (!t->stack_lines) {
+			put_line(v, "no memory to name the frames");
+			return;
+		}
+	}
+	add_stack_side(v, &lines, &row->stack, false);
+	add_stack_side(v, &lines, &row->stack, true);
+	shown = lines_fitting(lines.n, lines_left(v) == UINT32_MAX ? lines.n : lines_left(v));
+	for (size_t i = 0; i < shown; i++)
+		put_line(v, t->stack_lines[i]);
+	put_more(v, lines.n - shown);
+}
+
+/* Enter: the selected row's heaviest stack, or one line saying why there
+ * is none. */
+static void stack_overlay(struct view *v)
+{
+	struct top *t = v->top;
+	size_t n = t->shown->taken ? select_rows(t) : 0;
+	size_t index = place_selection(t, n);
+	const struct top_row *row = index == SIZE_MAX ? NULL : t->order[index];
+
+	put_line(v, "");
+	put_line(v, "Heaviest stack (any key closes)");
+	if (!v->stacks)
+		put_line(v, "no stacks: run with --stacks");
+	else if (t->shown->taken && t->shown->by_cgroup)
+		put_line(v, "no stacks by cgroup: rows of processes have them");
+	else if (!row)
+		put_line(v, "no row selected: no process row is shown");
+	else if (!row->has_stack)
+		put_line(v, "no stack recorded for this row yet");
+	else {
+		stack_title(v, row);
+		stack_frames(v, row);
+	}
 }
 
 static void sampling(struct view *v)
@@ -800,6 +1000,8 @@ static void draw(struct view *v)
 	header_state(v);
 	if (t->state.help)
 		help(v);
+	else if (t->state.stack)
+		stack_overlay(v);
 	else if (!t->shown->taken)
 		sampling(v);
 	else {
@@ -891,6 +1093,7 @@ void view_top_free(struct view *v)
 	free(t->order);
 	free(t->devices_shown);
 	free(t->device_names);
+	free(t->stack_lines);
 	free(t);
 	v->top = NULL;
 }

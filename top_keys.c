@@ -6,6 +6,7 @@
 #define KEY_ESC		0x1b
 #define KEY_BACKSPACE	0x7f
 #define KEY_CTRL_H	0x08
+#define TOP_MOVES_MAX	100000
 
 static const char *const sort_names[TOP_NR_SORTS] = {
 	[TOP_SORT_PID] = "pid",
@@ -132,14 +133,28 @@ static bool edit_key(struct top_state *s, unsigned char key)
 	return true;
 }
 
-/* One key (an arrow comes as '<' or '>'). */
+/* ↑/↓: the first shows the selection (on the first row), each next one
+ * moves it by step. */
+static void move_selection(struct top_state *s, int step)
+{
+	if (!s->selecting) {
+		s->selecting = true;
+		return;
+	}
+	/* A held key repeats: bounded, as top.c clamps to the rows anyway. */
+	if (s->moves > -TOP_MOVES_MAX && s->moves < TOP_MOVES_MAX)
+		s->moves += step;
+}
+
+/* One key (the arrows come as '<', '>', 'k' and 'j'). */
 static bool key(struct top_state *s, unsigned char key, const char *const *devices,
 		size_t ndevices)
 {
 	if (s->editing)
 		return edit_key(s, key);
-	if (s->help) {		/* any key closes the help, and does nothing else */
+	if (s->help || s->stack) {	/* any key closes an overlay, and does nothing else */
 		s->help = false;
+		s->stack = false;
 		return true;
 	}
 	switch (key) {
@@ -181,8 +196,35 @@ static bool key(struct top_state *s, unsigned char key, const char *const *devic
 	case '?':
 		s->help = true;
 		return true;
+	case 'k':
+		move_selection(s, -1);
+		return true;
+	case 'j':
+		move_selection(s, 1);
+		return true;
+	case '\r':
+	case '\n':
+		s->selecting = true;	/* without a selection: the first row's */
+		s->stack = true;
+		return true;
 	}
 	return false;
+}
+
+/* The key an arrow's final byte stands for; 0: not an arrow. */
+static unsigned char arrow_key(unsigned char final)
+{
+	switch (final) {
+	case 'A':
+		return 'k';
+	case 'B':
+		return 'j';
+	case 'C':
+		return '>';
+	case 'D':
+		return '<';
+	}
+	return 0;
 }
 
 bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
@@ -217,9 +259,9 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3)
 				break;
 			s->stage = TOP_INPUT_GROUND;
-			if (s->editing || (c != 'D' && c != 'C'))
+			if (s->editing || !arrow_key(c))
 				break;	/* not for the filter's line editor */
-			changed |= key(s, c == 'D' ? '<' : '>', devices, ndevices);
+			changed |= key(s, arrow_key(c), devices, ndevices);
 			break;
 		}
 	}

@@ -42,8 +42,8 @@ enum top_sort top_sort_from_option(enum sort_key key);
 
 #define TOP_FILTER_MAX (TASK_COMM_LEN - 1)	/* a comm has at most 15 bytes */
 
-/* Where the byte parser is: escape sequences (arrows are ESC [ C/D or
- * ESC O C/D) may span reads. */
+/* Where the byte parser is: escape sequences (arrows are ESC [ A/B/C/D or
+ * ESC O A/B/C/D) may span reads. */
 enum top_input_stage {
 	TOP_INPUT_GROUND,
 	TOP_INPUT_ESCAPE,	/* after ESC */
@@ -57,6 +57,12 @@ struct top_state {
 	bool paused;			/* p: the display stands still */
 	bool latency_columns;		/* L */
 	bool help;			/* h, ?: the help overlay */
+	/* ↑/↓ (k/j) select a process row, Enter shows its heaviest stack.
+	 * The keys only count the moves: which row they land on depends on
+	 * the rows shown, which top.c knows (and then clears moves). */
+	bool selecting;			/* a row is selected (marked) */
+	int moves;			/* rows down (< 0: up) not yet applied */
+	bool stack;			/* Enter: the selected row's stack overlay */
 	bool quit;			/* q */
 	char filter[TOP_FILTER_MAX + 1];	/* rows whose comm contains it; "" all */
 	bool editing;			/* c: the filter is being typed */

@@ -177,12 +177,15 @@ Test(top_layout, no_limit_shows_every_wanted_column)
 
 /* A screen of rows x cols cells (each up to one UTF-8 character), fed the
  * view's output.  It knows what the view writes: ESC [ H, ESC [ K, ESC [ J,
- * CR, LF and printable characters; anything else, a character past the
- * right edge or a line feed below the bottom (a scroll) fails the test. */
+ * ESC [ 7 m and ESC [ m (reverse video on, off), CR, LF and printable
+ * characters; anything else, a character past the right edge or a line
+ * feed below the bottom (a scroll) fails the test. */
 struct term {
 	unsigned int rows, cols;
 	unsigned int row, col;
+	bool reverse;
 	char cell[TERM_ROWS][TERM_COLS][5];
+	bool reversed[TERM_ROWS][TERM_COLS];
 };
 
 static void term_init(struct term *t, unsigned int rows, unsigned int cols)
@@ -214,6 +217,14 @@ static void term_feed(struct term *t, const char *out, size_t len)
 				for (unsigned int y = t->row + 1; y < t->rows; y++)
 					memset(t->cell[y], 0, sizeof(t->cell[y]));
 				break;
+			case 'm':
+				t->reverse = false;
+				break;
+			case '7':
+				cr_assert(i + 3 < len && out[i + 3] == 'm', "ESC [ 7 not ESC [ 7 m");
+				t->reverse = true;
+				i++;
+				break;
 			default:
 				cr_assert_fail("unexpected sequence ESC [ %c", out[i + 2]);
 			}
@@ -235,6 +246,7 @@ static void term_feed(struct term *t, const char *out, size_t len)
 				     t->row);
 			memcpy(t->cell[t->row][t->col], out + i, n);
 			t->cell[t->row][t->col][n] = '\0';
+			t->reversed[t->row][t->col] = t->reverse;
 			t->col++;
 			i += n;
 		}
@@ -266,6 +278,28 @@ static int term_find(const struct term *t, const char *text)
 		if (strstr(term_line(t, y), text))
 			return y;
 	return -1;
+}
+
+/* The line whose characters are in reverse video (all of them), or -1;
+ * fails when another line has some. */
+static int term_reversed_line(const struct term *t)
+{
+	int found = -1;
+
+	for (unsigned int y = 0; y < t->rows; y++) {
+		unsigned int n = 0, chars = 0;
+
+		for (unsigned int x = 0; x < t->cols; x++) {
+			chars += t->cell[y][x][0] != '\0';
+			n += t->cell[y][x][0] && t->reversed[y][x];
+		}
+		if (!n)
+			continue;
+		cr_assert_eq(n, chars, "line %u is partly reversed", y);
+		cr_assert_eq(found, -1, "lines %d and %u are reversed", found, y);
+		found = (int)y;
+	}
+	return found;
 }
 
 static void term_dump(const struct term *t)
@@ -783,5 +817,246 @@ Test(top_view, leaving_prints_one_summary_line)
 	cr_assert_lt(f->cap.len, 80, "%s", f->cap.buf);
 	cr_assert_str_eq(f->cap.buf,
 			 "diskio ran 12.3s: read 408.0 KiB, write 2.0 MiB, lost 3, crashes 1\n");
+	fx_free(f);
+}
+
+/* ---- the selection and the stack overlay ---- */
+
+/* Press keys, then draw again onto t. */
+static void fx_keys(struct fx *f, struct term *t, size_t *from, const char *keys)
+{
+	top_feed_keys(&f->view, keys, strlen(keys));
+	top_redraw(&f->view);
+	fx_redraw_onto(f, t, from);
+}
+
+/* The comm of the reversed line, "" without one. */
+static const char *selected_comm(const struct term *t)
+{
+	static char comm[16];
+	int y = term_reversed_line(t);
+
+	comm[0] = '\0';
+	if (y >= 0)
+		sscanf(term_line(t, y), "%*u %15s", comm);
+	return comm;
+}
+
+Test(top_view, arrows_select_a_row_and_stop_at_the_ends)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 6);		/* by bytes: proc0 first ... proc5 last */
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert_eq(term_reversed_line(&t), -1, "nothing selected before a key");
+	fx_keys(f, &t, &from, "\033[B");
+	cr_assert_str_eq(selected_comm(&t), "proc0", "the first arrow shows the first row");
+	fx_keys(f, &t, &from, "jj");
+	cr_assert_str_eq(selected_comm(&t), "proc2");
+	fx_keys(f, &t, &from, "\033[A");
+	cr_assert_str_eq(selected_comm(&t), "proc1");
+	fx_keys(f, &t, &from, "jjjjjjjjjj");
+	cr_assert_str_eq(selected_comm(&t), "proc5", "clamped at the last row");
+	fx_keys(f, &t, &from, "k\033OA\033[Akkkkkkk");
+	cr_assert_str_eq(selected_comm(&t), "proc0", "clamped at the first row");
+	fx_free(f);
+}
+
+Test(top_view, the_selection_follows_its_row_then_keeps_its_place)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 6);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "jjjj");		/* the first row, then three down */
+	cr_assert_str_eq(selected_comm(&t), "proc3");
+	fx_keys(f, &t, &from, "r");		/* the other order: proc3 moves up */
+	cr_assert_str_eq(selected_comm(&t), "proc3", "another sort");
+	fx_keys(f, &t, &from, "r");
+
+	/* The next frame: proc3 reads the most, it comes first. */
+	f->rows[3].delta[PMEM_READ_BYTES] = 1 << 30;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_str_eq(selected_comm(&t), "proc3", "a new frame");
+	/* Then it is gone: its place, the first, stays selected. */
+	f->frame.nrows = 0;
+	fx_rows(f, 6);
+	memset(f->rows[3].delta, 0, sizeof(f->rows[3].delta));	/* nothing to show */
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_str_eq(selected_comm(&t), "proc0");
+	fx_keys(f, &t, &from, "jjjj");
+	cr_assert_str_eq(selected_comm(&t), "proc5", "proc3 is not shown: four down is the last");
+	/* Fewer rows than its place: the last one. */
+	f->frame.nrows = 2;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_str_eq(selected_comm(&t), "proc1");
+	f->frame.nrows = 0;
+	fx_rows(f, 2);
+	memset(f->rows[1].delta, 0, sizeof(f->rows[1].delta));
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	cr_assert_str_eq(selected_comm(&t), "proc0", "the only row left");
+	fx_free(f);
+}
+
+Test(top_view, enter_without_stacks_says_so_and_any_key_closes)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 3);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\r");
+	cr_assert_geq(term_find(&t, "no stacks: run with --stacks"), 0);
+	cr_assert_lt(term_find(&t, "COMM"), 0, "the overlay is drawn instead of the tables");
+	fx_keys(f, &t, &from, "q");
+	cr_assert_not(top_state(&f->view)->quit, "q closing the overlay does not quit");
+	cr_assert_geq(term_find(&t, "COMM"), 0);
+	cr_assert_str_eq(selected_comm(&t), "proc0", "Enter selected the first row");
+	fx_free(f);
+}
+
+/* ---- a namer of made-up names, and stacks in a table of their own ---- */
+
+static char *fake_kernel_name(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%" PRIx64, (const char *)ctx, addr);
+	return buf;
+}
+
+static char *fake_user_name(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+{
+	(void)ctx;
+	snprintf(buf, size, "user_%" PRIu32 "_%" PRIx64, tgid, addr);
+	return buf;
+}
+
+struct fake_stacks {
+	uint32_t table_buf[64 * 1024 / 4];
+	struct res_table table;
+	struct stack_namer namer;
+	struct row_stack stack;
+	struct row_stack *stacks[1];
+};
+
+/* row's one stack: nkernel kernel frames 0x1000.. (innermost first), three
+ * user frames 0xa0..; kernel names start with prefix. */
+static void fake_stack(struct fake_stacks *fs, struct proc_io *row, int nkernel,
+		       const char *prefix)
+{
+	uint64_t kernel[STACK_MAX_FRAMES], user[3] = { 0xa0, 0xa1, 0xa2 };
+
+	cr_assert_eq(res_table_init(&fs->table, fs->table_buf, sizeof(fs->table_buf), 64), RES_OK);
+	for (int i = 0; i < nkernel; i++)
+		kernel[i] = 0x1000 + i;
+	memset(&fs->stack, 0, sizeof(fs->stack));
+	fs->stack.key.who = row->key;
+	fs->stack.kernel.state = fs->stack.user.state = STACK_KEPT;
+	cr_assert_eq(res_intern_stack(&fs->table, kernel, nkernel, &fs->stack.kernel.key), RES_OK);
+	cr_assert_eq(res_intern_stack(&fs->table, user, 3, &fs->stack.user.key), RES_OK);
+	fs->stack.delta[STACK_BYTES + IO_READ] = 8192;
+	fs->stack.delta[STACK_IOS + IO_READ] = 2;
+	fs->stacks[0] = &fs->stack;
+	row->stacks = fs->stacks;
+	row->nstacks = 1;
+	fs->namer = (struct stack_namer){
+		.table = &fs->table, .kernel = fake_kernel_name, .user = fake_user_name,
+		.ctx = (void *)prefix, .top = 1,
+	};
+}
+
+Test(top_view, enter_shows_the_heaviest_stack_innermost_first)
+{
+	struct fx *f = fx_new();
+	struct fake_stacks *fs = calloc(1, sizeof(*fs));
+	struct proc_io *row;
+	struct term t;
+	size_t from;
+	int y;
+
+	cr_assert_not_null(fs);
+	row = add_row(f, 42, "reader", 6, "zram0", 1 << 20, 0);
+	add_row(f, 43, "writer", 6, "vda", 0, 4096);
+	fake_stack(fs, row, 4, "kfunc_");
+	fx_view(f, 24, 80, false, NULL);
+	f->view.stacks = &fs->namer;
+	view_show_frame(&f->view, &f->frame);
+	/* The frame's stacks go: the view keeps its copy. */
+	row->stacks = NULL;
+	row->nstacks = 0;
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\n");
+	term_dump(&t);
+	y = term_find(&t, "pid 42 reader on zram0:");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), "4.0 KiB/s, 1.0 ios/s, 0 B/s dirtied"), "%s",
+		  term_line(&t, y));
+	cr_assert_str_eq(term_line(&t, y + 1), "kernel:");
+	for (int i = 0; i < 4; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "  kfunc_%x", 0x1000 + i);
+		cr_assert_str_eq(term_line(&t, y + 2 + i), name);
+	}
+	cr_assert_str_eq(term_line(&t, y + 6), "user:");
+	cr_assert_str_eq(term_line(&t, y + 7), "  user_42_a0");
+	cr_assert_str_eq(term_line(&t, y + 9), "  user_42_a2");
+	cr_assert_str_empty(term_line(&t, y + 10));
+
+	fx_keys(f, &t, &from, "x");
+	cr_assert_geq(term_find(&t, "COMM"), 0, "any key closes");
+	fx_keys(f, &t, &from, "j\r");
+	cr_assert_geq(term_find(&t, "no stack recorded for this row yet"), 0);
+	cr_assert_lt(term_find(&t, "kernel:"), 0);
+	free(fs);
+	fx_free(f);
+}
+
+Test(top_view, a_stack_too_long_is_cut_to_the_screen)
+{
+	struct fx *f = fx_new();
+	struct fake_stacks *fs = calloc(1, sizeof(*fs));
+	char prefix[200];
+	struct proc_io *row;
+	struct term t;
+
+	cr_assert_not_null(fs);
+	memset(prefix, 'n', sizeof(prefix) - 1);
+	prefix[sizeof(prefix) - 1] = '\0';
+	row = add_row(f, 42, "reader", 6, "zram0", 1 << 20, 0);
+	fake_stack(fs, row, 30, prefix);
+	fx_view(f, 10, 40, false, NULL);
+	f->view.stacks = &fs->namer;
+	view_show_frame(&f->view, &f->frame);
+	top_feed_keys(&f->view, "\r", 1);
+	fx_recapture(f);
+	top_redraw(&f->view);
+	fx_screen(f, &t);	/* fails on a character past the edge or a scroll */
+	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 4), "pid 42 reader on zram0"), "%s", term_line(&t, 4));
+	cr_assert_str_eq(term_line(&t, 5), "kernel:");
+	cr_assert_eq(strlen(term_line(&t, 6)), 40, "%s", term_line(&t, 6));
+	cr_assert_eq(strncmp(term_line(&t, 6), "  nnn", 5), 0);
+	/* 1 + 30 kernel lines, 1 + 3 user lines; 4 shown */
+	cr_assert_str_eq(term_line(&t, 9), "+31 more");
+	free(fs);
 	fx_free(f);
 }

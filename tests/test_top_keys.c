@@ -151,7 +151,7 @@ Test(top_keys, unknown_keys_change_nothing)
 {
 	struct top_state s = fresh(), before = fresh();
 
-	cr_assert_not(feed(&s, "xyz1\t\001\033[A\033[B"));
+	cr_assert_not(feed(&s, "xyz1\t\001\033[H\033[5~"));
 	cr_assert_eq(memcmp(&s, &before, sizeof(s)), 0);
 }
 
@@ -279,4 +279,45 @@ Test(top_keys, d_cycles_all_each_device_all)
 	/* no devices at all */
 	cr_assert(top_keys_feed(&s, "d", 1, NULL, 0));
 	cr_assert_str_empty(s.device);
+}
+
+Test(top_keys, up_down_and_k_j_count_moves_after_the_first_shows_the_selection)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "\033[B"));
+	cr_assert(s.selecting);
+	cr_assert_eq(s.moves, 0, "the first arrow only shows the selection");
+	feed(&s, "\033[Bj");
+	cr_assert_eq(s.moves, 2);
+	feed(&s, "k\033OA\033[A");
+	cr_assert_eq(s.moves, -1);
+	cr_assert_eq(s.sort, TOP_SORT_BYTES, "up and down do not sort");
+	s = fresh();
+	feed(&s, "k");
+	cr_assert(s.selecting);
+	cr_assert_eq(s.moves, 0);
+}
+
+Test(top_keys, enter_opens_the_stack_and_any_key_closes_it)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "\r"));
+	cr_assert(s.stack);
+	cr_assert(s.selecting, "Enter without a selection: the first row's");
+	cr_assert(feed(&s, "r"));
+	cr_assert_not(s.stack);
+	cr_assert_not(s.reverse, "the key that closes the overlay does nothing else");
+	feed(&s, "\n");
+	cr_assert(s.stack);
+	feed(&s, "q");
+	cr_assert_not(s.stack);
+	cr_assert_not(s.quit, "q closing the overlay does not quit");
+	feed(&s, "\r\033[B");
+	cr_assert_not(s.stack);
+	cr_assert_eq(s.moves, 0, "an arrow closing the overlay does not move");
+	feed(&s, "cab\r");
+	cr_assert_not(s.stack, "Enter in the filter's editor applies the filter");
+	cr_assert_str_eq(s.filter, "ab");
 }

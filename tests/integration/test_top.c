@@ -338,9 +338,17 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	expect_screen(lacks, "any key closes", "q closes the help");
 	expect_screen(has, "P99_ms", "the table after the help");
 
+	/* ↓ selects a row, Enter opens its stack: none without --stacks. */
+	key("Down");
+	key("Enter");
+	expect_screen(has, "no stacks: run with --stacks", "Enter: the stack overlay");
+	text("x");
+	expect_screen(lacks, "Heaviest stack", "any key closes the stack overlay");
+	expect_screen(has, "P99_ms", "the table after the overlay");
+
 	/* Keys diskio does not use are read and dropped, not left for the
 	 * shell; r shows they have been read. */
-	text("jkjk");
+	text("xzxz");
 	text("r");
 	expect_screen(has, "sort bytes asc", "r after unused keys");
 	text("q");
@@ -358,6 +366,35 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	cr_assert(strstr(line, "lost ") && strstr(line, "crashes "), "%s", line);
 	cr_assert(lacks("# summary") && lacks("# crash"), "batch lines at exit:\n%s", screen);
 	cr_assert(lacks("P99_ms"), "the top view's screen is left behind:\n%s", screen);
+}
+
+Test(top, enter_shows_the_selected_rows_kernel_stack_with_stacks)
+{
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char buf[256];
+
+	spawn_writer("topstacker", zram->path);
+	start_pane();
+	run_in_pane("--stacks=kernel 1 " COUNT);
+	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
+	text("ctopstacker");
+	key("Enter");		/* applies the filter: the writer's is the only row */
+	expect_screen(has_row, "topstacker", "the writer's row under its filter");
+	key("Down");
+	key("Enter");
+	expect_screen(has, "Heaviest stack", "Enter: the stack overlay");
+	/* Its O_DIRECT writes are submitted by itself: submit_bio is on the
+	 * kernel side (the overlay is redrawn each interval until then). */
+	cr_assert_geq(wait_until(has, "submit_bio", FRAME_TIMEOUT_MS), 0,
+		      "no submit_bio frame in the overlay");
+	cr_assert(has("pid ") && has("topstacker on "), "no title:\n%s", screen);
+	cr_assert(has("kernel:"), "%s", screen);
+	text("q");		/* closes the overlay, does not quit */
+	expect_screen(lacks, "Heaviest stack", "q closes the stack overlay");
+	expect_screen(has, "P99_ms", "the table after the overlay");
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "diskio did not exit");
+	cr_assert_str_eq(buf, "EXIT=0\n");
 }
 
 /* The process heading at 60 columns has no DEVICE (it is dropped). */

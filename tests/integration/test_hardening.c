@@ -236,9 +236,12 @@ static pid_t start_fio(const struct h_dev *dev)
 		null_fd = open("/dev/null", O_WRONLY);
 		dup2(null_fd, STDOUT_FILENO);
 		dup2(null_fd, STDERR_FILENO);
+		/* --thread: the job runs in this process, so killing it ends
+		 * the load (a forked job would go on for a minute, holding the
+		 * disk open: it could not be removed). */
 		execlp("fio", "fio", "--name=load", filename, "--rw=randread", "--bs=4k",
 		       "--direct=1", "--ioengine=libaio", "--iodepth=32", "--time_based",
-		       "--runtime=60", (char *)NULL);
+		       "--runtime=60", "--thread", (char *)NULL);
 		_exit(127);
 	}
 	h_track_child(pid);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --stacks: rows' stacks, their frames' names and folded lines (stacks.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -181,12 +182,44 @@ static void line_add(struct line *l, const char *s, size_t len)
 	l->text[l->len] = '\0';
 }
 
+/* Where "+0xHEX" ends frame's function name, after which only a " [module]"
+ * may follow; NULL if it has none. */
+static const char *offset_of(const char *frame)
+{
+	const char *at = NULL;
+
+	for (const char *p = strstr(frame, "+0x"); p; p = strstr(p + 1, "+0x")) {
+		const char *end = p + 3;
+
+		while (isxdigit((unsigned char)*end))
+			end++;
+		if (end > p + 3 && (!*end || (end[0] == ' ' && end[1] == '[')))
+			at = p;
+	}
+	return at;
+}
+
+void folded_frame_name(const char *frame, char *out, size_t size)
+{
+	const char *offset = strncmp(frame, "[unknown]", 9) ? offset_of(frame) : NULL;
+
+	if (offset) {
+		const char *rest = offset + 3;
+
+		while (isxdigit((unsigned char)*rest))
+			rest++;
+		snprintf(out, size, "%.*s%s", (int)(offset - frame), frame, rest);
+	} else {
+		snprintf(out, size, "%s", frame);
+	}
+	folded_safe_name(out);
+}
+
 static void line_add_frame(const char *name, void *arg)
 {
 	char safe[STACK_NAME_MAX];
 
-	snprintf(safe, sizeof(safe), "%s", name);
-	folded_safe_name(safe);
+	folded_frame_name(name, safe, sizeof(safe));
 	line_add(arg, ";", 1);
 	line_add(arg, safe, strlen(safe));
 }

@@ -97,6 +97,15 @@ size_t stack_for_each_name(const struct stack_namer *namer, const struct row_sta
 void folded_safe_name(char *name);
 
 /*
+ * frame (a name stack_frame_name() gave) as one folded frame into out: its
+ * "+0xOFFSET" left out ("submit_bio+0x5c" and "submit_bio+0x90" are one
+ * function, which a flame graph draws once), a module kept
+ * ("zram_read [zram]"), then made safe.  "[unknown] FILE+0xOFFSET" is kept
+ * whole: the offset is all that tells unknown frames apart.
+ */
+void folded_frame_name(const char *frame, char *out, size_t size);
+
+/*
  * "comm;user frames;kernel frames BYTES" for each of stacks[0..n), frames
  * outermost to innermost, BYTES their total I/O bytes plus dirtied bytes
  * (the run's); lines that come out the same are one line with their sum;

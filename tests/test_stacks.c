@@ -32,6 +32,8 @@ static char *fake_kernel(void *ctx, uint64_t addr, char *buf, size_t size)
 		snprintf(buf, size, "bpf_trace_run1+0x10");
 	else if (addr == 0xb2)
 		snprintf(buf, size, "_einittext+0x3c8");	/* a program without its own name */
+	else if (addr == 0x3001 || addr == 0x3002)	/* two call sites in one function */
+		snprintf(buf, size, "submit_bio+0x%" PRIx64, addr == 0x3001 ? 0x5cul : 0x90ul);
 	else
 		snprintf(buf, size, "k%" PRIu64, addr / 0x1000);
 	return buf;
@@ -361,6 +363,57 @@ Test(folded, outermost_first_merged_safe_and_sorted)
 			 "kworker/0:1;k1;k2 4096\n"
 			 "my_app;u8@1;u9@1;k1;k2 121\n"
 			 "x_y;[unknown]_libc.so.6+0x12;ns::f(int__char);[unavailable] 7\n");
+	free(text);
+}
+
+Test(folded, frames_without_offsets)
+{
+	static const char *const cases[][2] = {
+		{ "submit_bio+0x5c", "submit_bio" },
+		{ "zram_read+0x1c [zram]", "zram_read_[zram]" },
+		{ "[unknown] libc.so.6+0x12", "[unknown]_libc.so.6+0x12" },
+		{ "[unknown] 0xffffffff81000000", "[unknown]_0xffffffff81000000" },
+		{ "[vdso]+0x9a0", "[vdso]" },
+		{ "main", "main" },
+		{ "f+0x", "f+0x" },			/* no digits: not an offset */
+		{ "a+0x1b+0x2c", "a+0x1b" },		/* only the last one */
+		{ "op+0xz+0x10", "op+0xz" },
+		{ "g+0x10 (deleted)", "g+0x10_(deleted)" },	/* not " [module]" */
+		{ "[unavailable]", "[unavailable]" },
+		{ "", "_" },
+	};
+	char out[STACK_NAME_MAX], small[6];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		folded_frame_name(cases[i][0], out, sizeof(out));
+		cr_expect_str_eq(out, cases[i][1], "%s", cases[i][0]);
+	}
+	folded_frame_name("submit_bio+0x5c", small, sizeof(small));
+	cr_expect_str_eq(small, "submi");
+}
+
+Test(folded, call_sites_of_one_function_are_one_line)
+{
+	static uint32_t storage[1024];
+	uint64_t near[] = { 0x3001, 0x1000 }, far[] = { 0x3002, 0x1000 };
+	struct res_table table;
+	struct stack_ref a = { STACK_KEPT, 0 }, b = { STACK_KEPT, 0 }, none = { STACK_ABSENT, 0 };
+	struct stack_namer namer = { .table = &table, .kernel = fake_kernel, .user = fake_user };
+	struct row_stack s[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(res_table_init(&table, storage, sizeof(storage), 16), RES_OK);
+	cr_assert_eq(res_intern_stack(&table, near, 2, &a.key), RES_OK);
+	cr_assert_eq(res_intern_stack(&table, far, 2, &b.key), RES_OK);
+	cr_assert_neq(a.key, b.key);
+	s[0] = fake_stack(1, "app", a, none, 4096, 0);
+	s[1] = fake_stack(1, "app", b, none, 512, 0);
+	out = open_memstream(&text, &len);
+	cr_assert_eq(folded_write(out, s, 2, &namer), 0);
+	cr_assert_eq(fclose(out), 0);
+	cr_assert_str_eq(text, "app;k1;submit_bio 4608\n");
 	free(text);
 }
 

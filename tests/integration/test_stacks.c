@@ -172,6 +172,19 @@ static pid_t spawn_program(const char *exe, const char *mode, const char *path, 
 	return pid;
 }
 
+/* Folded frames are functions: "+0x" only in "[unknown]_FILE+0xOFFSET". */
+static void expect_frames_without_offsets(const char *line)
+{
+	const char *frame = line;
+
+	for (const char *end; frame; frame = *end ? end + 1 : NULL) {
+		end = strchrnul(frame, ';');
+		if (strncmp(frame, "[unknown]", 9))
+			cr_expect(!memmem(frame, end - frame, "+0x", 3),
+				  "a folded frame with its offset: %.*s", (int)(end - frame), frame);
+	}
+}
+
 /* Sum of the counts of the folded lines that contain needle (and also
  * also_needle, if not NULL); *lines gets how many there were. */
 static uint64_t folded_bytes(const char *path, const char *needle, const char *also_needle,
@@ -189,6 +202,7 @@ static uint64_t folded_bytes(const char *path, const char *needle, const char *a
 
 		cr_assert_not_null(space, "a folded line without a count: %s", line);
 		*space = '\0';
+		expect_frames_without_offsets(line);
 		if (!strstr(line, needle) || (also_needle && !strstr(line, also_needle)))
 			continue;
 		cr_log_info("folded: %s %s", line, space + 1);
@@ -266,13 +280,13 @@ Test(stacks, known_functions_carry_their_bytes)
 	h_diskio_finish(&d, 2);
 	h_expect_json_output(&d, 2);
 
-	bytes = folded_bytes(folded, "known_reader_a", NULL, &lines);
+	bytes = folded_bytes(folded, ";known_reader_a;", NULL, &lines);
 	cr_expect_eq(bytes, READ_BYTES, "known_reader_a: %" PRIu64 " bytes in %d folded lines, "
 		     "read %u", bytes, lines, READ_BYTES);
-	bytes = folded_bytes(folded, "known_reader_a", "submit_bio", &lines);
+	bytes = folded_bytes(folded, ";known_reader_a;", "submit_bio", &lines);
 	cr_expect_eq(bytes, READ_BYTES, "known_reader_a's kernel frames must show submit_bio*: "
 		     "%" PRIu64 " bytes", bytes);
-	bytes = folded_bytes(folded, "known_writer_b", NULL, &lines);
+	bytes = folded_bytes(folded, ";known_writer_b;", NULL, &lines);
 	cr_expect_eq(bytes, WRITE_BYTES, "known_writer_b: %" PRIu64 " bytes dirtied in %d folded "
 		     "lines, written %u", bytes, lines, WRITE_BYTES);
 	cr_expect_eq(json_stack_bytes(&d, reader, raw->name, "known_reader_a", "bytes"),

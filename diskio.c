@@ -693,7 +693,7 @@ static void write_final_prom(struct run *run, const struct summary *summary)
 	prom_add_frame(&run->prom, &frame, monotonic_ns());
 	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
 		lost[cause] = summary->lost[cause] + frame.lost[cause];
-	prom_set_lost(&run->prom, lost);
+	prom_finish(&run->prom, lost);
 	write_prom(run);
 }
 
@@ -706,11 +706,12 @@ static void finish(struct run *run)
 	if (!take_snapshot(run, true)) {
 		clock_gettime(CLOCK_REALTIME, &wall);
 		tally_summary(&run->tally, &run->snapshot, monotonic_ns(), &wall, &summary);
-		/* A closed output gets no summary; the folded stacks still do. */
-		if (run->output_broken)
-			return;
-		run->view.summary(&run->view, &summary);
-		check_output(run);
+		/* A closed output gets no summary; the --prom file and the
+		 * folded stacks still get everything. */
+		if (!run->output_broken) {
+			run->view.summary(&run->view, &summary);
+			check_output(run);
+		}
 		write_final_prom(run, &summary);
 	}
 }

@@ -282,7 +282,7 @@ void prom_add_frame(struct prom_totals *p, const struct frame *f, uint64_t now_n
 	drop_idle(p, now_ns);
 }
 
-void prom_set_lost(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES])
+void prom_finish(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES])
 {
 	/* The summary's losses are the run's, but rows prom itself could not
 	 * keep are only in its own count. */
@@ -291,6 +291,7 @@ void prom_set_lost(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES])
 	memcpy(p->lost, lost, sizeof(p->lost));
 	if (own > p->lost[LOST_ROW_ALLOC])
 		p->lost[LOST_ROW_ALLOC] = own;
+	p->finished = true;
 }
 
 /* ---- rendering ---- */
@@ -525,8 +526,9 @@ int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metric
 			  p->config.version ? strlen(p->config.version) : 0);
 	family(out, "diskio_build_info", "gauge", "Always 1; version is diskio's.");
 	fprintf(out, "diskio_build_info{version=\"%s\"} 1\n", version);
-	family(out, "diskio_up", "gauge", "1 while diskio runs; the file's last line.");
-	fputs("diskio_up 1\n", out);
+	family(out, "diskio_up", "gauge",
+	       "1 while diskio runs, 0 once it has exited cleanly; the file's last line.");
+	fprintf(out, "diskio_up %d\n", !p->finished);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;

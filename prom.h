@@ -61,6 +61,7 @@ struct prom_totals {
 	size_t nseries, capacity;
 	uint64_t lost[LOST_NR_CAUSES];	/* since diskio started */
 	uint64_t alloc_failed;		/* rows not counted: no memory for a series */
+	bool finished;			/* diskio is exiting: diskio_up 0 */
 };
 
 void prom_init(struct prom_totals *p, const struct prom_config *config);
@@ -71,14 +72,16 @@ void prom_free(struct prom_totals *p);
  * are dropped after.  Rows' deltas are used, so -a changes nothing. */
 void prom_add_frame(struct prom_totals *p, const struct frame *f, uint64_t now_ns);
 
-/* At exit: the run's losses, counted to the end (struct summary's). */
-void prom_set_lost(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES]);
+/* At exit: the run's losses, counted to the end (struct summary's), and
+ * "diskio_up 0" in every file rendered after. */
+void prom_finish(struct prom_totals *p, const uint64_t lost[LOST_NR_CAUSES]);
 
 /*
  * The whole file: every family with its HELP and TYPE lines, the series,
  * the devices' counters and latency histograms (devices may be NULL: none),
  * losses, crash-free counts (crash may be NULL: none yet), and last
- * "diskio_up 1", so a reader that sees that line has seen it all.
+ * "diskio_up 1" ("diskio_up 0" after prom_finish()), so a reader that sees
+ * that line has seen it all.
  * 0, -ENOMEM, or -EIO when the stream has its error flag set.
  */
 int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metrics *devices,

@@ -176,7 +176,7 @@ static bool labels_at(const char **p)
 /*
  * Every line a HELP, a TYPE or a sample "name{labels} value" with an
  * integer or decimal value; a family's HELP and TYPE before its samples,
- * each once; no sample twice; the last line "diskio_up 1".  The number of
+ * each once; no sample twice; the last line "diskio_up 1" or "diskio_up 0".  The number of
  * samples.
  */
 static size_t check_exposition(const char *text)
@@ -239,7 +239,8 @@ static size_t check_exposition(const char *text)
 			cr_assert_str_neq(seen[i], seen[nsamples], "a sample twice: %s", seen[i]);
 		nsamples++;
 	}
-	cr_assert(last && !strcmp(last, "diskio_up 1\n"), "the last line: %s", last);
+	cr_assert(last && (!strcmp(last, "diskio_up 1\n") || !strcmp(last, "diskio_up 0\n")),
+		  "the last line: %s", last);
 	for (size_t i = 0; i < nsamples; i++)
 		free(seen[i]);
 	free(seen);
@@ -594,12 +595,15 @@ Test(prom_lost, every_cause_always_and_totals)
 	text = render(f);
 	cr_assert_eq(sample(text, "diskio_lost_events_total{cause=\"stats_map_full\"}"), 7);
 	cr_assert_eq(sample(text, "diskio_lost_events_total{cause=\"perf_buffer\"}"), 1);
+	cr_assert_eq(sample(text, "diskio_up"), 1, "diskio runs");
 	free(text);
 	/* At exit the run's losses, which include the unfinished interval. */
 	run[LOST_STATS_MAP_FULL] = 9;
 	run[LOST_PERF_BUFFER] = 1;
-	prom_set_lost(&f->prom, run);
+	prom_finish(&f->prom, run);
 	text = render(f);
+	check_exposition(text);
+	cr_assert_eq(sample(text, "diskio_up"), 0, "diskio has exited");
 	cr_assert_eq(sample(text, "diskio_lost_events_total{cause=\"stats_map_full\"}"), 9);
 	cr_assert_eq(count_lines(text, "diskio_lost_events_total{"), LOST_NR_CAUSES);
 	free(text);

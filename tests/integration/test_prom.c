@@ -291,6 +291,15 @@ Test(prom, node_exporter_serves_the_exact_bytes)
 	cr_assert_eq(d.nlines, 0, "--quiet printed on stdout: %s", d.nlines ? d.lines[0] : "");
 	cr_assert_str_empty(d.err, "stderr: %s", d.err);
 	h_diskio_free(&d);
+
+	/* Stopped: the file says so, and keeps the totals. */
+	body = scrape(port);
+	cr_assert_not_null(body, "node_exporter stopped answering");
+	cr_assert_eq(sum_samples(body, "diskio_up", NULL, &n), 0.0, "%s", body);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(sum_samples(body, "diskio_read_bytes_total", mine, &n), 524288.0);
+	cr_assert_eq(sum_samples(body, "node_textfile_scrape_error", NULL, &n), 0.0);
+	free(body);
 }
 
 /* ---- 2. never backwards, never half-written ---- */
@@ -329,7 +338,7 @@ static void free_samples(char **names, double *values, size_t n)
 }
 
 /* A whole file: every line HELP, TYPE or "name{...} value", and last of all
- * "diskio_up 1". */
+ * "diskio_up 1" (or 0, written as diskio exits). */
 static bool file_is_whole(const char *text, char *why, size_t size)
 {
 	size_t len = strlen(text);
@@ -351,7 +360,7 @@ static bool file_is_whole(const char *text, char *why, size_t size)
 			return false;
 		}
 	}
-	if (strcmp(last, "diskio_up 1\n")) {
+	if (strcmp(last, "diskio_up 1\n") && strcmp(last, "diskio_up 0\n")) {
 		snprintf(why, size, "last line: %s", last);
 		return false;
 	}
@@ -831,7 +840,7 @@ Test(prom, quiet_runs_with_stdout_closed_or_null)
 		cr_assert_str_empty(r.err, "%s: %s", cmd, r.err);
 		h_result_free(&r);
 		text = read_all(file);
-		cr_assert(text && strstr(text, "\ndiskio_up 1\n"), "%s: no file", cmd);
+		cr_assert(text && strstr(text, "\ndiskio_up 0\n"), "%s: no final file", cmd);
 		free(text);
 	}
 }

@@ -79,8 +79,8 @@ struct copy_context {
 	size_t nsorted;		/* rows sorted by key, for merge_overflow_row() */
 };
 
-/* Per-CPU values (all __u64 here) summed into one. */
-/* sum := values added up, size bytes of __u64 counters nr_cpus times. */
+/* sum := per-CPU values (size bytes of __u64 counters, nr_cpus times)
+ * added up. */
 static void sum_per_cpu(const void *values, int nr_cpus, size_t size, void *sum)
 {
 	const __u64 *from = values;

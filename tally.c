@@ -91,18 +91,21 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Room for n elements in *array; false (array unchanged) when memory is out. */
+/* Room for n elements in *array, grown to at least twice its capacity (so
+ * that adding one at a time costs O(1) each); false (array unchanged) when
+ * memory is out. */
 static bool room_for(void **array, size_t *capacity, size_t n, size_t size)
 {
+	size_t wanted = n > 2 * *capacity ? n : 2 * *capacity;
 	void *grown;
 
 	if (n <= *capacity)
 		return true;
-	grown = realloc(*array, n * size);
+	grown = realloc(*array, wanted * size);
 	if (!grown)
 		return false;
 	*array = grown;
-	*capacity = n;
+	*capacity = wanted;
 	return true;
 }
 
@@ -511,7 +514,6 @@ static size_t sort_shown_rows(struct tally *t)
 	return n;
 }
 
-
 /* ---- stacks (--stacks) ---- */
 
 /* New stack ids' frames, interned once for the run. */
@@ -627,9 +629,7 @@ static void count_stacks(struct tally *t, const struct snapshot *s)
 		struct row_stack *rs = find_row_stack(t, sorted, &entry->key);
 
 		if (!rs) {
-			if (!room_for((void **)&t->stacks, &t->stacks_capacity,
-				      t->nstacks + 1 > 2 * t->stacks_capacity ?
-				      t->nstacks + 1 : 2 * t->stacks_capacity,
+			if (!room_for((void **)&t->stacks, &t->stacks_capacity, t->nstacks + 1,
 				      sizeof(*t->stacks))) {
 				t->lost[LOST_ROW_ALLOC]++;
 				continue;
@@ -715,7 +715,7 @@ static void forget_stacks(struct tally *t)
 		     !memcmp(&t->stacks[k].key.who, &t->forget[i], sizeof(t->forget[i]));
 		     k++) {
 			if (!room_for((void **)&t->forget_stacks, &t->forget_stacks_capacity,
-				      t->nforget_stacks + 64, sizeof(*t->forget_stacks)))
+				      t->nforget_stacks + 1, sizeof(*t->forget_stacks)))
 				return;
 			t->forget_stacks[t->nforget_stacks++] = t->stacks[k].key;
 		}

@@ -314,6 +314,28 @@ Test(tally_stacks, without_stacks_nothing_is_kept)
 	tally_free(&t);
 }
 
+Test(tally_stacks, many_new_stacks_all_kept_in_linear_memory)
+{
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+
+	tally_start(&t, 1 << 20, 5);
+	for (int n = 1; n <= 8; n++) {
+		snap_init(&sp);
+		snap_row(&sp, 10, "r", 4096 * MAX_STACKS * n, 0);
+		for (int i = 0; i < MAX_STACKS; i++)
+			snap_stack(&sp, 10, "r", n * MAX_STACKS + i, STACK_ID_NONE, 4096, 0);
+		step(&t, &sp, n, &f);
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nstacks, 8 * MAX_STACKS);
+	cr_assert_eq(t.lost[LOST_ROW_ALLOC], 0);
+	cr_assert_leq(t.stacks_capacity, 2 * t.nstacks, "capacity %zu for %zu stacks",
+		      t.stacks_capacity, t.nstacks);
+	tally_free(&t);
+}
+
 /* ---- folded lines ---- */
 
 static struct row_stack fake_stack(uint32_t tgid, const char *comm, struct stack_ref kernel,

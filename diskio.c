@@ -31,6 +31,7 @@
 #include "msg.h"
 #include "options.h"
 #include "probe.h"
+#include "atomic_file.h"
 #include "prom.h"
 #include "stacks.h"
 #include "symbolize.h"
@@ -625,7 +626,7 @@ static void write_prom(struct run *run)
 
 	if (!path)
 		return;
-	err = prom_write_atomic(path, render_prom, run);
+	err = atomic_file_write(path, render_prom, run);
 	if (err && !run->prom_failing)
 		warn("cannot write %s: %s; it keeps its last complete contents, diskio goes on "
 		     "and tries again every interval", path, strerror(-err));
@@ -794,65 +795,34 @@ static int start_stacks(struct run *run)
 	return 0;
 }
 
-/* --folded FILE: its directory must exist and be writable before anything
- * is attached, not only at exit. */
-static int check_folded_dir(const char *path)
+/* A file written at exit or every interval (--prom, --folded): one that
+ * cannot be is refused now, with hint after the reason. */
+static int check_output_file(const char *option, const char *path, const char *hint)
 {
-	char dir[PATH_MAX];
-	const char *slash;
+	int err = path ? atomic_file_check(path) : 0;
 
-	if (!path)
-		return 0;
-	slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (access(dir, W_OK | X_OK)) {
-		fail("cannot write --folded %s: directory %s: %s", path, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
+	if (err)
+		fail("cannot write %s file %s: %s%s", option, path, strerror(-err), hint);
+	return err;
 }
 
-/* At exit: the run's stacks as folded lines, written to a temporary file in
- * the same directory, synced and renamed over FILE: readers see the old
- * file or the whole new one. */
+static int render_folded(FILE *out, void *arg)
+{
+	struct run *run = arg;
+
+	return folded_write(out, run->tally.stacks, run->tally.nstacks, &run->namer);
+}
+
+/* At exit: the run's stacks as folded lines, replacing FILE whole. */
 static void write_folded(struct run *run)
 {
 	const char *path = run->opts->folded_path;
-	char tmp[PATH_MAX];
-	FILE *out;
-	int fd, err;
+	int err;
 
 	if (!path)
 		return;
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		fail("cannot write --folded %s: name too long", path);
-		run->failed = true;
-		return;
-	}
-	fd = mkstemp(tmp);
-	out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!out) {
-		fail("cannot write --folded %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		run->failed = true;
-		return;
-	}
-	fchmod(fd, 0644);
-	err = folded_write(out, run->tally.stacks, run->tally.nstacks, &run->namer);
-	if (!err && (fflush(out) || fsync(fd)))
-		err = -errno;
-	if (fclose(out) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = atomic_file_write(path, render_folded, run);
 	if (err) {
-		unlink(tmp);
 		fail("cannot write --folded %s: %s", path, strerror(-err));
 		run->failed = true;
 	}
@@ -925,15 +895,10 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 	int err;
 
 	/* Before anything is loaded: a file that cannot be written costs nothing. */
-	if (opts->prom_path) {
-		err = prom_check_path(opts->prom_path);
-		if (err) {
-			fail("cannot write --prom file %s: %s (its directory must exist and be "
-			     "writable; node_exporter's is /var/lib/prometheus/node-exporter)",
-			     opts->prom_path, strerror(-err));
-			return -1;
-		}
-	}
+	if (check_output_file("--prom", opts->prom_path, " (its directory must exist and be "
+			      "writable; node_exporter's is /var/lib/prometheus/node-exporter)") ||
+	    check_output_file("--folded", opts->folded_path, ""))
+		return -1;
 	if (opts->state_path) {
 		state_read_ns = monotonic_ns();
 		if (crashfree_load(&run->saved_crash, opts->state_path, config.crash_interval_ns,
@@ -1028,7 +993,7 @@ int main(int argc, char **argv)
 	if (devname_resolve_args("/sys", opts.devices, opts.nr_devices, devs, stderr) ||
 	    resolve_cgroups(&run))
 		return EXIT_USAGE;
-	if (check_system() || probe_hooks(&hooks) || check_folded_dir(opts.folded_path))
+	if (check_system() || probe_hooks(&hooks))
 		return EXIT_START;
 	libbpf_set_print(print_libbpf);
 	run.nr_cpus = libbpf_num_possible_cpus();

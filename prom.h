@@ -4,8 +4,8 @@
  * node_exporter's textfile collector.  Three parts, each testable without
  * root: the bookkeeping (struct prom_totals, fed one frame per interval:
  * totals since diskio started per (device, comm[, cgroup]) series, a cap on
- * series per device, idle series dropped), the rendering to a FILE, and an
- * atomic writer (a temporary file in the same directory, fsync, rename).
+ * series per device, idle series dropped), and the rendering to a FILE,
+ * which atomic_file.h writes.
  * README.md, "Prometheus", lists the metrics.
  */
 #ifndef DISKIO_PROM_H
@@ -103,19 +103,5 @@ size_t prom_escape_label(char *buf, size_t size, const char *value, size_t len);
  */
 void prom_format_ns_as_seconds(char *buf, size_t size, uint64_t ns);
 
-/*
- * Write path atomically: render(out, arg) into a new file in path's
- * directory (a name starting with '.' and not ending in ".prom", so the
- * textfile collector never reads it), mode 0644 (node_exporter reads it as
- * another user), flushed and fsynced, then renamed over path and the
- * directory fsynced.  On any failure the temporary file is removed and path
- * is left as it was.  render returns 0 or -errno.  0 or -errno.
- */
-int prom_write_atomic(const char *path, int (*render)(FILE *out, void *arg), void *arg);
-
-/* Whether a file can be written at path as prom_write_atomic() would:
- * 0, or -errno (-ENOENT: no such directory, -ENOTDIR, -EROFS, -EACCES,
- * -EISDIR: path is a directory).  Leaves nothing behind. */
-int prom_check_path(const char *path);
 
 #endif /* DISKIO_PROM_H */

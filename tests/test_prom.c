@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "json_check.h"
+#include "atomic_file.h"
 #include "prom.h"
 
 #define NAMES_SIZE	65536
@@ -727,8 +728,8 @@ Test(prom_writer, replaces_the_file_readable_by_all)
 	mode_t old_umask = umask(077);
 
 	snprintf(path, sizeof(path), "%s/diskio.prom", dir);
-	cr_assert_eq(prom_write_atomic(path, write_case, &first), 0);
-	cr_assert_eq(prom_write_atomic(path, write_case, &second), 0);
+	cr_assert_eq(atomic_file_write(path, write_case, &first), 0);
+	cr_assert_eq(atomic_file_write(path, write_case, &second), 0);
 	umask(old_umask);
 	read_text(path, text, sizeof(text));
 	cr_assert_str_eq(text, "two 2\n");
@@ -746,8 +747,8 @@ Test(prom_writer, keeps_the_old_file_when_writing_fails)
 	struct writer_case good = { "good 1\n", 0 }, bad = { "half", -ENOSPC };
 
 	snprintf(path, sizeof(path), "%s/diskio.prom", dir);
-	cr_assert_eq(prom_write_atomic(path, write_case, &good), 0);
-	cr_assert_eq(prom_write_atomic(path, write_case, &bad), -ENOSPC);
+	cr_assert_eq(atomic_file_write(path, write_case, &good), 0);
+	cr_assert_eq(atomic_file_write(path, write_case, &bad), -ENOSPC);
 	read_text(path, text, sizeof(text));
 	cr_assert_str_eq(text, "good 1\n");
 	cr_assert_eq(entries(dir), 1, "the temporary file is removed");
@@ -778,15 +779,15 @@ Test(prom_writer, a_missing_directory_or_a_directory_path)
 	struct writer_case good = { "good 1\n", 0 };
 
 	snprintf(path, sizeof(path), "%s/missing/diskio.prom", dir);
-	cr_assert_eq(prom_check_path(path), -ENOENT);
-	cr_assert_eq(prom_write_atomic(path, write_case, &good), -ENOENT);
-	cr_assert_eq(prom_check_path(dir), -EISDIR);
+	cr_assert_eq(atomic_file_check(path), -ENOENT);
+	cr_assert_eq(atomic_file_write(path, write_case, &good), -ENOENT);
+	cr_assert_eq(atomic_file_check(dir), -EISDIR);
 	snprintf(path, sizeof(path), "%s/", dir);
-	cr_assert_eq(prom_check_path(path), -EISDIR);
+	cr_assert_eq(atomic_file_check(path), -EISDIR);
 	snprintf(path, sizeof(path), "%s/diskio.prom", dir);
-	cr_assert_eq(prom_check_path(path), 0);
+	cr_assert_eq(atomic_file_check(path), 0);
 	cr_assert_eq(entries(dir), 0, "the check leaves nothing behind");
-	cr_assert_eq(prom_check_path("relative.prom"), 0, "a name in the working directory");
+	cr_assert_eq(atomic_file_check("relative.prom"), 0, "a name in the working directory");
 	rmdir(dir);
 	free(dir);
 }

@@ -18,9 +18,9 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
 	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c stacks.c \
-	symbolize.c prom.c atomic_file.c
-# What the pure modules link against: libelf for symbolize.c.
-PURE_LIBS := -lelf
+	symbolize.c elfsyms.c prom.c atomic_file.c
+# What the pure modules link against: nothing besides libc.
+PURE_LIBS :=
 # The loader: libbpf and syscalls.
 LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
@@ -166,6 +166,8 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: \
 	TEST_DEFS := -DSYMBOLIZE_DATA='"$(CURDIR)/$(SYMBOLIZE_DATA)"'
+# The test reads its targets' layout with libelf, to check the reader against it.
+$(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: PURE_LIBS := -lelf
 
 $(SYMBOLIZE_DATA)/symbolize_target_pie: tests/data/symbolize_target.c | $(SYMBOLIZE_DATA)
 	$(call msg,TARGET,$@)

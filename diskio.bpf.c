@@ -200,7 +200,7 @@ struct {
 	__type(value, struct stack_counts);
 } stack_counts SEC(".maps");
 
-/* Processes whose mappings user space was told to read (user stacks). */
+/* Processes user space keeps mappings of (user stacks): their exit is told. */
 struct stack_process {
 	__u32 tgid;
 	__u32 pad;
@@ -213,6 +213,14 @@ struct {
 	__type(key, struct stack_process);
 	__type(value, __u8);
 } stack_processes SEC(".maps");
+
+/* A user_stack_event is built here: it is too big for the BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct user_stack_event);
+} user_stack_scratch SEC(".maps");
 
 static __always_inline void count_lost(__u32 cause)
 {
@@ -793,23 +801,103 @@ static __always_inline void current_stacks(void *ctx, struct stack_key *sk)
 		count_lost(LOST_STACK_UNAVAILABLE);
 }
 
-/* The first stack of a process: user space is told at once, to read its
- * mappings while it lives.  Only on a new stack_counts entry, so the LRU
- * lookup stays off the path of stacks seen before. */
-static __always_inline void note_stack_process(void *ctx, const struct proc_dev_key *who)
+/*
+ * The current process's executable: identity, mount namespace, and the
+ * names on its path up to the namespace's root, innermost first, crossing
+ * mounts as d_path() does; a mount crossed takes an entry of its own, an
+ * empty name.  exe_depth stays 0 when the path has more than
+ * EXE_PATH_DEPTH entries.  Names go to entry i of loop turn i, so that the
+ * verifier follows one state a turn.
+ */
+static __always_inline void note_exe(struct user_stack_event *event, struct task_struct *task)
 {
-	/* Stacks are only taken of the current task, who's process. */
-	__u64 start_ns = bpf_get_current_task_btf()->group_leader->start_time;
-	struct stack_process process = { .tgid = who->tgid, .start_ns = start_ns };
-	struct stack_process_event event = {
-		.type = EVENT_STACK_PROCESS,
-		.tgid = who->tgid,
-		.start_ns = start_ns,
-	};
-	__u8 seen = 1;
+	__u64 mount_offset = bpf_core_field_offset(struct mount, mnt);
+	struct file *exe = BPF_CORE_READ(task, mm, exe_file);
+	struct dentry *dentry, *parent;
+	struct mount *mnt, *mnt_parent;
 
-	if (!(stacks_mode & STACKS_USER) ||
-	    bpf_map_update_elem(&stack_processes, &process, &seen, BPF_NOEXIST))
+	event->exe_depth = 0;
+	event->exe_ino = 0;
+	if (!exe)
+		return;
+	event->exe_ino = BPF_CORE_READ(exe, f_inode, i_ino);
+	event->exe_dev = BPF_CORE_READ(exe, f_inode, i_sb, s_dev);
+	event->mnt_ns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+	dentry = BPF_CORE_READ(exe, f_path.dentry);
+	mnt = (void *)BPF_CORE_READ(exe, f_path.mnt) - mount_offset;
+	for (__u32 i = 0; i < EXE_PATH_DEPTH; i++) {
+		parent = BPF_CORE_READ(dentry, d_parent);
+		if (dentry == BPF_CORE_READ(mnt, mnt.mnt_root) || dentry == parent) {
+			mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+			if (mnt_parent == mnt) {
+				event->exe_depth = i;
+				return;
+			}
+			event->exe_names[i][0] = '\0';
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = mnt_parent;
+			continue;
+		}
+		bpf_probe_read_kernel_str(event->exe_names[i], EXE_NAME_LEN,
+					  BPF_CORE_READ(dentry, d_name.name));
+		dentry = parent;
+	}
+}
+
+/*
+ * A new user stack of a row: user space gets it at once as build ids and
+ * file offsets, which name its frames even after the process is gone, and
+ * reads the process's mappings while it lives.  Only on a new stack_counts
+ * entry, so the build-id walk stays off the path of stacks seen before.
+ */
+static __always_inline void note_user_stack(void *ctx, const struct stack_key *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct stack_process process = {
+		.tgid = sk->who.tgid,
+		.start_ns = task->group_leader->start_time,
+	};
+	struct user_stack_event *event;
+	__u32 zero = 0;
+	__u8 seen = 1;
+	long size;
+
+	if (sk->user_stack < 0)
+		return;
+	event = bpf_map_lookup_elem(&user_stack_scratch, &zero);
+	if (!event)
+		return;
+	size = bpf_get_stack(ctx, event->frames, sizeof(event->frames),
+			     BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+	if (size < 0)
+		size = 0;
+	if (size > sizeof(event->frames))
+		size = sizeof(event->frames);
+	event->type = EVENT_USER_STACK;
+	event->tgid = sk->who.tgid;
+	event->start_ns = process.start_ns;
+	event->exec_id = task->self_exec_id;
+	event->user_stack = sk->user_stack;
+	event->nframes = size / sizeof(event->frames[0]);
+	note_exe(event, task);
+	bpf_map_update_elem(&stack_processes, &process, &seen, BPF_ANY);
+	emit_event(ctx, event, offsetof(struct user_stack_event, frames) + size);
+}
+
+/* A process user space keeps mappings of has ended (the last thread). */
+static __always_inline void note_stack_process_exit(void *ctx, struct task_struct *task)
+{
+	struct stack_process process = {
+		.tgid = task->tgid,
+		.start_ns = task->group_leader->start_time,
+	};
+	struct stack_process_exit_event event = {
+		.type = EVENT_STACK_PROCESS_EXIT,
+		.tgid = process.tgid,
+		.start_ns = process.start_ns,
+	};
+
+	if (!(stacks_mode & STACKS_USER) || bpf_map_delete_elem(&stack_processes, &process))
 		return;
 	emit_event(ctx, &event, sizeof(event));
 }
@@ -829,7 +917,7 @@ static __always_inline struct stack_counts *current_stack_counts(void *ctx,
 		return counts;
 	err = bpf_map_update_elem(&stack_counts, &sk, &zero, BPF_NOEXIST);
 	if (!err)
-		note_stack_process(ctx, who);
+		note_user_stack(ctx, &sk);
 	else if (err != -EEXIST)
 		goto full;
 	counts = bpf_map_lookup_elem(&stack_counts, &sk);
@@ -1237,6 +1325,7 @@ int BPF_PROG(handle_exit, struct task_struct *task, bool group_dead)
 
 	if (!group_dead)
 		return 0;
+	note_stack_process_exit(ctx, task);
 	code = group_exit_status(task);
 	if (is_crash_signal(code & 0x7f))
 		report_crash(ctx, task, code);
@@ -1255,6 +1344,7 @@ int BPF_PROG(handle_exit_legacy, struct task_struct *task)
 
 	if (task->signal->live.counter != 0)
 		return 0;
+	note_stack_process_exit(ctx, task);
 	code = group_exit_status(task);
 	if (!is_crash_signal(code & 0x7f))
 		return 0;

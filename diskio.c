@@ -117,16 +117,7 @@ struct run {
 	struct stack_namer namer;
 	uint8_t *stack_ids_read;	/* by stack id: its frames are in the tally */
 	uint32_t nstack_ids;
-	struct stack_pid *stack_pids;	/* processes whose mappings were recorded */
 };
-
-/* A process usyms knows, by its start time: a pid used again is another. */
-struct stack_pid {
-	uint32_t tgid;
-	uint64_t start_ns;
-};
-
-#define STACK_PIDS_SLOTS 4096		/* direct-mapped by pid */
 
 static void set_filters(struct diskio_bpf *skel, const struct options *opts,
 			const uint32_t *devs)
@@ -321,23 +312,6 @@ static void event_time(const struct run *run, uint64_t time_ns, struct event_tim
 	when->wall.tv_nsec = wall_ns % 1000000000ULL;
 }
 
-/* A process's first stack: its mappings are read now, while it lives, so
- * that its user frames can be named after it exits.  A pid seen before with
- * another start time is a new process: the old one's mappings go. */
-static void record_stack_process(struct run *run, uint32_t tgid, uint64_t start_ns)
-{
-	struct stack_pid *slot;
-
-	if (!run->usyms || !run->stack_pids)
-		return;
-	slot = &run->stack_pids[tgid % STACK_PIDS_SLOTS];
-	if (slot->tgid == tgid && slot->start_ns != start_ns)
-		usyms_forget_pid(run->usyms, tgid);
-	slot->tgid = tgid;
-	slot->start_ns = start_ns;
-	usyms_add_pid(run->usyms, tgid);	/* a process already gone: unknown frames */
-}
-
 /* An event record of the channel (events.h's on_event).  data may be
  * unaligned (perf buffer samples are 4-byte aligned): events are copied
  * before use. */
@@ -358,11 +332,23 @@ static void handle_event(void *ctx, const void *data, size_t size)
 		event_time(run, event.time_ns, &when);
 		run->view.io_event(&run->view, &event,
 				   devname_lookup(&run->tally.devnames, event.dev), &when);
-	} else if (type == EVENT_STACK_PROCESS && size >= sizeof(struct stack_process_event)) {
-		struct stack_process_event event;
+	} else if (type == EVENT_USER_STACK &&
+		   size >= offsetof(struct user_stack_event, frames)) {
+		/* Only the frames the kernel gave are sent: copied up to size. */
+		static struct user_stack_event event;
+		size_t frames = (size - offsetof(struct user_stack_event, frames)) /
+				sizeof(event.frames[0]);
+
+		memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
+		if (event.nframes > frames)
+			event.nframes = (uint32_t)frames;
+		usyms_add_stack(run->usyms, &event);
+	} else if (type == EVENT_STACK_PROCESS_EXIT &&
+		   size >= sizeof(struct stack_process_exit_event)) {
+		struct stack_process_exit_event event;
 
 		memcpy(&event, data, sizeof(event));
-		record_stack_process(run, event.tgid, event.start_ns);
+		usyms_process_exited(run->usyms, event.tgid, event.start_ns);
 	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
 		struct crash_event event;
 		struct event_time when;
@@ -669,6 +655,7 @@ static void end_interval(struct run *run, bool final)
 		prom_add_frame(&run->prom, &frame, monotonic_ns());
 	write_prom(run);
 	tally_close_interval(&run->tally);
+	usyms_new_interval(run->usyms);
 	if (forget_rows(run)) {
 		exiting = 1;
 		return;
@@ -758,9 +745,15 @@ static char *name_kernel_frame(void *ctx, uint64_t addr, char *buf, size_t size)
 	return ksyms_format(run->ksyms, addr, buf, size);
 }
 
-static char *name_user_frame(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+static char *name_user_frame(void *ctx, const struct user_frame *frame, char *buf, size_t size,
+			     const char **unknown)
 {
-	return usyms_format(((struct run *)ctx)->usyms, tgid, addr, buf, size);
+	enum usym_unknown why;
+
+	usyms_frame(((struct run *)ctx)->usyms, frame->tgid, frame->stack_id, frame->index,
+		    frame->addr, buf, size, &why);
+	*unknown = usym_unknown_name(why);
+	return buf;
 }
 
 /* The symbolizers and what the loader keeps of stacks, before the
@@ -785,10 +778,13 @@ static int start_stacks(struct run *run)
 			     "are shown as addresses", strerror(errno));
 	}
 	run->usyms = usyms_new("/proc");
+	usyms_add_own_files(run->usyms);
+	/* A quarter of each interval at most: a file slow to read never makes
+	 * an interval late (README, "Stacks"). */
+	usyms_set_budget(run->usyms, (uint64_t)(opts->interval_s * 1e9 / 4));
 	run->nstack_ids = run->plan.stack_traces_entries;
 	run->stack_ids_read = calloc(run->nstack_ids, 1);
-	run->stack_pids = calloc(STACK_PIDS_SLOTS, sizeof(*run->stack_pids));
-	if (!run->usyms || !run->stack_ids_read || !run->stack_pids) {
+	if (!run->usyms || !run->stack_ids_read) {
 		fail("out of memory");
 		return -1;
 	}
@@ -954,7 +950,6 @@ static void cleanup(struct run *run)
 	ksyms_free(run->ksyms);
 	usyms_free(run->usyms);
 	free(run->stack_ids_read);
-	free(run->stack_pids);
 }
 
 /* With fd 0, 1 or 2 closed at start, the next open() would take its place:

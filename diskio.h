@@ -225,7 +225,8 @@ static inline bool is_crash_signal(__u32 sig)
 enum event_type {
 	EVENT_IO = 1,
 	EVENT_CRASH = 2,
-	EVENT_STACK_PROCESS = 3,
+	EVENT_USER_STACK = 3,
+	EVENT_STACK_PROCESS_EXIT = 4,
 };
 
 struct block_io_event {
@@ -250,13 +251,57 @@ struct crash_event {
 	char comm[TASK_COMM_LEN];
 };
 
-/* --stacks with user stacks: a process recorded its first stack; user space
- * reads its mappings now, while it lives, to name its frames later. */
-struct stack_process_event {
-	__u32 type;		/* EVENT_STACK_PROCESS */
+/*
+ * --stacks with user stacks: a new (row, kernel stack, user stack) entry,
+ * with the user stack as the kernel saw it then: each frame as the build
+ * id of the file it is in and its offset in that file, or as an address
+ * where the kernel could not read the build id (the page holding it was
+ * not in memory).  Taken at the I/O, so that a process that exits at once
+ * can still be named; user space also reads the process's mappings now.
+ * The layout of a frame is the kernel's struct bpf_stack_build_id.
+ */
+#define STACK_BUILD_ID_SIZE	20
+#define EXE_PATH_DEPTH		16
+#define EXE_NAME_LEN		64
+enum stack_frame_status {
+	STACK_FRAME_EMPTY = 0,		/* BPF_STACK_BUILD_ID_EMPTY: no frame */
+	STACK_FRAME_BUILD_ID = 1,	/* BPF_STACK_BUILD_ID_VALID: build_id + offset */
+	STACK_FRAME_IP = 2,		/* BPF_STACK_BUILD_ID_IP: only the address */
+};
+
+struct stack_frame_id {
+	__s32 status;			/* enum stack_frame_status */
+	unsigned char build_id[STACK_BUILD_ID_SIZE];
+	__u64 offset;			/* in the file, or the address (STACK_FRAME_IP) */
+};
+
+struct user_stack_event {
+	__u32 type;			/* EVENT_USER_STACK */
 	__u32 tgid;
-	__u64 start_ns;		/* when it started (CLOCK_MONOTONIC): a pid used again
-				 * is another process */
+	__u64 start_ns;			/* when the process started (CLOCK_MONOTONIC): a
+					 * pid used again is another process */
+	__u64 exec_id;			/* how many exec()s it has done: another program */
+	__s32 user_stack;		/* the stack id of stack_traces */
+	__u32 nframes;
+	/* The process's executable, to find it by path if the process is gone
+	 * before its mappings are read: its identity, its mount namespace, and
+	 * the names on its path from that namespace's root, innermost first
+	 * (exe_depth of them, "" where a mount is crossed; 0: unknown, or
+	 * more than EXE_PATH_DEPTH). */
+	__u64 exe_ino;
+	__u32 exe_dev;			/* the kernel's dev_t: major << 20 | minor */
+	__u32 exe_depth;
+	__u64 mnt_ns;			/* its inode number (/proc/PID/ns/mnt) */
+	char exe_names[EXE_PATH_DEPTH][EXE_NAME_LEN];
+	struct stack_frame_id frames[STACK_MAX_FRAMES];
+};
+
+/* --stacks with user stacks: a process user space read the mappings of has
+ * exited; what it kept of it can go. */
+struct stack_process_exit_event {
+	__u32 type;			/* EVENT_STACK_PROCESS_EXIT */
+	__u32 tgid;
+	__u64 start_ns;
 };
 
 #endif /* DISKIO_H */

@@ -632,8 +632,17 @@ static void json_frame(const char *name, void *arg)
 	jsonw_string(arg, NULL, name, strlen(name));
 }
 
-/* "stacks":[{"bytes":…,"ios":…,"dirtied_bytes":…,"kernel":[…],"user":[…]}]:
- * the row's top stacks, frames innermost first. */
+static void json_frame_unknown(const char *why, void *arg)
+{
+	if (why)
+		jsonw_string(arg, NULL, why, strlen(why));
+	else
+		jsonw_null(arg, NULL);
+}
+
+/* "stacks":[{"bytes":…,"ios":…,"dirtied_bytes":…,"kernel":[…],"user":[…],
+ * "user_unknown":[…]}]: the row's top stacks, frames innermost first; for
+ * each user frame why it has no name, or null. */
 static void json_row_stacks(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	struct jsonw *w = &v->json;
@@ -651,6 +660,9 @@ static void json_row_stacks(struct view *v, const struct frame *f, const struct 
 		jsonw_array_end(w);
 		jsonw_array(w, "user");
 		stack_for_each_name(v->stacks, s, true, false, json_frame, w);
+		jsonw_array_end(w);
+		jsonw_array(w, "user_unknown");
+		stack_for_each_unknown(v->stacks, s, json_frame_unknown, w);
 		jsonw_array_end(w);
 		jsonw_object_end(w);
 	}

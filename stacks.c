@@ -74,14 +74,22 @@ int stack_ref_frames(const struct res_table *table, const struct stack_ref *ref,
 	return -1;
 }
 
-const char *stack_frame_name(const struct stack_namer *namer, bool user, uint32_t tgid,
-			     uint64_t addr, char *buf, size_t size)
+const char *stack_kernel_frame_name(const struct stack_namer *namer, uint64_t addr, char *buf,
+				    size_t size)
 {
-	if (user && namer->user)
-		return namer->user(namer->ctx, tgid, addr, buf, size);
-	if (!user && namer->kernel)
+	if (namer->kernel)
 		return namer->kernel(namer->ctx, addr, buf, size);
 	snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
+	return buf;
+}
+
+const char *stack_user_frame_name(const struct stack_namer *namer, const struct user_frame *frame,
+				  char *buf, size_t size, const char **unknown)
+{
+	*unknown = NULL;
+	if (namer->user)
+		return namer->user(namer->ctx, frame, buf, size, unknown);
+	snprintf(buf, size, "[unknown] 0x%" PRIx64, frame->addr);
 	return buf;
 }
 
@@ -114,45 +122,150 @@ static int tracing_frames(const struct stack_namer *namer, const uint64_t *frame
 	int skip = 0;
 
 	for (int i = 0; i < n && i < TRACING_FRAMES_MAX; i++)
-		if (is_tracing_frame(stack_frame_name(namer, false, 0, frames[i], name, sizeof(name))))
+		if (is_tracing_frame(stack_kernel_frame_name(namer, frames[i], name, sizeof(name))))
 			skip = i + 1;
 	return skip;
 }
 
-size_t stack_for_each_name(const struct stack_namer *namer, const struct row_stack *s, bool user,
-			   bool outer_first, void (*fn)(const char *name, void *arg), void *arg)
+/* Each frame of one side of s: its name, and for user frames why it has none. */
+static size_t for_each_frame(const struct stack_namer *namer, const struct row_stack *s,
+			     bool user, bool outer_first,
+			     void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
 {
 	uint64_t frames[STACK_MAX_FRAMES];
-	const char *placeholder = NULL;
+	const char *placeholder = NULL, *unknown = NULL;
 	char name[STACK_NAME_MAX];
 	int n = stack_ref_frames(namer->table, user ? &s->user : &s->kernel, frames, &placeholder);
 	int first = 0;
 
 	if (n < 0) {
-		fn(placeholder, arg);
+		fn(placeholder, NULL, arg);
 		return 1;
 	}
 	if (!user)
 		first = tracing_frames(namer, frames, n);
 	for (int i = 0; i < n - first; i++) {
-		uint64_t addr = frames[outer_first ? n - 1 - i : first + i];
+		int index = outer_first ? n - 1 - i : first + i;
 
-		fn(stack_frame_name(namer, user, s->key.who.tgid, addr, name, sizeof(name)), arg);
+		if (user) {
+			struct user_frame frame = {
+				.tgid = s->key.who.tgid,
+				.stack_id = s->key.user_stack,
+				.index = (uint32_t)index,
+				.addr = frames[index],
+			};
+
+			const char *named = stack_user_frame_name(namer, &frame, name,
+								  sizeof(name), &unknown);
+
+			fn(named, unknown, arg);
+		} else {
+			fn(stack_kernel_frame_name(namer, frames[index], name, sizeof(name)), NULL,
+			   arg);
+		}
 	}
 	return n - first;
 }
 
+struct name_fn {
+	void (*name)(const char *name, void *arg);
+	void (*why)(const char *why, void *arg);
+	void *arg;
+};
+
+static void call_name(const char *name, const char *unknown, void *arg)
+{
+	struct name_fn *fn = arg;
+
+	(void)unknown;
+	fn->name(name, fn->arg);
+}
+
+static void call_why(const char *name, const char *unknown, void *arg)
+{
+	struct name_fn *fn = arg;
+
+	(void)name;
+	fn->why(unknown, fn->arg);
+}
+
+size_t stack_for_each_name(const struct stack_namer *namer, const struct row_stack *s, bool user,
+			   bool outer_first, void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct name_fn call = { .name = fn, .arg = arg };
+
+	return for_each_frame(namer, s, user, outer_first, call_name, &call);
+}
+
+size_t stack_for_each_unknown(const struct stack_namer *namer, const struct row_stack *s,
+			      void (*fn)(const char *why, void *arg), void *arg)
+{
+	struct name_fn call = { .why = fn, .arg = arg };
+
+	return for_each_frame(namer, s, true, false, call_why, &call);
+}
+
 /* ---- folded ---- */
+
+/*
+ * The length of the well-formed UTF-8 sequence of more than one byte at s
+ * (2 to 4), or 0: an ASCII byte, or an ill-formed sequence (Unicode's table
+ * 3-7: no overlong forms, no surrogates U+D800..U+DFFF, nothing past
+ * U+10FFFF, no stray continuation byte, none cut short).  A NUL is no
+ * continuation byte: nothing past the string's end is read.
+ */
+static size_t utf8_sequence_len(const unsigned char *s)
+{
+	unsigned char low = 0x80, high = 0xbf;	/* the second byte's range */
+	size_t len;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		if (s[0] == 0xe0)
+			low = 0xa0;	/* below: overlong */
+		else if (s[0] == 0xed)
+			high = 0x9f;	/* above: surrogates */
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		if (s[0] == 0xf0)
+			low = 0x90;	/* below: overlong */
+		else if (s[0] == 0xf4)
+			high = 0x8f;	/* above: past U+10FFFF */
+	} else {
+		return 0;		/* ASCII, 0x80..0xc1 (a continuation, overlong), 0xf5..0xff */
+	}
+	if (s[1] < low || s[1] > high)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
 
 void folded_safe_name(char *name)
 {
+	unsigned char *c = (unsigned char *)name;
+
 	if (!*name) {
 		strcpy(name, "_");
 		return;
 	}
-	for (unsigned char *c = (unsigned char *)name; *c; c++)
-		if (*c <= 0x20 || *c == 0x7f || *c == ';')
+	while (*c) {
+		size_t len = utf8_sequence_len(c);
+
+		if (len) {
+			c += len;
+			continue;
+		}
+		/* One byte: ASCII, or the first byte of what is not UTF-8; the bytes
+		 * after it are looked at on their own (a continuation byte alone is
+		 * not UTF-8 either, so a bad sequence becomes one '_' a byte). */
+		if (*c <= 0x20 || *c == 0x7f || *c == ';' || *c >= 0x80)
 			*c = '_';
+		c++;
+	}
 }
 
 /* A line being built, in a growing buffer. */

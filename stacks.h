@@ -57,11 +57,22 @@ uint64_t row_stack_weight(const struct row_stack *s, bool cumulative);
 /* struct stack_counts as counters[STACK_NR_COUNTERS]. */
 void stack_counters_from_kernel(const struct stack_counts *c, uint64_t *counters);
 
-/* How frames get their names; kernel or user may be NULL ("[unknown] 0x…"). */
+/* A user frame: frame index (innermost 0) of tgid's user stack stack_id,
+ * at addr. */
+struct user_frame {
+	uint32_t tgid;
+	int32_t stack_id;
+	uint32_t index;
+	uint64_t addr;
+};
+
+/* How frames get their names; kernel or user may be NULL ("[unknown] 0x…").
+ * user sets *unknown to why a frame has no name (a word), or NULL. */
 struct stack_namer {
 	const struct res_table *table;		/* of the stacks */
 	char *(*kernel)(void *ctx, uint64_t addr, char *buf, size_t size);
-	char *(*user)(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size);
+	char *(*user)(void *ctx, const struct user_frame *frame, char *buf, size_t size,
+		      const char **unknown);
 	void *ctx;
 	uint32_t top;				/* --stacks-top: stacks per row shown */
 };
@@ -78,9 +89,13 @@ struct stack_namer {
 int stack_ref_frames(const struct res_table *table, const struct stack_ref *ref,
 		     uint64_t *frames, const char **placeholder);
 
-/* The name of frame addr of tgid's user stack (user) or of the kernel's. */
-const char *stack_frame_name(const struct stack_namer *namer, bool user, uint32_t tgid,
-			     uint64_t addr, char *buf, size_t size);
+/* The name of a kernel frame. */
+const char *stack_kernel_frame_name(const struct stack_namer *namer, uint64_t addr, char *buf,
+				    size_t size);
+
+/* The name of a user frame; *unknown: why it has none, or NULL. */
+const char *stack_user_frame_name(const struct stack_namer *namer, const struct user_frame *frame,
+				  char *buf, size_t size, const char **unknown);
 
 /*
  * Call fn(name, arg) for each frame of one side of s, innermost first, or
@@ -90,10 +105,18 @@ const char *stack_frame_name(const struct stack_namer *namer, bool user, uint32_
 size_t stack_for_each_name(const struct stack_namer *namer, const struct row_stack *s, bool user,
 			   bool outer_first, void (*fn)(const char *name, void *arg), void *arg);
 
+/* Call fn(why, arg) for each user frame of s, innermost first, as
+ * stack_for_each_name() names them: why a frame has no name, or NULL. */
+size_t stack_for_each_unknown(const struct stack_namer *namer, const struct row_stack *s,
+			      void (*fn)(const char *why, void *arg), void *arg);
+
 /* ---- folded lines, for flamegraph.pl, inferno and speedscope ---- */
 
 /* A name as one folded frame, in place: whitespace, ';' and control bytes
- * become '_' (they would split the line); an empty name becomes "_". */
+ * become '_' (they would split the line), and so does each byte of what is
+ * not UTF-8 (overlong forms, surrogates, past U+10FFFF, a stray continuation
+ * byte, a sequence cut short); well-formed UTF-8 stays.  An empty name
+ * becomes "_". */
 void folded_safe_name(char *name);
 
 /*

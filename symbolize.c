@@ -5,38 +5,38 @@
  * Kernel: /proc/kallsyms is read once into one array sorted by address, the
  * names in one string pool; a frame is a binary search.
  *
- * User: a frame address means nothing once its process is gone, so at the
- * first sight of a process its executable mappings are recorded, and the ELF
- * file behind each mapping is read then and there (symbols and PT_LOAD
- * segments), into a cache shared by every process that maps the same file.
- * The cache is keyed by build-id, so that the same library seen through two
- * containers' roots is read once, and before that by the file's identity
- * (device, inode, mtime, size) so that the common case, a file already read,
- * costs one open and one fstat instead of an ELF parse.
- *
- * Memory is bounded: at most USYMS_MAX_FILES ELF files and USYMS_MAX_SYMBOL_BYTES
- * of symbol tables are ever cached, nothing is evicted (a long run sees the
- * same few hundred binaries), and what does not fit prints as unknown; at
- * most USYMS_MAX_PROCESSES processes of USYMS_MAX_MAPPINGS executable mappings
- * each are recorded until usyms_forget_pid().
+ * User: diskio runs as root and reads files other users wrote, so it
+ * trusts nothing a user can change (README, "Stacks").  The kernel gives
+ * each new user stack as build ids and file offsets at the I/O
+ * (EVENT_USER_STACK), so a process that exits at once can still be named;
+ * its frames are named then, from the files the process itself mapped,
+ * opened through /proc/PID/map_files/ and checked against the maps line,
+ * or, when it is gone, from a file with that build id that only root can
+ * change (one diskio itself or another process mapped, or a debug file).
+ * ELF files are cached by identity (device, inode, size, mtime), read under
+ * elfsyms.h's limits, evicted least recently used past USYMS_MAX_CACHE_BYTES;
+ * a process's mappings are kept until it exits (EVENT_STACK_PROCESS_EXIT);
+ * each interval's work has a time budget.  What cannot be named says why.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "path.h"
+#include "resources.h"
 #include "symbolize.h"
 
 /* ---- a growing pool of NUL-terminated strings, referred to by offset ---- */
@@ -144,21 +144,6 @@ static void chomp(char *line, ssize_t *len)
 {
 	while (*len > 0 && (line[*len - 1] == '\n' || line[*len - 1] == '\r'))
 		line[--*len] = '\0';
-}
-
-/* Only regular files: a FIFO planted in a fake /proc must not hang the tool. */
-static int open_regular(const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* ---- kernel ---- */
@@ -402,356 +387,214 @@ char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t size
 	return buf;
 }
 
-/* ---- user: ELF files ---- */
+/* ---- user: trusted files ---- */
 
-#define USYMS_MAX_FILES 256
-#define USYMS_MAX_SYMBOL_BYTES ((size_t)256 << 20)
-#define USYMS_MAX_PROCESSES 65536
-#define USYMS_MAX_MAPPINGS 4096
-#define USYMS_PID_BUCKETS 1024
-/* GNU build-ids are 20 bytes (SHA-1) or 16 (MD5); longer ones are not trusted as keys. */
-#define BUILD_ID_MAX 64
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
 
-struct elf_symbol {
-	uint64_t value, size;
-	uint32_t name;		/* offset in names */
-	uint8_t rank;		/* among aliases at one value, lowest is shown */
-};
+	return slash ? slash + 1 : path;
+}
 
-struct elf_segment {
-	uint64_t offset, filesz, vaddr;
-};
 
 /*
- * One ELF file, read once.  A file that is not an ELF, is truncated or has
- * no symbols is cached too, with no segments or no symbols, so that every
- * process mapping it does not parse it again; its frames print as unknown.
+ * A directory only root can change: root's, and not writable by group or
+ * others unless sticky (/tmp: others cannot rename or remove root's entries).
+ */
+static bool is_trusted_dir(const struct stat *st, uid_t trusted_uid)
+{
+	return S_ISDIR(st->st_mode) && (st->st_uid == 0 || st->st_uid == trusted_uid) &&
+	       (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
+}
+
+/* A file only root can change. */
+static bool is_trusted_file(const struct stat *st, uid_t trusted_uid)
+{
+	return S_ISREG(st->st_mode) && (st->st_uid == 0 || st->st_uid == trusted_uid) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * Walks path (absolute, without ".." or symlinks) from the directory dirfd,
+ * each directory opened O_PATH without following a symlink and checked to
+ * be one only root can change; the last component is looked at (not
+ * opened) with fstatat.  0 and *parent (an O_PATH descriptor of the last
+ * directory, for the caller to close) and *st, or -1.
+ */
+static int walk_trusted(int dirfd, const char *path, uid_t trusted_uid, int *parent,
+			const char **last, struct stat *st)
+{
+	char component[NAME_MAX + 1];
+	const char *s = path;
+	int fd = dup(dirfd);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) || !is_trusted_dir(st, trusted_uid))
+		goto fail;
+	for (;;) {
+		size_t len;
+		int next;
+
+		while (*s == '/')
+			s++;
+		len = strcspn(s, "/");
+		if (!len || len > NAME_MAX || (len == 2 && !memcmp(s, "..", 2)) ||
+		    (len == 1 && *s == '.'))
+			goto fail;
+		if (!s[len])
+			break;
+		memcpy(component, s, len);
+		component[len] = '\0';
+		next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		if (fd < 0 || fstat(fd, st) || !is_trusted_dir(st, trusted_uid))
+			goto fail;
+		s += len;
+	}
+	if (fstatat(fd, s, st, AT_SYMLINK_NOFOLLOW) || !is_trusted_file(st, trusted_uid))
+		goto fail;
+	*parent = fd;
+	*last = s;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Opens for reading the file an O_PATH descriptor holds (not a path that
+ * could have changed since): through /proc/self/fd, non-blocking. */
+static int reopen_for_reading(int path_fd, const struct stat *expected)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+
+	/* What it holds now: a regular file, the one expected (no FIFO, device
+	 * or symlink swapped in since it was looked at). */
+	if (fstat(path_fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != expected->st_dev ||
+	    st.st_ino != expected->st_ino)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", path_fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != expected->st_dev ||
+	    st.st_ino != expected->st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Opens path (a debug file, an executable) if it and every directory above
+ * it are ones only root can change, and it is the file expected (when
+ * expected is not NULL: same device and inode); -1 otherwise. */
+static int open_trusted(const char *path, uid_t trusted_uid, const struct stat *expected,
+			struct stat *st)
+{
+	const char *last;
+	int root, parent, file, fd = -1;
+
+	if (path[0] != '/')
+		return -1;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -1;
+	if (walk_trusted(root, path, trusted_uid, &parent, &last, st)) {
+		close(root);
+		return -1;
+	}
+	close(root);
+	if (!expected || (st->st_dev == expected->st_dev && st->st_ino == expected->st_ino)) {
+		file = openat(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (file >= 0) {
+			fd = reopen_for_reading(file, st);
+			close(file);
+		}
+	}
+	close(parent);
+	return fd;
+}
+
+/* ---- user: the ELF file cache ---- */
+
+/*
+ * Limits of the symbolizer's memory besides --stacks-mem (README, "Stacks").
+ * Files are evicted least recently used first when their bytes exceed
+ * USYMS_MAX_CACHE_BYTES; files that mappings of a live process still point
+ * to are kept.
+ */
+#define USYMS_MAX_CACHE_BYTES ((size_t)64 << 20)
+#define USYMS_MAX_FILES 4096
+#define USYMS_MAX_PROCESSES STACK_PROCESSES_ENTRIES
+#define USYMS_MAX_MAPPINGS 4096			/* executable mappings a process */
+#define USYMS_MAX_ALL_MAPPINGS (1 << 18)	/* of every process kept */
+#define USYMS_MAX_STACKS 65536			/* user stacks named at capture */
+#define USYMS_NAMES_BYTES ((size_t)16 << 20)	/* their names */
+#define USYMS_PID_BUCKETS 1024
+#define USYMS_STACK_BUCKETS 4096
+#define NO_NAME UINT32_MAX
+
+static const char *const unknown_names[USYM_NR] = {
+	[USYM_NAMED] = NULL,
+	[USYM_NOT_RECORDED] = "not_recorded",
+	[USYM_ANONYMOUS] = "anonymous",
+	[USYM_FILE_GONE] = "file_gone",
+	[USYM_UNTRUSTED] = "untrusted",
+	[USYM_NOT_ELF] = "not_elf",
+	[USYM_MALFORMED] = "malformed",
+	[USYM_TOO_BIG] = "too_big",
+	[USYM_STRIPPED] = "stripped",
+	[USYM_NO_SYMBOL] = "no_symbol",
+	[USYM_OVER_BUDGET] = "over_budget",
+	[USYM_NO_MEMORY] = "no_memory",
+};
+
+const char *usym_unknown_name(enum usym_unknown why)
+{
+	return (unsigned int)why < USYM_NR ? unknown_names[why] : "unknown";
+}
+
+static enum usym_unknown unknown_of_status(enum elf_status status)
+{
+	switch (status) {
+	case ELF_OK:
+		return USYM_NAMED;
+	case ELF_NOT_ELF:
+		return USYM_NOT_ELF;
+	case ELF_TOO_BIG:
+		return USYM_TOO_BIG;
+	case ELF_STRIPPED:
+		return USYM_STRIPPED;
+	case ELF_NO_MEMORY:
+		return USYM_NO_MEMORY;
+	default:
+		return USYM_MALFORMED;
+	}
+}
+
+/*
+ * One file, read once, cached by identity: device, inode, size and mtime
+ * (the build id alone proves nothing: anyone can write any build id).  A
+ * file that gave no symbols is cached too, with why, so that every process
+ * mapping it does not parse it again.
  */
 struct elf_file {
+	struct elf_file *newer, *older;	/* the LRU list */
 	dev_t dev;
 	ino_t ino;
-	struct timespec mtime;
 	off_t size;
-	unsigned char build_id[BUILD_ID_MAX];
-	size_t build_id_len;
-	struct elf_segment *segments;
-	size_t nsegments;
-	struct elf_symbol *symbols;
-	size_t nsymbols;
-	char *names;
-	size_t names_len;
+	struct timespec mtime;
+	struct elf_symbols *elf;	/* NULL when out of memory */
+	enum usym_unknown why;		/* USYM_NAMED when it has symbols */
+	bool trusted;			/* only root can change it: names any process */
+	char module[64];		/* its base name when first read */
+	uint32_t users;			/* mappings of kept processes */
+	size_t bytes;
 };
-
-/* What the file's symbols take, against USYMS_MAX_SYMBOL_BYTES. */
-static size_t symbol_bytes(const struct elf_file *f)
-{
-	return f->nsymbols * sizeof(*f->symbols) + f->names_len;
-}
-
-static void elf_file_free(struct elf_file *f)
-{
-	if (!f)
-		return;
-	free(f->segments);
-	free(f->symbols);
-	free(f->names);
-	free(f);
-}
-
-static bool same_identity(const struct elf_file *f, const struct stat *st)
-{
-	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
-	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
-}
-
-/* A run of ELF notes: the GNU build-id's bytes, if it is there. */
-static bool build_id_in_notes(Elf_Data *data, struct elf_file *f)
-{
-	size_t offset = 0, name_off, desc_off;
-	GElf_Nhdr nhdr;
-
-	while (offset < data->d_size &&
-	       (offset = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off)) > 0) {
-		if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != sizeof("GNU") ||
-		    memcmp((const char *)data->d_buf + name_off, "GNU", sizeof("GNU")))
-			continue;
-		if (!nhdr.n_descsz || nhdr.n_descsz > BUILD_ID_MAX)
-			return false;
-		memcpy(f->build_id, (const char *)data->d_buf + desc_off, nhdr.n_descsz);
-		f->build_id_len = nhdr.n_descsz;
-		return true;
-	}
-	return false;
-}
-
-/*
- * From the PT_NOTE segments, which the loader maps and strip keeps, else
- * from SHT_NOTE sections (a file without program headers is no program,
- * but costs nothing to accept).
- */
-static void read_build_id(Elf *elf, struct elf_file *f)
-{
-	Elf_Scn *scn = NULL;
-	size_t i, nphdrs;
-
-	if (elf_getphdrnum(elf, &nphdrs) == 0) {
-		for (i = 0; i < nphdrs; i++) {
-			GElf_Phdr phdr;
-			Elf_Data *data;
-
-			if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
-				continue;
-			/* Notes aligned to 8 (GNU properties) have another padding rule. */
-			data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
-						    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (data && build_id_in_notes(data, f))
-				return;
-		}
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && build_id_in_notes(data, f))
-			return;
-	}
-}
-
-static bool read_segments(Elf *elf, struct elf_file *f)
-{
-	size_t i, nphdrs;
-
-	if (elf_getphdrnum(elf, &nphdrs) || !nphdrs || nphdrs > 65535)
-		return false;
-	f->segments = calloc(nphdrs, sizeof(*f->segments));
-	if (!f->segments)
-		return false;
-	for (i = 0; i < nphdrs; i++) {
-		GElf_Phdr phdr;
-
-		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_LOAD)
-			continue;
-		f->segments[f->nsegments++] = (struct elf_segment){
-			.offset = phdr.p_offset, .filesz = phdr.p_filesz, .vaddr = phdr.p_vaddr,
-		};
-	}
-	return f->nsegments > 0;
-}
-
-static uint8_t binding_rank(unsigned char binding)
-{
-	/* The exported name of an alias is the one a reader knows. */
-	switch (binding) {
-	case STB_GLOBAL:
-		return 0;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 2;
-	}
-}
-
-static bool is_function_symbol(const GElf_Sym *sym)
-{
-	unsigned char type = GELF_ST_TYPE(sym->st_info);
-
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF &&
-	       sym->st_value != 0;
-}
-
-static bool add_elf_symbol(struct elf_file *f, size_t *cap, struct pool *names,
-			   const GElf_Sym *sym, const char *name)
-{
-	struct elf_symbol *s;
-
-	if (f->nsymbols == *cap) {
-		size_t new_cap = *cap ? *cap * 2 : 256;
-		struct elf_symbol *symbols = reallocarray(f->symbols, new_cap, sizeof(*symbols));
-
-		if (!symbols)
-			return false;
-		f->symbols = symbols;
-		*cap = new_cap;
-	}
-	s = &f->symbols[f->nsymbols];
-	/* "clock_gettime@@GLIBC_2.17" in a .symtab: the version is no part of the name. */
-	if (!pool_add(names, name, strcspn(name, "@"), &s->name))
-		return false;
-	s->value = sym->st_value;
-	s->size = sym->st_size;
-	s->rank = binding_rank(GELF_ST_BIND(sym->st_info));
-	f->nsymbols++;
-	return true;
-}
-
-/* The function symbols of the first section of type (SHT_SYMTAB or SHT_DYNSYM) holding any. */
-static bool read_symbol_section(Elf *elf, Elf64_Word type, struct elf_file *f,
-				struct pool *names)
-{
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		Elf_Data *data;
-		size_t i, count;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || !shdr.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		count = shdr.sh_size / shdr.sh_entsize;
-		for (i = 0; i < count; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			/* gelf_getsym checks i against the data actually read. */
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			if (!is_function_symbol(&sym))
-				continue;
-			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-			if (!name || !*name || *name == '@')
-				continue;
-			if (!add_elf_symbol(f, &cap, names, &sym, name))
-				return false;
-		}
-		if (f->nsymbols)
-			return true;
-	}
-	return false;
-}
-
-static size_t leading_underscores(const char *name)
-{
-	return strspn(name, "_");
-}
-
-static int compare_elf_symbols(const void *a, const void *b, void *pool)
-{
-	const char *names = pool;
-	const struct elf_symbol *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	/*
-	 * Aliases: one with a size (it can contain an address), then the public
-	 * name (libc's nanosleep, a weak alias, before its global __nanosleep,
-	 * printf before _IO_printf), then by binding, then by name.
-	 */
-	if (!x->size != !y->size)
-		return !x->size - !y->size;
-	if (leading_underscores(names + x->name) != leading_underscores(names + y->name))
-		return leading_underscores(names + x->name) < leading_underscores(names + y->name) ?
-		       -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(names + x->name, names + y->name);
-}
-
-/* Sorted by value, one symbol per value: the alias compare_elf_symbols puts first. */
-static void sort_symbols(struct elf_file *f, const char *names)
-{
-	size_t i, kept = 0;
-
-	qsort_r(f->symbols, f->nsymbols, sizeof(*f->symbols), compare_elf_symbols,
-		(void *)names);
-	for (i = 0; i < f->nsymbols; i++) {
-		if (kept && f->symbols[kept - 1].value == f->symbols[i].value)
-			continue;
-		f->symbols[kept++] = f->symbols[i];
-	}
-	f->nsymbols = kept;
-}
-
-static void drop_symbols(struct elf_file *f)
-{
-	free(f->symbols);
-	free(f->names);
-	f->symbols = NULL;
-	f->names = NULL;
-	f->nsymbols = 0;
-	f->names_len = 0;
-}
-
-/*
- * .symtab, else (unless symtab_only) .dynsym: a stripped binary keeps only
- * its exported functions.  True when they came from .symtab.  Symbols over
- * the budget are dropped: the file's frames print as unknown.
- */
-static bool read_symbols(Elf *elf, struct elf_file *f, size_t budget, bool symtab_only)
-{
-	struct pool names = { 0 };
-	bool from_symtab = read_symbol_section(elf, SHT_SYMTAB, f, &names);
-
-	if (!from_symtab) {
-		f->nsymbols = 0;
-		names.len = 0;
-		if (!symtab_only)
-			read_symbol_section(elf, SHT_DYNSYM, f, &names);
-	}
-	f->names = pool_finish(&names);
-	f->names_len = names.len;
-	if (!f->nsymbols || symbol_bytes(f) > budget) {
-		drop_symbols(f);
-		return false;
-	}
-	sort_symbols(f, f->names);
-	return from_symtab;
-}
-
-/*
- * The symbol holding vaddr: the last one at or below it if its size covers
- * vaddr; a symbol of size 0 (hand-written assembly) holds everything up to
- * the next one.  A few symbols back are tried too, for a small function
- * nested in a larger one's range.
- */
-static const struct elf_symbol *find_elf_symbol(const struct elf_file *f, uint64_t vaddr)
-{
-	size_t lo = 0, hi = f->nsymbols, i;
-
-	if (!f->nsymbols || vaddr < f->symbols[0].value)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->symbols[mid].value <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!f->symbols[lo].size)
-		return &f->symbols[lo];
-	for (i = 0; i < 4 && i <= lo; i++) {
-		const struct elf_symbol *s = &f->symbols[lo - i];
-
-		if (s->size && vaddr - s->value < s->size)
-			return s;
-	}
-	return NULL;
-}
-
-/* The segment's virtual address of a file offset: symbol values are virtual addresses. */
-static bool file_offset_to_vaddr(const struct elf_file *f, uint64_t offset, uint64_t *vaddr)
-{
-	size_t i;
-
-	for (i = 0; i < f->nsegments; i++) {
-		const struct elf_segment *seg = &f->segments[i];
-
-		if (offset >= seg->offset && offset - seg->offset < seg->filesz) {
-			*vaddr = offset - seg->offset + seg->vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* ---- user: processes ---- */
 
 enum mapping_kind {
 	MAPPING_FILE,
@@ -762,37 +605,75 @@ enum mapping_kind {
 struct mapping {
 	uint64_t start, end, offset;
 	enum mapping_kind kind;
-	const struct elf_file *file;	/* NULL when it could not be read or cached */
+	struct elf_file *file;		/* NULL: why */
+	enum usym_unknown why;
 	char *module;			/* base name of the file, or "[vdso]"; NULL if anonymous */
 };
 
+/* A process as it was when its mappings were read. */
 struct process {
 	struct process *next;		/* in its hash bucket */
 	uint32_t tgid;
+	uint64_t start_ns, exec_id;
+	uint64_t used;			/* usyms.clock when last used: the oldest goes first */
 	size_t nmappings;
 	struct mapping *mappings;	/* sorted by start */
 };
 
+/* A user stack's frames, named when the kernel gave them (EVENT_USER_STACK). */
+struct named_stack {
+	struct named_stack *next;	/* in its hash bucket */
+	uint32_t tgid;
+	int32_t stack_id;
+	uint32_t nframes;
+	res_key *names;			/* NO_NAME: "[unknown] 0xADDR" */
+	uint8_t *why;			/* enum usym_unknown */
+};
+
 struct usyms {
 	char *proc_root;
-	char *debug_dir;	/* NULL: no separate debug files */
-	struct process *buckets[USYMS_PID_BUCKETS];
-	size_t nprocesses;
-	struct elf_file *files[USYMS_MAX_FILES];
-	size_t nfiles;
-	size_t symbol_bytes;
+	char *debug_dir;		/* NULL: no separate debug files */
+	uid_t trusted_uid;		/* root, or a test's own user */
+	uint64_t mount_ns;		/* diskio's mount namespace (its inode), 0 unknown */
+	struct process *processes[USYMS_PID_BUCKETS];
+	size_t nprocesses, all_mappings;
+	struct elf_file *newest, *oldest;
+	size_t nfiles, cache_bytes;
+	struct named_stack *stacks[USYMS_STACK_BUCKETS];
+	size_t nstacks;
+	struct res_table names;
+	void *names_buf;
+	uint64_t clock;
+	uint64_t budget_ns, spent_ns;	/* per interval; 0: no budget */
+	uint64_t unknown[USYM_NR];	/* frames named unknown, by why */
 };
+
+static uint64_t monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool over_budget(const struct usyms *us)
+{
+	return us->budget_ns && us->spent_ns >= us->budget_ns;
+}
+
+static void charge(struct usyms *us, uint64_t since)
+{
+	us->spent_ns += monotonic_now() - since;
+}
 
 struct usyms *usyms_new(const char *proc_root)
 {
+	char path[PATH_MAX];
 	struct usyms *us;
+	struct stat st;
 
 	if (!proc_root) {
 		errno = EINVAL;
-		return NULL;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ENOSYS;
 		return NULL;
 	}
 	us = calloc(1, sizeof(*us));
@@ -800,11 +681,15 @@ struct usyms *usyms_new(const char *proc_root)
 		return NULL;
 	us->proc_root = strdup(proc_root);
 	us->debug_dir = strdup(USYMS_DEBUG_DIR);
-	if (!us->proc_root || !us->debug_dir) {
+	us->names_buf = malloc(USYMS_NAMES_BYTES);
+	if (!us->proc_root || !us->debug_dir || !us->names_buf ||
+	    res_table_init(&us->names, us->names_buf, USYMS_NAMES_BYTES, 16384)) {
 		usyms_free(us);
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (build_path(path, "%s/self/ns/mnt", proc_root) && !stat(path, &st))
+		us->mount_ns = st.st_ino;
 	return us;
 }
 
@@ -821,193 +706,230 @@ int usyms_set_debug_dir(struct usyms *us, const char *dir)
 	return 0;
 }
 
-static void process_free(struct process *p)
+void usyms_trust_owner(struct usyms *us, uid_t uid)
 {
-	size_t i;
+	if (us)
+		us->trusted_uid = uid;
+}
 
-	for (i = 0; i < p->nmappings; i++)
+void usyms_set_budget(struct usyms *us, uint64_t ns)
+{
+	if (us)
+		us->budget_ns = ns;
+}
+
+void usyms_new_interval(struct usyms *us)
+{
+	if (us)
+		us->spent_ns = 0;
+}
+
+static void file_unlink(struct usyms *us, struct elf_file *f)
+{
+	if (f->newer)
+		f->newer->older = f->older;
+	else
+		us->newest = f->older;
+	if (f->older)
+		f->older->newer = f->newer;
+	else
+		us->oldest = f->newer;
+	f->newer = f->older = NULL;
+}
+
+static void file_push_newest(struct usyms *us, struct elf_file *f)
+{
+	f->older = us->newest;
+	f->newer = NULL;
+	if (us->newest)
+		us->newest->newer = f;
+	us->newest = f;
+	if (!us->oldest)
+		us->oldest = f;
+}
+
+static void file_touch(struct usyms *us, struct elf_file *f)
+{
+	if (us->newest == f)
+		return;
+	file_unlink(us, f);
+	file_push_newest(us, f);
+}
+
+static void file_free(struct usyms *us, struct elf_file *f)
+{
+	file_unlink(us, f);
+	us->nfiles--;
+	us->cache_bytes -= f->bytes;
+	elf_symbols_free(f->elf);
+	free(f);
+}
+
+/* Room for bytes more: the least recently used files nothing points to go. */
+static bool make_room(struct usyms *us, size_t bytes)
+{
+	struct elf_file *f = us->oldest;
+
+	while (f && (us->cache_bytes + bytes > USYMS_MAX_CACHE_BYTES ||
+		     us->nfiles >= USYMS_MAX_FILES)) {
+		struct elf_file *newer = f->newer;
+
+		if (!f->users)
+			file_free(us, f);
+		f = newer;
+	}
+	return us->cache_bytes + bytes <= USYMS_MAX_CACHE_BYTES && us->nfiles < USYMS_MAX_FILES;
+}
+
+static void process_free(struct usyms *us, struct process *p)
+{
+	for (size_t i = 0; i < p->nmappings; i++) {
+		if (p->mappings[i].file)
+			p->mappings[i].file->users--;
 		free(p->mappings[i].module);
+	}
+	us->all_mappings -= p->nmappings;
 	free(p->mappings);
 	free(p);
 }
 
 void usyms_free(struct usyms *us)
 {
-	size_t i;
-
 	if (!us)
 		return;
-	for (i = 0; i < USYMS_PID_BUCKETS; i++) {
-		while (us->buckets[i]) {
-			struct process *p = us->buckets[i];
+	for (size_t i = 0; i < USYMS_PID_BUCKETS; i++) {
+		while (us->processes[i]) {
+			struct process *p = us->processes[i];
 
-			us->buckets[i] = p->next;
-			process_free(p);
+			us->processes[i] = p->next;
+			process_free(us, p);
 		}
 	}
-	for (i = 0; i < us->nfiles; i++)
-		elf_file_free(us->files[i]);
+	for (size_t i = 0; i < USYMS_STACK_BUCKETS; i++) {
+		while (us->stacks[i]) {
+			struct named_stack *s = us->stacks[i];
+
+			us->stacks[i] = s->next;
+			free(s);
+		}
+	}
+	while (us->oldest)
+		file_free(us, us->oldest);
+	free(us->names_buf);
 	free(us->proc_root);
 	free(us->debug_dir);
 	free(us);
 }
 
-static struct process **process_slot(struct usyms *us, uint32_t tgid)
+static bool same_identity(const struct elf_file *f, const struct stat *st)
 {
-	struct process **slot = &us->buckets[tgid % USYMS_PID_BUCKETS];
-
-	while (*slot && (*slot)->tgid != tgid)
-		slot = &(*slot)->next;
-	return slot;
+	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
+	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-void usyms_forget_pid(struct usyms *us, uint32_t tgid)
+static struct elf_file *find_file_by_identity(struct usyms *us, const struct stat *st)
 {
-	struct process **slot, *p;
-
-	if (!us)
-		return;
-	slot = process_slot(us, tgid);
-	p = *slot;
-	if (!p)
-		return;
-	*slot = p->next;
-	us->nprocesses--;
-	process_free(p);
-}
-
-static struct elf_file *find_file_by_identity(const struct usyms *us, const struct stat *st)
-{
-	size_t i;
-
-	for (i = 0; i < us->nfiles; i++) {
-		if (same_identity(us->files[i], st))
-			return us->files[i];
-	}
+	for (struct elf_file *f = us->newest; f; f = f->older)
+		if (same_identity(f, st))
+			return f;
 	return NULL;
 }
 
-static struct elf_file *find_file_by_build_id(const struct usyms *us,
-					      const struct elf_file *probe)
+static bool has_build_id(const struct elf_file *f, const unsigned char *id, size_t len)
 {
-	size_t i;
+	size_t have;
+	const unsigned char *mine = elf_build_id(f->elf, &have);
 
-	if (!probe->build_id_len)
-		return NULL;
-	for (i = 0; i < us->nfiles; i++) {
-		const struct elf_file *f = us->files[i];
-
-		if (f->build_id_len == probe->build_id_len &&
-		    !memcmp(f->build_id, probe->build_id, f->build_id_len))
-			return us->files[i];
-	}
-	return NULL;
+	return mine && have == len && !memcmp(mine, id, len);
 }
 
-/* True when the ELF file open on fd has the build-id f has. */
-static bool has_build_id_of(Elf *elf, const struct elf_file *f)
+/* A separate debug file by build id, as gdb and perf find it
+ * (DEBUG_DIR/.build-id/ab/cdef....debug), if only root can change it. */
+static int open_debug_file(const struct usyms *us, const unsigned char *id, size_t len,
+			   struct stat *st)
 {
-	struct elf_file other = { 0 };
+	char path[PATH_MAX], hex[2 * ELF_BUILD_ID_MAX + 1];
 
-	read_build_id(elf, &other);
-	return other.build_id_len == f->build_id_len &&
-	       !memcmp(other.build_id, f->build_id, f->build_id_len);
+	if (!us->debug_dir || !len)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (!build_path(path, "%s/.build-id/%.2s/%s.debug", us->debug_dir, hex, hex + 2))
+		return -1;
+	return open_trusted(path, us->trusted_uid, NULL, st);
 }
 
-/*
- * A stripped binary's .symtab from its separate debug file, found by
- * build-id as gdb and perf do: DEBUG_DIR/.build-id/ab/cdef....debug.  The
- * debug file keeps the binary's program headers, so the binary's segments
- * and the debug file's symbol values agree.
- */
-static void read_debug_symbols(const struct usyms *us, struct elf_file *f, size_t budget)
+/* A stripped file's .symtab from its debug file (same build id: same addresses). */
+static void add_debug_symbols(struct usyms *us, struct elf_file *f)
 {
-	char path[PATH_MAX], hex[2 * BUILD_ID_MAX + 1];
-	struct elf_file debug = { 0 };
-	Elf *elf;
-	size_t i;
+	struct elf_symbols *debug = NULL;
+	const unsigned char *id;
+	struct stat st;
+	size_t len;
 	int fd;
 
-	if (!us->debug_dir || !f->build_id_len)
-		return;
-	for (i = 0; i < f->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", f->build_id[i]);
-	if (!build_path(path, "%s/.build-id/%.2s/%s.debug", us->debug_dir, hex, hex + 2))
-		return;
-	fd = open_regular(path);
+	id = elf_build_id(f->elf, &len);
+	fd = open_debug_file(us, id, len, &st);
 	if (fd < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && has_build_id_of(elf, f) &&
-	    read_symbols(elf, &debug, budget, true)) {
-		drop_symbols(f);
-		f->symbols = debug.symbols;
-		f->nsymbols = debug.nsymbols;
-		f->names = debug.names;
-		f->names_len = debug.names_len;
+	if (elf_symbols_read(fd, (uint64_t)st.st_size, &ELF_LIMITS, ELF_SYMTAB_ONLY, &debug) ==
+		    ELF_OK &&
+	    has_build_id(&(struct elf_file){ .elf = debug }, id, len)) {
+		elf_take_symbols(f->elf, debug);
+		f->why = USYM_NAMED;
 	}
-	elf_end(elf);
+	elf_symbols_free(debug);
 	close(fd);
 }
 
-/* Reads the ELF file open on fd into a new entry, or NULL when out of memory. */
-static struct elf_file *read_elf_file(int fd, const struct stat *st, size_t budget,
-				      struct usyms *us, bool *known)
-{
-	struct elf_file *f = calloc(1, sizeof(*f)), *same;
-	Elf *elf;
-
-	*known = false;
-	if (!f)
-		return NULL;
-	f->dev = st->st_dev;
-	f->ino = st->st_ino;
-	f->mtime = st->st_mtim;
-	f->size = st->st_size;
-	/* ELF_C_READ, not ..._MMAP: a file truncated under us must not SIGBUS. */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		return f;
-	if (elf_kind(elf) == ELF_K_ELF) {
-		read_build_id(elf, f);
-		same = find_file_by_build_id(us, f);
-		if (same) {
-			elf_end(elf);
-			elf_file_free(f);
-			*known = true;
-			return same;
-		}
-		if (read_segments(elf, f) && !read_symbols(elf, f, budget, false))
-			read_debug_symbols(us, f, budget);
-	}
-	elf_end(elf);
-	return f;
-}
-
-/* The cache entry for the file open on fd, reading it if it is new; NULL when the cache is full. */
-static const struct elf_file *cached_file(struct usyms *us, int fd)
+/* Reads the file open on fd into a new cache entry; NULL with *why when it cannot be. */
+static struct elf_file *read_file(struct usyms *us, int fd, const struct stat *st,
+				  bool trusted, const char *module, enum usym_unknown *why)
 {
 	struct elf_file *f;
-	struct stat st;
-	bool known;
+	enum elf_status status;
+	uint64_t since = monotonic_now();
 
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	if (over_budget(us)) {
+		*why = USYM_OVER_BUDGET;
 		return NULL;
-	f = find_file_by_identity(us, &st);
-	if (f)
-		return f;
-	if (us->nfiles == USYMS_MAX_FILES)
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		*why = USYM_NO_MEMORY;
 		return NULL;
-	f = read_elf_file(fd, &st, USYMS_MAX_SYMBOL_BYTES - us->symbol_bytes, us, &known);
-	if (!f || known)
-		return f;
-	us->files[us->nfiles++] = f;
-	us->symbol_bytes += symbol_bytes(f);
+	}
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->size = st->st_size;
+	f->mtime = st->st_mtim;
+	f->trusted = trusted;
+	snprintf(f->module, sizeof(f->module), "%s", module);
+	status = elf_symbols_read(fd, (uint64_t)st->st_size, &ELF_LIMITS, 0, &f->elf);
+	f->why = unknown_of_status(status);
+	if (f->why == USYM_NAMED && !elf_has_segments(f->elf))
+		f->why = USYM_MALFORMED;
+	if (f->why == USYM_STRIPPED && elf_has_segments(f->elf))
+		add_debug_symbols(us, f);
+	f->bytes = sizeof(*f) + elf_symbols_bytes(f->elf);
+	charge(us, since);
+	if (!make_room(us, f->bytes)) {
+		elf_symbols_free(f->elf);
+		free(f);
+		*why = USYM_OVER_BUDGET;
+		return NULL;
+	}
+	file_push_newest(us, f);
+	us->nfiles++;
+	us->cache_bytes += f->bytes;
 	return f;
 }
+
+/* ---- user: processes ---- */
 
 struct maps_line {
 	uint64_t start, end, offset, inode;
+	uint32_t major, minor;
 	bool executable;
 	const char *path;	/* "" for an anonymous mapping */
 	bool deleted;		/* the path had " (deleted)", now cut off */
@@ -1030,8 +952,11 @@ static bool parse_maps_line(char *line, struct maps_line *out)
 	s += 5;
 	if (!parse_hex(&s, &out->offset) || !skip_char(&s, ' ') ||
 	    !parse_hex(&s, &major) || !skip_char(&s, ':') || !parse_hex(&s, &minor) ||
-	    !skip_char(&s, ' ') || !parse_dec(&s, &out->inode))
+	    !skip_char(&s, ' ') || !parse_dec(&s, &out->inode) || major > UINT32_MAX ||
+	    minor > UINT32_MAX)
 		return false;
+	out->major = (uint32_t)major;
+	out->minor = (uint32_t)minor;
 	if (*s && *s != ' ')
 		return false;
 	skip_blanks(&s);
@@ -1044,44 +969,89 @@ static bool parse_maps_line(char *line, struct maps_line *out)
 	return true;
 }
 
-/* A path that once named a deleted file may name another file now: only its inode tells. */
-static int open_if_inode(const char *path, uint64_t inode)
+/*
+ * The file st describes is the one a maps line names: same inode, same
+ * device.  Anonymous devices (major 0: btrfs subvolumes, overlayfs) can
+ * show another number in maps than stat gives: the inode decides there.
+ */
+static bool is_mapped_file(const struct stat *st, const struct maps_line *l)
 {
-	struct stat st;
-	int fd = open_regular(path);
-
-	if (fd >= 0 && (fstat(fd, &st) || (uint64_t)st.st_ino != inode)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	if (!S_ISREG(st->st_mode) || (uint64_t)st->st_ino != l->inode)
+		return false;
+	if (major(st->st_dev) == l->major && minor(st->st_dev) == l->minor)
+		return true;
+	return major(st->st_dev) == 0 && l->major == 0;
 }
+
+/* How many mapped files are opened at once while the process may exit. */
+#define EARLY_OPENS 256
 
 /*
- * The file a mapping maps, or -1.  map_files/ is the mapping itself, deleted
- * or not, but needs CAP_SYS_ADMIN; then the path through the process's root,
- * so that a container's files are the container's; then the path as it is.
+ * The file a mapping maps, through the mapping itself (PID_DIR/map_files/:
+ * what the process has, deleted or replaced at its path or not, in
+ * whatever mount namespace), opened O_PATH: no open of a device or FIFO,
+ * and a descriptor that outlives the process.  Never by the path in the
+ * maps line: its owner may have swapped it.
  */
-static int open_mapped_file(const struct usyms *us, uint32_t tgid, const struct maps_line *m)
+static int open_mapping_path(const char *pid_dir, const struct maps_line *l)
 {
 	char path[PATH_MAX];
-	int fd = -1;
 
-	if (build_path(path, "%s/%u/map_files/%" PRIx64 "-%" PRIx64, us->proc_root, tgid,
-		       m->start, m->end))
-		fd = open_regular(path);
-	if (fd < 0 && build_path(path, "%s/%u/root%s", us->proc_root, tgid, m->path))
-		fd = m->deleted ? open_if_inode(path, m->inode) : open_regular(path);
-	if (fd < 0)
-		fd = m->deleted ? open_if_inode(m->path, m->inode) : open_regular(m->path);
-	return fd;
+	if (!build_path(path, "%s/map_files/%" PRIx64 "-%" PRIx64, pid_dir, l->start, l->end))
+		return -1;
+	return open(path, O_PATH | O_CLOEXEC);
 }
 
-static const char *base_name(const char *path)
+/* Whether only root can change the file at path in the process's mount
+ * namespace (st: the file mapped, which must be the one found there). */
+static bool trusted_in_process(const struct usyms *us, const char *pid_dir, const char *path,
+			       const struct stat *st)
 {
-	const char *slash = strrchr(path, '/');
+	char root_path[PATH_MAX];
+	struct stat found;
+	const char *last;
+	int root, parent;
+	bool trusted = false;
 
-	return slash ? slash + 1 : path;
+	if (!is_trusted_file(st, us->trusted_uid) || path[0] != '/' ||
+	    !build_path(root_path, "%s/root", pid_dir))
+		return false;
+	root = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return false;
+	if (!walk_trusted(root, path, us->trusted_uid, &parent, &last, &found)) {
+		trusted = found.st_dev == st->st_dev && found.st_ino == st->st_ino;
+		close(parent);
+	}
+	close(root);
+	return trusted;
+}
+
+/* The cache entry of the file path_fd holds, checked against its maps line
+ * and read now if new; NULL with *why. */
+static struct elf_file *mapped_file(struct usyms *us, const char *pid_dir, int path_fd,
+				    const struct maps_line *l, enum usym_unknown *why)
+{
+	struct elf_file *f;
+	struct stat st;
+	int fd;
+
+	*why = USYM_FILE_GONE;
+	if (path_fd < 0 || fstat(path_fd, &st) || !is_mapped_file(&st, l))
+		return NULL;
+	f = find_file_by_identity(us, &st);
+	if (f) {
+		file_touch(us, f);
+		return f;
+	}
+	fd = reopen_for_reading(path_fd, &st);
+	if (fd < 0)
+		return NULL;
+	f = read_file(us, fd, &st,
+		      !l->deleted && trusted_in_process(us, pid_dir, l->path, &st),
+		      base_name(l->path), why);
+	close(fd);
+	return f;
 }
 
 static bool is_special_mapping(const char *path)
@@ -1089,28 +1059,10 @@ static bool is_special_mapping(const char *path)
 	return !strcmp(path, "[vdso]") || !strcmp(path, "[vsyscall]");
 }
 
-static bool make_mapping(struct usyms *us, uint32_t tgid, const struct maps_line *l,
-			 struct mapping *m)
+static bool same_file_line(const struct maps_line *a, const struct maps_line *b)
 {
-	*m = (struct mapping){ .start = l->start, .end = l->end, .offset = l->offset };
-	if (l->path[0] == '/') {
-		int fd = open_mapped_file(us, tgid, l);
-
-		m->kind = MAPPING_FILE;
-		if (fd >= 0) {
-			m->file = cached_file(us, fd);
-			close(fd);
-		}
-		m->module = strdup(base_name(l->path));
-	} else if (is_special_mapping(l->path)) {
-		m->kind = MAPPING_SPECIAL;
-		m->module = strdup(l->path);
-	} else {
-		/* Anonymous, [heap], [stack], memfd:... without a path: nothing to read. */
-		m->kind = MAPPING_ANONYMOUS;
-		return true;
-	}
-	return m->module != NULL;
+	return a->inode == b->inode && a->major == b->major && a->minor == b->minor &&
+	       !strcmp(a->path, b->path);
 }
 
 static int compare_mappings(const void *a, const void *b)
@@ -1120,80 +1072,275 @@ static int compare_mappings(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int read_mappings(struct usyms *us, uint32_t tgid, FILE *f, struct process *p)
+/* The whole of PID_DIR/maps at once (the process may exit any moment),
+ * up to MAPS_MAX bytes. */
+#define MAPS_MAX ((size_t)16 << 20)
+
+static char *read_maps_text(const char *pid_dir)
 {
-	char *line = NULL;
-	size_t line_cap = 0, cap = 0;
-	ssize_t len;
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0, cap = 0;
+	int fd;
+
+	if (!build_path(path, "%s/maps", pid_dir)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			char *bigger;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > MAPS_MAX + 1)
+				break;
+			bigger = realloc(text, cap);
+			if (!bigger)
+				break;
+			text = bigger;
+		}
+		n = read(fd, text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (text)
+		text[len] = '\0';
+	else
+		errno = ENOMEM;
+	return text;
+}
+
+/*
+ * A process's executable mappings from its maps text: first every mapped
+ * file is opened O_PATH (fast: what races the process's exit), then each is
+ * checked and read.
+ */
+static int read_mappings(struct usyms *us, const char *pid_dir, char *text, struct process *p)
+{
+	struct maps_line *lines = NULL;
+	int *path_fds = NULL;
+	size_t n = 0, cap = 0, opened = 0;
 	int err = 0;
 
-	while ((len = getline(&line, &line_cap, f)) >= 0) {
+	for (char *line = text, *next; line && *line; line = next) {
 		struct maps_line l;
 
-		chomp(line, &len);
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (!parse_maps_line(line, &l) || !l.executable)
 			continue;
-		if (p->nmappings == USYMS_MAX_MAPPINGS)
+		if (n == USYMS_MAX_MAPPINGS || us->all_mappings + n >= USYMS_MAX_ALL_MAPPINGS)
 			break;
-		if (p->nmappings == cap) {
+		if (n == cap) {
 			size_t new_cap = cap ? cap * 2 : 16;
-			struct mapping *mappings = reallocarray(p->mappings, new_cap,
-								sizeof(*mappings));
+			struct maps_line *more = reallocarray(lines, new_cap, sizeof(*lines));
+			int *more_fds;
 
-			if (!mappings) {
+			if (!more) {
 				err = -ENOMEM;
 				break;
 			}
-			p->mappings = mappings;
+			lines = more;
+			more_fds = reallocarray(path_fds, new_cap, sizeof(*path_fds));
+			if (!more_fds) {
+				err = -ENOMEM;
+				break;
+			}
+			path_fds = more_fds;
 			cap = new_cap;
 		}
-		if (!make_mapping(us, tgid, &l, &p->mappings[p->nmappings])) {
+		lines[n] = l;
+		path_fds[n] = -1;
+		/* Mappings of one file come in runs: one descriptor a run. */
+		if (l.path[0] == '/' && (!n || !same_file_line(&lines[n - 1], &l)) &&
+		    opened < EARLY_OPENS) {
+			path_fds[n] = open_mapping_path(pid_dir, &l);
+			opened += path_fds[n] >= 0;
+		}
+		n++;
+	}
+	if (!err && n) {
+		p->mappings = calloc(n, sizeof(*p->mappings));
+		if (!p->mappings)
 			err = -ENOMEM;
-			break;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct maps_line *l = &lines[i];
+		struct mapping *m = &p->mappings[p->nmappings];
+
+		*m = (struct mapping){ .start = l->start, .end = l->end, .offset = l->offset };
+		if (l->path[0] == '/') {
+			m->kind = MAPPING_FILE;
+			if (i && same_file_line(&lines[i - 1], l) && p->nmappings &&
+			    m[-1].kind == MAPPING_FILE) {
+				m->file = m[-1].file;
+				m->why = m[-1].why;
+			} else {
+				if (path_fds[i] < 0)
+					path_fds[i] = open_mapping_path(pid_dir, l);
+				m->file = mapped_file(us, pid_dir, path_fds[i], l, &m->why);
+			}
+			if (m->file) {
+				m->file->users++;
+				m->why = m->file->why;
+			}
+			m->module = strdup(base_name(l->path));
+		} else if (is_special_mapping(l->path)) {
+			m->kind = MAPPING_SPECIAL;
+			m->module = strdup(l->path);
+		} else {
+			/* Anonymous, [heap], [stack], memfd:... without a path: nothing to read. */
+			m->kind = MAPPING_ANONYMOUS;
+			m->why = USYM_ANONYMOUS;
 		}
 		p->nmappings++;
+		if (m->kind != MAPPING_ANONYMOUS && !m->module)
+			err = -ENOMEM;
 	}
-	free(line);
+	for (size_t i = 0; i < n; i++)
+		if (path_fds[i] >= 0)
+			close(path_fds[i]);
+	free(lines);
+	free(path_fds);
+	us->all_mappings += p->nmappings;
 	/* The kernel lists mappings in order; a fake file need not. */
 	if (p->nmappings)
 		qsort(p->mappings, p->nmappings, sizeof(*p->mappings), compare_mappings);
 	return err;
 }
 
-int usyms_add_pid(struct usyms *us, uint32_t tgid)
+static struct process **process_slot(struct usyms *us, uint32_t tgid)
+{
+	struct process **slot = &us->processes[tgid % USYMS_PID_BUCKETS];
+
+	while (*slot && (*slot)->tgid != tgid)
+		slot = &(*slot)->next;
+	return slot;
+}
+
+static void forget_process(struct usyms *us, struct process **slot)
+{
+	struct process *p = *slot;
+
+	*slot = p->next;
+	us->nprocesses--;
+	process_free(us, p);
+}
+
+void usyms_forget_pid(struct usyms *us, uint32_t tgid)
+{
+	struct process **slot;
+
+	if (!us)
+		return;
+	slot = process_slot(us, tgid);
+	if (*slot)
+		forget_process(us, slot);
+}
+
+void usyms_process_exited(struct usyms *us, uint32_t tgid, uint64_t start_ns)
+{
+	struct process **slot;
+
+	if (!us)
+		return;
+	slot = process_slot(us, tgid);
+	if (*slot && (*slot)->start_ns == start_ns)
+		forget_process(us, slot);
+}
+
+/* The least recently used process goes (its exit was not seen). */
+static void forget_oldest_process(struct usyms *us)
+{
+	struct process **oldest = NULL;
+
+	for (size_t i = 0; i < USYMS_PID_BUCKETS; i++)
+		for (struct process **slot = &us->processes[i]; *slot; slot = &(*slot)->next)
+			if (!oldest || (*slot)->used < (*oldest)->used)
+				oldest = slot;
+	if (oldest)
+		forget_process(us, oldest);
+}
+
+/* Reads PID_DIR/maps ("/proc/123", "/proc/self") and the files mapped. */
+static int read_process(struct usyms *us, uint32_t tgid, const char *pid_dir,
+			uint64_t start_ns, uint64_t exec_id, struct process **out)
+{
+	struct process *p;
+	uint64_t since;
+	char *text;
+	int err;
+
+	if (over_budget(us))
+		return -EAGAIN;
+	since = monotonic_now();
+	text = read_maps_text(pid_dir);
+	if (!text)
+		return -errno;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(text);
+		return -ENOMEM;
+	}
+	p->tgid = tgid;
+	p->start_ns = start_ns;
+	p->exec_id = exec_id;
+	p->used = ++us->clock;
+	err = read_mappings(us, pid_dir, text, p);
+	free(text);
+	charge(us, since);
+	if (err) {
+		process_free(us, p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+int usyms_add_process(struct usyms *us, uint32_t tgid, uint64_t start_ns, uint64_t exec_id)
 {
 	struct process **slot, *p;
 	char path[PATH_MAX];
-	FILE *f;
 	int err;
 
 	if (!us)
 		return -EINVAL;
 	slot = process_slot(us, tgid);
-	if (*slot)
-		return 0;
-	if (us->nprocesses == USYMS_MAX_PROCESSES)
-		return -ENOSPC;
-	if (!build_path(path, "%s/%u/maps", us->proc_root, tgid))
+	if (*slot) {
+		if ((*slot)->start_ns == start_ns && (*slot)->exec_id == exec_id) {
+			(*slot)->used = ++us->clock;
+			return 0;
+		}
+		/* Another process with the pid, or another program after exec(). */
+		forget_process(us, slot);
+	}
+	while (us->nprocesses >= USYMS_MAX_PROCESSES ||
+	       (us->nprocesses && us->all_mappings >= USYMS_MAX_ALL_MAPPINGS - USYMS_MAX_MAPPINGS))
+		forget_oldest_process(us);
+	if (!build_path(path, "%s/%u", us->proc_root, tgid))
 		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	p->tgid = tgid;
-	err = read_mappings(us, tgid, f, p);
-	fclose(f);
-	if (err) {
-		process_free(p);
+	err = read_process(us, tgid, path, start_ns, exec_id, &p);
+	if (err)
 		return err;
-	}
+	slot = process_slot(us, tgid);
+	p->next = *slot;
 	*slot = p;
 	us->nprocesses++;
 	return 0;
+}
+
+int usyms_add_pid(struct usyms *us, uint32_t tgid)
+{
+	return usyms_add_process(us, tgid, 0, 0);
 }
 
 static const struct mapping *find_mapping(const struct process *p, uint64_t addr)
@@ -1214,32 +1361,271 @@ static const struct mapping *find_mapping(const struct process *p, uint64_t addr
 	return NULL;
 }
 
-char *usyms_format(struct usyms *us, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+/* "function+0xoff", or "[unknown] module+0xoff" and *why, for offset in m's file. */
+static enum usym_unknown name_in_file(const struct elf_file *file, enum usym_unknown file_why,
+				      const char *module, uint64_t offset, char *buf,
+				      size_t size)
 {
-	const struct process *p;
-	const struct mapping *m = NULL;
-	const struct elf_symbol *sym = NULL;
-	uint64_t offset, vaddr;
+	const char *name = NULL;
+	uint64_t into = 0;
 
-	if (!buf || !size)
-		return buf;
-	p = us ? *process_slot(us, tgid) : NULL;
-	if (p)
-		m = find_mapping(p, addr);
+	if (file && file->why == USYM_NAMED)
+		name = elf_symbol_at(file->elf, offset, &into);
+	if (name) {
+		snprintf(buf, size, "%s+0x%" PRIx64, name, into);
+		return USYM_NAMED;
+	}
+	snprintf(buf, size, "[unknown] %s+0x%" PRIx64, module, offset);
+	if (!file)
+		return file_why ? file_why : USYM_FILE_GONE;
+	return file->why == USYM_NAMED ? USYM_NO_SYMBOL : file->why;
+}
+
+static enum usym_unknown name_by_mapping(const struct process *p, uint64_t addr, char *buf,
+					 size_t size)
+{
+	const struct mapping *m = p ? find_mapping(p, addr) : NULL;
+
 	if (!m || m->kind == MAPPING_ANONYMOUS) {
 		snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
-		return buf;
+		return m ? USYM_ANONYMOUS : USYM_NOT_RECORDED;
 	}
 	if (m->kind == MAPPING_SPECIAL) {
 		snprintf(buf, size, "%s+0x%" PRIx64, m->module, addr - m->start);
-		return buf;
+		return USYM_NAMED;
 	}
-	offset = addr - m->start + m->offset;
-	if (m->file && file_offset_to_vaddr(m->file, offset, &vaddr))
-		sym = find_elf_symbol(m->file, vaddr);
-	if (sym)
-		snprintf(buf, size, "%s+0x%" PRIx64, m->file->names + sym->name, vaddr - sym->value);
-	else
-		snprintf(buf, size, "[unknown] %s+0x%" PRIx64, m->module, offset);
+	return name_in_file(m->file, m->why, m->module, addr - m->start + m->offset, buf, size);
+}
+
+char *usyms_format(struct usyms *us, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+{
+	return usyms_format_why(us, tgid, addr, buf, size, NULL);
+}
+
+char *usyms_format_why(struct usyms *us, uint32_t tgid, uint64_t addr, char *buf, size_t size,
+		       enum usym_unknown *why)
+{
+	enum usym_unknown w;
+
+	if (!buf || !size)
+		return buf;
+	w = name_by_mapping(us ? *process_slot(us, tgid) : NULL, addr, buf, size);
+	if (why)
+		*why = w;
 	return buf;
+}
+
+/* ---- user: stacks named at capture ---- */
+
+void usyms_add_own_files(struct usyms *us)
+{
+	struct process *self = NULL;
+	char path[PATH_MAX];
+
+	if (!us || !build_path(path, "%s/self", us->proc_root))
+		return;
+	if (!read_process(us, 0, path, 0, 0, &self))
+		process_free(us, self);	/* the files stay cached, trusted or not */
+}
+
+/* The file with this build id that may name p's frames: one p mapped, else
+ * one only root can change (seen mapped by anyone, or a debug file). */
+static struct elf_file *file_by_build_id(struct usyms *us, const struct process *p,
+					 const unsigned char *id, size_t len, const char **module,
+					 enum usym_unknown *why)
+{
+	struct elf_file *f;
+	struct stat st;
+	int fd;
+
+	*module = NULL;
+	for (size_t i = 0; p && i < p->nmappings; i++) {
+		const struct mapping *m = &p->mappings[i];
+
+		if (m->file && has_build_id(m->file, id, len)) {
+			*module = m->module;
+			return m->file;
+		}
+	}
+	*why = USYM_FILE_GONE;
+	for (f = us->newest; f; f = f->older) {
+		if (!has_build_id(f, id, len))
+			continue;
+		if (f->trusted) {
+			file_touch(us, f);
+			*module = f->module;
+			return f;
+		}
+		*why = USYM_UNTRUSTED;
+	}
+	fd = open_debug_file(us, id, len, &st);
+	if (fd < 0)
+		return NULL;
+	f = find_file_by_identity(us, &st);
+	if (!f)
+		f = read_file(us, fd, &st, true, "", why);
+	close(fd);
+	if (!f || !has_build_id(f, id, len))
+		return NULL;
+	*module = f->module;
+	return f;
+}
+
+static enum usym_unknown name_frame(struct usyms *us, const struct process *p,
+				    const struct stack_frame_id *frame, char *buf, size_t size)
+{
+	enum usym_unknown why = USYM_FILE_GONE;
+	const char *module;
+	struct elf_file *f;
+
+	if (frame->status == STACK_FRAME_IP)
+		return name_by_mapping(p, frame->offset, buf, size);
+	if (frame->status != STACK_FRAME_BUILD_ID)
+		return USYM_NOT_RECORDED;
+	f = file_by_build_id(us, p, frame->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+	if (!f) {
+		buf[0] = '\0';
+		return why;
+	}
+	return name_in_file(f, why, module, frame->offset, buf, size);
+}
+
+static struct named_stack **stack_slot(struct usyms *us, uint32_t tgid, int32_t stack_id)
+{
+	struct named_stack **slot =
+		&us->stacks[(tgid * 31u + (uint32_t)stack_id) % USYMS_STACK_BUCKETS];
+
+	while (*slot && ((*slot)->tgid != tgid || (*slot)->stack_id != stack_id))
+		slot = &(*slot)->next;
+	return slot;
+}
+
+/* The executable of a process that is gone, by the path the kernel gave,
+ * in diskio's own mount namespace only, if it is the file the process ran
+ * (device and inode) and only root can change it and every directory above
+ * it: cached as trusted, to be found by build id. */
+static void add_exe_by_path(struct usyms *us, const struct user_stack_event *event)
+{
+	char path[PATH_MAX];
+	struct stat expected = { 0 }, st;
+	size_t len = 0;
+	int fd;
+
+	if (!event->exe_depth || event->exe_depth > EXE_PATH_DEPTH || !us->mount_ns ||
+	    event->mnt_ns != us->mount_ns)
+		return;
+	for (uint32_t i = event->exe_depth; i-- > 0;) {
+		const char *name = event->exe_names[i];
+		size_t n = strnlen(name, EXE_NAME_LEN);
+
+		if (!n)
+			continue;	/* a mount point crossed */
+		/* A name cut at EXE_NAME_LEN, or with a '/', is no path. */
+		if (n >= EXE_NAME_LEN - 1 || memchr(name, '/', n) || len + n + 2 > sizeof(path))
+			return;
+		path[len++] = '/';
+		memcpy(path + len, name, n);
+		len += n;
+	}
+	path[len] = '\0';
+	expected.st_dev = makedev(event->exe_dev >> 20, event->exe_dev & 0xfffff);
+	expected.st_ino = (ino_t)event->exe_ino;
+	fd = open_trusted(path, us->trusted_uid, &expected, &st);
+	if (fd < 0)
+		return;
+	if (!find_file_by_identity(us, &st)) {
+		enum usym_unknown why;
+
+		read_file(us, fd, &st, true, base_name(path), &why);
+	}
+	close(fd);
+}
+
+int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
+{
+	struct named_stack **slot, *s;
+	const struct process *p;
+	char name[USYMS_NAME_MAX];
+	uint32_t nframes;
+
+	if (!us || !event)
+		return -EINVAL;
+	nframes = event->nframes < STACK_MAX_FRAMES ? event->nframes : STACK_MAX_FRAMES;
+	/* Read the process now, while it may still live; gone, its frames
+	 * are named by build id from files only root can change. */
+	usyms_add_process(us, event->tgid, event->start_ns, event->exec_id);
+	p = *process_slot(us, event->tgid);
+	if (p && (p->start_ns != event->start_ns || p->exec_id != event->exec_id))
+		p = NULL;
+	if (!p)
+		add_exe_by_path(us, event);
+	slot = stack_slot(us, event->tgid, event->user_stack);
+	if (*slot) {
+		s = *slot;
+		*slot = s->next;
+		free(s);
+		us->nstacks--;
+	}
+	if (us->nstacks >= USYMS_MAX_STACKS)
+		return -ENOSPC;
+	s = calloc(1, sizeof(*s) + nframes * (sizeof(res_key) + 1));
+	if (!s)
+		return -ENOMEM;
+	s->tgid = event->tgid;
+	s->stack_id = event->user_stack;
+	s->nframes = nframes;
+	s->names = (res_key *)(s + 1);
+	s->why = (uint8_t *)(s->names + nframes);
+	for (uint32_t i = 0; i < nframes; i++) {
+		enum usym_unknown why = name_frame(us, p, &event->frames[i], name, sizeof(name));
+
+		s->why[i] = (uint8_t)why;
+		if (why != USYM_NAMED)
+			us->unknown[why]++;
+		if (!name[0] || res_intern_str(&us->names, name, &s->names[i]))
+			s->names[i] = NO_NAME;
+	}
+	slot = stack_slot(us, event->tgid, event->user_stack);
+	s->next = *slot;
+	*slot = s;
+	us->nstacks++;
+	return 0;
+}
+
+char *usyms_frame(struct usyms *us, uint32_t tgid, int32_t stack_id, uint32_t index,
+		  uint64_t addr, char *buf, size_t size, enum usym_unknown *why)
+{
+	const struct named_stack *s;
+	enum usym_unknown w;
+	const char *name;
+
+	if (!buf || !size)
+		return buf;
+	s = us ? *stack_slot(us, tgid, stack_id) : NULL;
+	if (!s || index >= s->nframes) {
+		usyms_format_why(us, tgid, addr, buf, size, &w);
+	} else {
+		w = s->why[index];
+		name = s->names[index] == NO_NAME ? NULL :
+		       res_lookup(&us->names, s->names[index], NULL);
+		if (name)
+			snprintf(buf, size, "%s", name);
+		else
+			snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
+	}
+	if (why)
+		*why = w;
+	return buf;
+}
+
+void usyms_stats(const struct usyms *us, struct usyms_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!us)
+		return;
+	out->files = us->nfiles;
+	out->cache_bytes = us->cache_bytes;
+	out->processes = us->nprocesses;
+	out->stacks = us->nstacks;
+	memcpy(out->unknown, us->unknown, sizeof(out->unknown));
 }

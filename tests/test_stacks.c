@@ -39,15 +39,21 @@ static char *fake_kernel(void *ctx, uint64_t addr, char *buf, size_t size)
 	return buf;
 }
 
-static char *fake_user(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+static char *fake_user(void *ctx, const struct user_frame *frame, char *buf, size_t size,
+		       const char **unknown)
 {
+	uint64_t addr = frame->addr;
+
 	(void)ctx;
-	if (addr == 0x5000)
+	*unknown = NULL;
+	if (addr == 0x5000) {
 		snprintf(buf, size, "[unknown] libc.so.6+0x12");
-	else if (addr == 0x6000)
+		*unknown = "stripped";
+	} else if (addr == 0x6000) {
 		snprintf(buf, size, "ns::f(int; char)");
-	else
-		snprintf(buf, size, "u%" PRIu64 "@%u", addr / 0x1000, tgid);
+	} else {
+		snprintf(buf, size, "u%" PRIu64 "@%u", addr / 0x1000, frame->tgid);
+	}
 	return buf;
 }
 
@@ -447,6 +453,70 @@ Test(folded, safe_names)
 	cr_assert_str_eq(a, "a_b_c_d_");
 	folded_safe_name(b);
 	cr_assert_str_eq(b, "_");
+}
+
+/* Folded lines are UTF-8: well-formed sequences stay, each byte of what is not
+ * UTF-8 becomes '_'. */
+Test(folded, safe_names_are_utf8)
+{
+	static const char *const cases[][2] = {
+		/* well-formed: 2 bytes (U+00E9, U+07FF the last), 3 (U+20AC, U+0800
+		 * the first, U+D7FF and U+E000 around the surrogates, U+FFFF the
+		 * last), 4 (U+1F600, U+10000 the first, U+10FFFF the last) */
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "\xdf\xbf", "\xdf\xbf" },
+		{ "\xe2\x82\xac" "1", "\xe2\x82\xac" "1" },
+		{ "\xe0\xa0\x80", "\xe0\xa0\x80" },
+		{ "\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80" },
+		{ "\xef\xbf\xbf", "\xef\xbf\xbf" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac" "::f()", "\xe6\x97\xa5\xe6\x9c\xac" "::f()" },
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+		{ "\xf0\x90\x80\x80", "\xf0\x90\x80\x80" },
+		{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf" },
+		{ "gr\xc3\xb6\xc3\x9f" "e (int; x)", "gr\xc3\xb6\xc3\x9f" "e_(int__x)" },
+		/* overlong forms */
+		{ "\xc0\xaf", "__" },
+		{ "a\xc1\xbf" "b", "a__b" },
+		{ "\xe0\x80\xaf", "___" },
+		{ "\xe0\x9f\xbf", "___" },
+		{ "\xf0\x8f\xbf\xbf", "____" },
+		/* surrogates U+D800 and U+DFFF */
+		{ "\xed\xa0\x80", "___" },
+		{ "x\xed\xbf\xbfy", "x___y" },
+		/* past U+10FFFF: U+110000, 0xf5.., the old 5- and 6-byte forms, 0xfe, 0xff */
+		{ "\xf4\x90\x80\x80", "____" },
+		{ "\xf5\x80\x80\x80", "____" },
+		{ "\xf8\x88\x80\x80\x80", "_____" },
+		{ "\xfc\x84\x80\x80\x80\x80", "______" },
+		{ "\xfe\xff", "__" },
+		/* cut short: at the end, before ASCII, before a space, before another
+		 * sequence (which stays) */
+		{ "ab\xc3", "ab_" },
+		{ "\xe2\x82", "__" },
+		{ "\xf0\x9f\x98", "___" },
+		{ "\xe2\x82x", "__x" },
+		{ "\xf0\x9f\x98 ;", "_____" },
+		{ "\xe2\xc3\xa9", "_\xc3\xa9" },
+		{ "\xf0\x9f\xf0\x9f\x98\x80", "__\xf0\x9f\x98\x80" },
+		/* stray continuation bytes */
+		{ "\x80", "_" },
+		{ "a\xbf" "b", "a_b" },
+		{ "\xc3\xa9\xa9", "\xc3\xa9_" },
+		{ "\xf0\x9f\x98\x80\x80\x80", "\xf0\x9f\x98\x80__" },
+		/* a comm the kernel cut at 15 bytes, in the middle of a sequence */
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3",
+		  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9_" },
+	};
+	char name[64], small[3];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(name, sizeof(name), "%s", cases[i][0]);
+		folded_safe_name(name);
+		cr_expect_str_eq(name, cases[i][1], "case %zu", i);
+	}
+	/* A frame cut to fit its buffer in the middle of a sequence. */
+	folded_frame_name("f\xc3\xa9+0x10", small, sizeof(small));
+	cr_expect_str_eq(small, "f_");
 }
 
 Test(stack_refs, placeholders_and_absent)

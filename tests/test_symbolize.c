@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,35 +302,67 @@ static struct text_layout read_layout(const char *path)
  * The executable mapping the loader makes of layout at load bias `bias`
  * (0 for ET_EXEC): page-aligned start and offset, as in /proc/PID/maps.
  */
-static void maps_line(char *out, size_t size, const struct text_layout *l, uint64_t bias,
-		      const char *path, uint64_t inode)
-{
-	uint64_t start = bias + (l->vaddr & ~(PAGE - 1));
-	uint64_t end = (bias + l->vaddr + l->filesz + PAGE - 1) & ~(PAGE - 1);
-
-	int len = snprintf(out, size, "%012" PRIx64 "-%012" PRIx64 " r-xp %08" PRIx64
-			   " 08:01 %" PRIu64 "                    %s\n", start, end,
-			   l->offset & ~(PAGE - 1), inode, path);
-
-	cr_assert(len > 0 && (size_t)len < size);
-}
-
-static uint64_t inode_of(const char *path)
+/* path's device and inode as a maps line shows them ("08:01 1234"). */
+static void identity_of(const char *path, char *out, size_t size)
 {
 	struct stat st;
 
 	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
-	return st.st_ino;
+	snprintf(out, size, "%02x:%02x %" PRIu64, major(st.st_dev), minor(st.st_dev),
+		 (uint64_t)st.st_ino);
 }
 
+static void maps_line(char *out, size_t size, const struct text_layout *l, uint64_t bias,
+		      const char *path)
+{
+	uint64_t start = bias + (l->vaddr & ~(PAGE - 1));
+	uint64_t end = (bias + l->vaddr + l->filesz + PAGE - 1) & ~(PAGE - 1);
+	char identity[64];
+	int len;
+
+	identity_of(path, identity, sizeof(identity));
+	len = snprintf(out, size, "%012" PRIx64 "-%012" PRIx64 " r-xp %08" PRIx64
+		       " %s                    %s\n", start, end, l->offset & ~(PAGE - 1),
+		       identity, path);
+	cr_assert(len > 0 && (size_t)len < size);
+}
+
+/* PID/map_files/START-END, as the kernel's magic links are: to target. */
+static void map_file(const char *pid, uint64_t start, uint64_t end, const char *target)
+{
+	char link[PATH_MAX], name[64];
+
+	snprintf(name, sizeof(name), "%s/map_files", pid);
+	scratch_path(link, name);
+	if (mkdir(link, 0755))
+		cr_assert_eq(errno, EEXIST);
+	snprintf(name, sizeof(name), "%s/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	scratch_path(link, name);
+	cr_assert_eq(symlink(target, link), 0, "%s: %s", link, strerror(errno));
+}
+
+/* A fake PID directory: maps, and a map_files/ link for each line of a
+ * file (to the path the line names, cut of " (deleted)"). */
 static void make_fake_pid(const char *pid, const char *maps)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], *copy = strdup(maps);
 
 	scratch_path(dir, pid);
 	cr_assert_eq(mkdir(dir, 0755), 0);
 	strncat(dir, "/maps", sizeof(dir) - strlen(dir) - 1);
 	write_file(dir, maps, strlen(maps));
+	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long start, end;
+		char *path = strchr(line, '/'), *deleted;
+
+		if (sscanf(line, "%llx-%llx", &start, &end) != 2 || !path || start >= end)
+			continue;
+		deleted = strstr(path, " (deleted)");
+		if (deleted)
+			*deleted = '\0';
+		map_file(pid, start, end, path);
+	}
+	free(copy);
 }
 
 static void copy_file(const char *from, const char *to, size_t max)
@@ -468,6 +501,7 @@ static void build_id_hex(const char *path, char *hex, size_t size)
 	Elf_Scn *scn = NULL;
 
 	cr_assert_geq(fd, 0);
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	cr_assert_not_null(elf);
 	hex[0] = '\0';
@@ -591,24 +625,71 @@ Test(usyms, names_a_function_of_this_test)
 
 /* ---- user: fake /proc trees ---- */
 
-/* The target's maps as the kernel wrote them, under another pid in a fake /proc. */
-Test(usyms, real_maps_in_a_fake_proc_read_the_files_by_path)
+/* The target's maps as the kernel wrote them, under another pid in a fake
+ * /proc: the files are read through map_files/, never by the paths. */
+Test(usyms, real_maps_in_a_fake_proc_read_the_files_through_map_files)
 {
 	struct target t = start_target(TARGET("nopie"));
-	char from[PATH_MAX], to[PATH_MAX];
+	char from[PATH_MAX];
+	FILE *f;
+	char *maps = calloc(1, 1 << 20);
 	struct usyms *us;
+	size_t len;
 
 	snprintf(from, sizeof(from), "/proc/%d/maps", t.pid);
-	scratch_path(to, "4242");
-	cr_assert_eq(mkdir(to, 0755), 0);
-	strncat(to, "/maps", sizeof(to) - strlen(to) - 1);
-	copy_file(from, to, SIZE_MAX);
+	f = fopen(from, "re");
+	cr_assert_not_null(f);
+	len = fread(maps, 1, (1 << 20) - 1, f);
+	fclose(f);
+	cr_assert_gt(len, 0);
 	stop_target(&t);
+	make_fake_pid("4242", maps);
+	free(maps);
 
 	us = usyms_new(scratch);
 	cr_assert_eq(usyms_add_pid(us, 4242), 0);
 	cr_assert_str_eq(format(us, 4242, t.func_a + 5), "known_func_a+0x5");
 	cr_assert_str_eq(format(us, 4242, t.func_b + 9), "known_func_b+0x9");
+	usyms_free(us);
+}
+
+/* A maps line's path that now names something else (the owner swapped it
+ * for a symlink to a secret) is never opened: only map_files/ is. */
+Test(usyms, the_path_in_a_maps_line_is_never_opened)
+{
+	struct text_layout pie = read_layout(TARGET("pie"));
+	char maps[PATH_MAX + 256], line[PATH_MAX + 128], swapped[PATH_MAX], secret[PATH_MAX];
+	char expected[128];
+	struct usyms *us;
+	enum usym_unknown why;
+
+	/* The maps line names `swapped`, which is a symlink to a readable
+	 * copy of the target now; map_files/ has nothing (the process is gone). */
+	scratch_path(secret, "secret");
+	copy_file(TARGET("pie"), secret, SIZE_MAX);
+	scratch_path(swapped, "swapped");
+	maps_line(line, sizeof(line), &pie, 0x7f0000000000ull, secret);
+	cr_assert_eq(symlink(secret, swapped), 0);
+	/* The same identity as secret, but at the swapped path. */
+	{
+		char *at = strstr(line, secret);
+
+		cr_assert_not_null(at);
+		snprintf(maps, sizeof(maps), "%.*s%s\n", (int)(at - line), line, swapped);
+	}
+	scratch_path(line, "500");
+	cr_assert_eq(mkdir(line, 0755), 0);
+	strncat(line, "/maps", sizeof(line) - strlen(line) - 1);
+	write_file(line, maps, strlen(maps));
+
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_pid(us, 500), 0);
+	snprintf(expected, sizeof(expected), "[unknown] swapped+0x%" PRIx64,
+		 pie.func_a + 1 - pie.vaddr + pie.offset);
+	cr_assert_str_eq(usyms_format_why(us, 500, 0x7f0000000000ull + pie.func_a + 1, buf,
+					  sizeof(buf), &why), expected);
+	cr_assert_eq(why, USYM_FILE_GONE);
+	cr_assert_str_eq(usym_unknown_name(why), "file_gone");
 	usyms_free(us);
 }
 
@@ -622,11 +703,11 @@ Test(usyms, hand_written_maps_at_any_load_bias)
 	struct usyms *us;
 
 	maps[0] = '\0';
-	maps_line(line, sizeof(line), &pie, bias, TARGET("pie"), inode_of(TARGET("pie")));
+	maps_line(line, sizeof(line), &pie, bias, TARGET("pie"));
 	strcat(maps, line);
-	maps_line(line, sizeof(line), &lld, bias + 0x100000, TARGET("lld"), 0);
+	maps_line(line, sizeof(line), &lld, bias + 0x100000, TARGET("lld"));
 	strcat(maps, line);
-	maps_line(line, sizeof(line), &nopie, 0, TARGET("nopie"), 0);
+	maps_line(line, sizeof(line), &nopie, 0, TARGET("nopie"));
 	strcat(maps, line);
 	make_fake_pid("100", maps);
 
@@ -693,17 +774,18 @@ Test(usyms, special_anonymous_and_unreadable_mappings)
 	usyms_free(us);
 }
 
-Test(usyms, deleted_file_still_at_its_path_is_read_when_the_inode_matches)
+/* map_files/ of a deleted file is read: it is the mapping itself; one that
+ * is not the file of the maps line (another inode) is not. */
+Test(usyms, deleted_file_is_read_through_map_files_when_it_is_the_one_mapped)
 {
 	struct text_layout pie = read_layout(TARGET("pie"));
-	char maps[PATH_MAX + 256], line[PATH_MAX + 128], copy[PATH_MAX], moved[PATH_MAX];
-	char expected[128];
+	char maps[PATH_MAX + 256], line[PATH_MAX + 128], copy[PATH_MAX], other[PATH_MAX];
+	char expected[128], link[PATH_MAX];
 	struct usyms *us;
 
-	/* A copy has the build-id of the original but another inode. */
 	scratch_path(copy, "symbolize_copy");
 	copy_file(TARGET("pie"), copy, SIZE_MAX);
-	maps_line(line, sizeof(line), &pie, 0x7f0000000000ull, copy, inode_of(copy));
+	maps_line(line, sizeof(line), &pie, 0x7f0000000000ull, copy);
 	snprintf(maps, sizeof(maps), "%.*s (deleted)\n", (int)strlen(line) - 1, line);
 	make_fake_pid("300", maps);
 
@@ -712,9 +794,15 @@ Test(usyms, deleted_file_still_at_its_path_is_read_when_the_inode_matches)
 	cr_assert_str_eq(format(us, 300, 0x7f0000000000ull + pie.func_a + 1), "known_func_a+0x1");
 	usyms_free(us);
 
-	/* The same maps line once the file is really gone. */
-	scratch_path(moved, "elsewhere");
-	cr_assert_eq(rename(copy, moved), 0);
+	/* map_files/ now leads to a file of another inode: not the one mapped. */
+	scratch_path(other, "other_copy");
+	copy_file(TARGET("pie"), other, SIZE_MAX);
+	snprintf(link, sizeof(link), "300/map_files/%" PRIx64 "-%" PRIx64,
+		 (uint64_t)(0x7f0000000000ull + (pie.vaddr & ~(PAGE - 1))),
+		 (uint64_t)((0x7f0000000000ull + pie.vaddr + pie.filesz + PAGE - 1) & ~(PAGE - 1)));
+	scratch_path(line, link);
+	cr_assert_eq(unlink(line), 0, "%s: %s", line, strerror(errno));
+	cr_assert_eq(symlink(other, line), 0);
 	us = usyms_new(scratch);
 	cr_assert_eq(usyms_add_pid(us, 300), 0);
 	snprintf(expected, sizeof(expected), "[unknown] symbolize_copy+0x%" PRIx64,

@@ -941,10 +941,12 @@ static char *fake_kernel_name(void *ctx, uint64_t addr, char *buf, size_t size)
 	return buf;
 }
 
-static char *fake_user_name(void *ctx, uint32_t tgid, uint64_t addr, char *buf, size_t size)
+static char *fake_user_name(void *ctx, const struct user_frame *frame, char *buf, size_t size,
+			    const char **unknown)
 {
 	(void)ctx;
-	snprintf(buf, size, "user_%" PRIu32 "_%" PRIx64, tgid, addr);
+	*unknown = NULL;
+	snprintf(buf, size, "user_%" PRIu32 "_%" PRIx64, frame->tgid, frame->addr);
 	return buf;
 }
 

@@ -823,6 +823,7 @@ static __always_inline void note_exe(struct user_stack_event *event, struct task
 	event->exe_ino = BPF_CORE_READ(exe, f_inode, i_ino);
 	event->exe_dev = BPF_CORE_READ(exe, f_inode, i_sb, s_dev);
 	event->mnt_ns = BPF_CORE_READ(task, nsproxy, mnt_ns, ns.inum);
+	event->parent_tgid = BPF_CORE_READ(task, real_parent, tgid);
 	dentry = BPF_CORE_READ(exe, f_path.dentry);
 	mnt = (void *)BPF_CORE_READ(exe, f_path.mnt) - mount_offset;
 	for (__u32 i = 0; i < EXE_PATH_DEPTH; i++) {

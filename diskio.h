@@ -292,6 +292,8 @@ struct user_stack_event {
 	__u32 exe_dev;			/* the kernel's dev_t: major << 20 | minor */
 	__u32 exe_depth;
 	__u64 mnt_ns;			/* its inode number (/proc/PID/ns/mnt) */
+	__u32 parent_tgid;		/* its parent: often alive, in the same namespace */
+	__u32 pad;
 	char exe_names[EXE_PATH_DEPTH][EXE_NAME_LEN];
 	struct stack_frame_id frames[STACK_MAX_FRAMES];
 };

@@ -489,18 +489,19 @@ static int reopen_for_reading(int path_fd, const struct stat *expected)
 	return fd;
 }
 
-/* Opens path (a debug file, an executable) if it and every directory above
- * it are ones only root can change, and it is the file expected (when
- * expected is not NULL: same device and inode); -1 otherwise. */
-static int open_trusted(const char *path, uid_t trusted_uid, const struct stat *expected,
-			struct stat *st)
+/* Opens path under root_dir ("/", or a process's root) (a debug file, an
+ * executable) if it and every directory above it are ones only root can
+ * change, and it is the file expected (when expected is not NULL: same
+ * device and inode); -1 otherwise. */
+static int open_trusted(const char *root_dir, const char *path, uid_t trusted_uid,
+			const struct stat *expected, struct stat *st)
 {
 	const char *last;
 	int root, parent, file, fd = -1;
 
 	if (path[0] != '/')
 		return -1;
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	root = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -1;
 	if (walk_trusted(root, path, trusted_uid, &parent, &last, st)) {
@@ -656,6 +657,17 @@ static uint64_t monotonic_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The inode of PID_DIR/ns/mnt: which mount namespace it is in (0: unknown). */
+static uint64_t mount_ns_of(const char *pid_dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!build_path(path, "%s/ns/mnt", pid_dir) || stat(path, &st))
+		return 0;
+	return st.st_ino;
+}
+
 static bool over_budget(const struct usyms *us)
 {
 	return us->budget_ns && us->spent_ns >= us->budget_ns;
@@ -670,7 +682,6 @@ struct usyms *usyms_new(const char *proc_root)
 {
 	char path[PATH_MAX];
 	struct usyms *us;
-	struct stat st;
 
 	if (!proc_root) {
 		errno = EINVAL;
@@ -688,8 +699,8 @@ struct usyms *usyms_new(const char *proc_root)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (build_path(path, "%s/self/ns/mnt", proc_root) && !stat(path, &st))
-		us->mount_ns = st.st_ino;
+	if (build_path(path, "%s/self", proc_root))
+		us->mount_ns = mount_ns_of(path);
 	return us;
 }
 
@@ -856,7 +867,7 @@ static int open_debug_file(const struct usyms *us, const unsigned char *id, size
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	if (!build_path(path, "%s/.build-id/%.2s/%s.debug", us->debug_dir, hex, hex + 2))
 		return -1;
-	return open_trusted(path, us->trusted_uid, NULL, st);
+	return open_trusted("/", path, us->trusted_uid, NULL, st);
 }
 
 /* A stripped file's .symtab from its debug file (same build id: same addresses). */
@@ -1500,19 +1511,22 @@ static struct named_stack **stack_slot(struct usyms *us, uint32_t tgid, int32_t 
 	return slot;
 }
 
-/* The executable of a process that is gone, by the path the kernel gave,
- * in diskio's own mount namespace only, if it is the file the process ran
- * (device and inode) and only root can change it and every directory above
- * it: cached as trusted, to be found by build id. */
+/*
+ * The executable of a process that is gone, by the path the kernel gave,
+ * in the process's mount namespace: diskio's own when it is the same, else
+ * through its parent's root when the parent lives there.  Only a file that
+ * is the one the process ran (device and inode from the kernel) and that
+ * only root can change, in directories only root can change, walked
+ * without following a symlink: cached as trusted, to be found by build id.
+ */
 static void add_exe_by_path(struct usyms *us, const struct user_stack_event *event)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], root_path[PATH_MAX];
 	struct stat expected = { 0 }, st;
 	size_t len = 0;
 	int fd;
 
-	if (!event->exe_depth || event->exe_depth > EXE_PATH_DEPTH || !us->mount_ns ||
-	    event->mnt_ns != us->mount_ns)
+	if (!event->exe_depth || event->exe_depth > EXE_PATH_DEPTH || !event->mnt_ns)
 		return;
 	for (uint32_t i = event->exe_depth; i-- > 0;) {
 		const char *name = event->exe_names[i];
@@ -1530,7 +1544,18 @@ static void add_exe_by_path(struct usyms *us, const struct user_stack_event *eve
 	path[len] = '\0';
 	expected.st_dev = makedev(event->exe_dev >> 20, event->exe_dev & 0xfffff);
 	expected.st_ino = (ino_t)event->exe_ino;
-	fd = open_trusted(path, us->trusted_uid, &expected, &st);
+	if (event->mnt_ns == us->mount_ns) {
+		snprintf(root_path, sizeof(root_path), "/");
+	} else {
+		char parent_dir[PATH_MAX];
+
+		if (!event->parent_tgid ||
+		    !build_path(parent_dir, "%s/%u", us->proc_root, event->parent_tgid) ||
+		    mount_ns_of(parent_dir) != event->mnt_ns ||
+		    !build_path(root_path, "%s/root", parent_dir))
+			return;
+	}
+	fd = open_trusted(root_path, path, us->trusted_uid, &expected, &st);
 	if (fd < 0)
 		return;
 	if (!find_file_by_identity(us, &st)) {

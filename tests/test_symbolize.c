@@ -828,3 +828,203 @@ Test(usyms, missing_maps_and_bad_arguments)
 	usyms_free(NULL);
 	cr_assert_null(usyms_new(NULL));
 }
+
+/* ---- user: stacks named at capture, and what root may trust ---- */
+
+/* The raw build id of path (its .note.gnu.build-id, by libelf). */
+static size_t build_id_bytes(const char *path, unsigned char *out)
+{
+	char hex[129];
+	size_t n;
+
+	build_id_hex(path, hex, sizeof(hex));
+	n = strlen(hex) / 2;
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(sscanf(hex + 2 * i, "%2hhx", &out[i]), 1);
+	return n;
+}
+
+/* An event with one frame: known_func_a + 3 of path, by build id and file
+ * offset (as the kernel gives it), for process tgid. */
+static struct user_stack_event *event_in(const char *path, uint32_t tgid, int32_t stack_id)
+{
+	static struct user_stack_event event;
+	struct text_layout l = read_layout(path);
+
+	memset(&event, 0, sizeof(event));
+	event.type = EVENT_USER_STACK;
+	event.tgid = tgid;
+	event.user_stack = stack_id;
+	event.nframes = 2;
+	event.frames[0].status = STACK_FRAME_BUILD_ID;
+	cr_assert_eq(build_id_bytes(path, event.frames[0].build_id), STACK_BUILD_ID_SIZE);
+	event.frames[0].offset = l.func_a + 3 - l.vaddr + l.offset;
+	event.frames[1].status = STACK_FRAME_IP;
+	event.frames[1].offset = 0x1234;
+	return &event;
+}
+
+static const char *frame_name(struct usyms *us, uint32_t tgid, int32_t stack_id, uint32_t index,
+			      enum usym_unknown *why)
+{
+	return usyms_frame(us, tgid, stack_id, index, 0xdead, buf, sizeof(buf), why);
+}
+
+/* A process gone before its mappings were read is named from a file only
+ * root can change that has the build id the kernel gave: one another
+ * process mapped. */
+Test(usyms, a_gone_process_is_named_by_build_id_from_a_trusted_file)
+{
+	struct usyms *us = usyms_new("/proc");
+	struct target t = start_target(TARGET("pie"));
+	enum usym_unknown why;
+
+	usyms_trust_owner(us, geteuid());	/* the build tree is the test user's */
+	cr_assert_eq(usyms_add_pid(us, t.pid), 0);
+	stop_target(&t);
+	/* pid 0 never has maps: the process is gone. */
+	cr_assert_eq(usyms_add_stack(us, event_in(TARGET("pie"), 0, 7)), 0);
+	cr_assert_str_eq(frame_name(us, 0, 7, 0, &why), "known_func_a+0x3");
+	cr_assert_eq(why, USYM_NAMED);
+	cr_assert_str_eq(frame_name(us, 0, 7, 1, &why), "[unknown] 0x1234",
+			 "an address the kernel gave, in no recorded mapping");
+	cr_assert_str_eq(usym_unknown_name(why), "not_recorded");
+	/* Another stack id, or a frame past the stack: by address, unknown. */
+	cr_assert_str_eq(frame_name(us, 0, 8, 0, &why), "[unknown] 0xdead");
+	cr_assert_str_eq(frame_name(us, 0, 7, 2, &why), "[unknown] 0xdead");
+	usyms_free(us);
+}
+
+/* The same build id in a file other users can write: never used for
+ * another process; it still names the process that mapped it. */
+Test(usyms, a_file_others_can_write_names_only_its_own_process)
+{
+	struct usyms *us = usyms_new("/proc");
+	char copy[PATH_MAX];
+	struct target t;
+	enum usym_unknown why;
+
+	scratch_path(copy, "writable_copy");
+	copy_file(TARGET("pie"), copy, SIZE_MAX);
+	cr_assert_eq(chmod(copy, 0777), 0);
+	t = start_target(copy);
+	usyms_trust_owner(us, geteuid());
+	cr_assert_eq(usyms_add_stack(us, event_in(copy, t.pid, 1)), 0);
+	cr_assert_str_eq(frame_name(us, t.pid, 1, 0, &why), "known_func_a+0x3",
+			 "its own process: the file it mapped");
+	stop_target(&t);
+	cr_assert_eq(usyms_add_stack(us, event_in(copy, 0, 2)), 0);
+	cr_assert_str_eq(frame_name(us, 0, 2, 0, &why), "[unknown] 0xdead");
+	cr_assert_eq(why, USYM_UNTRUSTED);
+	usyms_free(us);
+}
+
+/* A build id seen nowhere: unknown, file_gone. */
+Test(usyms, a_build_id_seen_nowhere_is_file_gone)
+{
+	struct usyms *us = usyms_new(scratch);
+	struct user_stack_event *event = event_in(TARGET("pie"), 77, 3);
+	enum usym_unknown why;
+	struct usyms_stats stats;
+
+	cr_assert_eq(usyms_add_stack(us, event), 0);
+	cr_assert_str_eq(frame_name(us, 77, 3, 0, &why), "[unknown] 0xdead");
+	cr_assert_eq(why, USYM_FILE_GONE);
+	usyms_stats(us, &stats);
+	cr_assert_eq(stats.unknown[USYM_FILE_GONE], 1);
+	cr_assert_eq(stats.unknown[USYM_NOT_RECORDED], 1);
+	cr_assert_eq(stats.stacks, 1);
+	cr_assert_eq(usyms_add_stack(NULL, event), -EINVAL);
+	cr_assert_eq(usyms_add_stack(us, NULL), -EINVAL);
+	usyms_free(us);
+}
+
+/* Another program after exec(), or another process with the pid: the
+ * mappings are read again, never the old ones used. */
+Test(usyms, exec_and_pid_reuse_replace_the_mappings)
+{
+	struct text_layout pie = read_layout(TARGET("pie"));
+	char maps[PATH_MAX + 256], line[PATH_MAX + 128], expected[128];
+	struct usyms *us;
+
+	maps_line(line, sizeof(line), &pie, 0x7f0000000000ull, TARGET("pie"));
+	snprintf(maps, sizeof(maps), "%s", line);
+	make_fake_pid("600", maps);
+	us = usyms_new(scratch);
+	cr_assert_eq(usyms_add_process(us, 600, 1000, 1), 0);
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), "known_func_a+0x0");
+	/* After exec() the process has no mappings we know of: the new maps
+	 * (here, none left) are read. */
+	scratch_path(line, "600/maps");
+	write_file(line, "", 0);
+	cr_assert_eq(usyms_add_process(us, 600, 1000, 1), 0, "the same: not read again");
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), "known_func_a+0x0");
+	cr_assert_eq(usyms_add_process(us, 600, 1000, 2), 0, "exec: read again");
+	snprintf(expected, sizeof(expected), "[unknown] 0x%" PRIx64,
+		 (uint64_t)(0x7f0000000000ull + pie.func_a));
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), expected);
+	write_file(line, maps, strlen(maps));
+	cr_assert_eq(usyms_add_process(us, 600, 2000, 0), 0, "another process, same pid");
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), "known_func_a+0x0");
+	usyms_process_exited(us, 600, 1000);
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), "known_func_a+0x0",
+			 "the exit of the old one leaves the new one");
+	usyms_process_exited(us, 600, 2000);
+	cr_assert_str_eq(format(us, 600, 0x7f0000000000ull + pie.func_a), expected);
+	usyms_free(us);
+}
+
+/* A debug file is used only where it and its directories only root can
+ * change, and never through a symlink. */
+Test(usyms, debug_files_only_where_only_root_can_change_them)
+{
+	char hex[129], dir[PATH_MAX], debug[PATH_MAX], relative[256], target[PATH_MAX];
+	struct usyms *us;
+	struct target t;
+	pid_t pid;
+	char expected[128];
+	struct text_layout l = read_layout(TARGET("pie"));
+
+	build_id_hex(TARGET("stripped"), hex, sizeof(hex));
+	snprintf(relative, sizeof(relative), "dbg/.build-id/%.2s", hex);
+	scratch_path(dir, "dbg");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, "dbg/.build-id");
+	cr_assert_eq(mkdir(dir, 0777), 0);	/* anyone may add or swap entries */
+	cr_assert_eq(chmod(dir, 0777), 0);
+	scratch_path(dir, relative);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_lt(snprintf(debug, sizeof(debug), "%s/%s.debug", dir, hex + 2),
+		     (int)sizeof(debug));
+	copy_file(TARGET("pie.debug"), debug, SIZE_MAX);
+	snprintf(expected, sizeof(expected), "[unknown] symbolize_target_stripped+0x%" PRIx64,
+		 l.func_a + 5 - l.vaddr + l.offset);
+
+	us = usyms_new("/proc");
+	usyms_trust_owner(us, geteuid());
+	scratch_path(dir, "dbg");
+	cr_assert_eq(usyms_set_debug_dir(us, dir), 0);
+	t = start_target(TARGET("stripped"));
+	pid = t.pid;
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), expected, "a world-writable directory");
+	stop_target(&t);
+	usyms_free(us);
+
+	/* The directory fixed, the file a symlink to a good copy: not followed. */
+	scratch_path(dir, "dbg/.build-id");
+	cr_assert_eq(chmod(dir, 0755), 0);
+	scratch_path(target, "good.debug");
+	cr_assert_eq(rename(debug, target), 0);
+	cr_assert_eq(symlink(target, debug), 0);
+	us = usyms_new("/proc");
+	usyms_trust_owner(us, geteuid());
+	scratch_path(dir, "dbg");
+	cr_assert_eq(usyms_set_debug_dir(us, dir), 0);
+	t = start_target(TARGET("stripped"));
+	pid = t.pid;
+	cr_assert_eq(usyms_add_pid(us, pid), 0);
+	cr_assert_str_eq(format(us, pid, t.func_a + 5), expected, "a symlink");
+	stop_target(&t);
+	usyms_free(us);
+}

@@ -1482,9 +1482,15 @@ static struct elf_file *file_by_build_id(struct usyms *us, const struct process 
 	return f;
 }
 
+static void add_exe_by_path(struct usyms *us, const struct user_stack_event *event);
+
+/* Frame i of event, in process p's mappings (NULL: gone); *exe_tried: the
+ * executable was looked for by path already, for an earlier frame. */
 static enum usym_unknown name_frame(struct usyms *us, const struct process *p,
-				    const struct stack_frame_id *frame, char *buf, size_t size)
+				    const struct user_stack_event *event, uint32_t i,
+				    bool *exe_tried, char *buf, size_t size)
 {
+	const struct stack_frame_id *frame = &event->frames[i];
 	enum usym_unknown why = USYM_FILE_GONE;
 	const char *module;
 	struct elf_file *f;
@@ -1494,6 +1500,13 @@ static enum usym_unknown name_frame(struct usyms *us, const struct process *p,
 	if (frame->status != STACK_FRAME_BUILD_ID)
 		return USYM_NOT_RECORDED;
 	f = file_by_build_id(us, p, frame->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+	/* Its maps read too late (empty: the process was exiting), or not
+	 * at all: the executable by the path the kernel gave, once. */
+	if (!f && !*exe_tried) {
+		*exe_tried = true;
+		add_exe_by_path(us, event);
+		f = file_by_build_id(us, p, frame->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+	}
 	if (!f) {
 		buf[0] = '\0';
 		return why;
@@ -1571,6 +1584,7 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	struct named_stack **slot, *s;
 	const struct process *p;
 	char name[USYMS_NAME_MAX];
+	bool exe_tried = false;
 	uint32_t nframes;
 
 	if (!us || !event)
@@ -1582,8 +1596,6 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	p = *process_slot(us, event->tgid);
 	if (p && (p->start_ns != event->start_ns || p->exec_id != event->exec_id))
 		p = NULL;
-	if (!p)
-		add_exe_by_path(us, event);
 	slot = stack_slot(us, event->tgid, event->user_stack);
 	if (*slot) {
 		s = *slot;
@@ -1602,7 +1614,7 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	s->names = (res_key *)(s + 1);
 	s->why = (uint8_t *)(s->names + nframes);
 	for (uint32_t i = 0; i < nframes; i++) {
-		enum usym_unknown why = name_frame(us, p, &event->frames[i], name, sizeof(name));
+		enum usym_unknown why = name_frame(us, p, event, i, &exe_tried, name, sizeof(name));
 
 		s->why[i] = (uint8_t)why;
 		if (why != USYM_NAMED)

@@ -18,9 +18,9 @@
 /*
  * Each known function calls libc through a helper of its own: libc's
  * syscall wrappers keep no frame pointer, so the frame-pointer walk loses
- * their caller (the helper) but not the known function above it.  Both
- * stay alive 0.3 s after their I/O, as diskio reads a process's mappings
- * when it first sees its stack.
+ * their caller (the helper) but not the known function above it.  Modes
+ * "r" and "w" stay alive 0.3 s after their I/O; "rq" exits at once, as a
+ * cron job or a container's entrypoint does.
  */
 static const char program_source[] =
 	"#define _GNU_SOURCE\n"
@@ -46,7 +46,7 @@ static const char program_source[] =
 	"    err = fd < 0 || known_reader_a(fd, atol(argv[3])); }\n"
 	"  else { fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);\n"
 	"    err = fd < 0 || known_writer_b(fd, atol(argv[3])); }\n"
-	"  usleep(300000); return err ? 1 : 0; }\n";
+	"  if (argv[1][1] != 'q') usleep(300000); return err ? 1 : 0; }\n";
 
 static pid_t s_owner;
 static char s_dir[256];		/* program and folded file ("" if none) */
@@ -78,7 +78,8 @@ static void stacks_cleanup(void)
 		rmdir(s_mnt);
 	s_mnt[0] = '\0';
 	if (s_dir[0]) {
-		static const char *const files[] = { "prog.c", "known_prog", "stacks.folded" };
+		static const char *const files[] = { "prog.c", "known_prog", "stacks.folded",
+						     "ns.sh" };
 
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", s_dir, files[i]);
@@ -330,4 +331,108 @@ Test(stacks, bad_values_are_usage_errors)
 		cr_expect(!strncmp(r.err, "diskio: ", 8), "%s: %s", bad[i][0], r.err);
 		h_result_free(&r);
 	}
+}
+
+/* A child that keeps a CPU busy until killed. */
+static pid_t spawn_busy_loop(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		h__child_prepare(-1);
+		for (volatile unsigned long spin = 0;; spin++)
+			;
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+static void stop_busy_loop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+#define QUICK_RUNS	20
+#define QUICK_BYTES	(11U * 65536)
+
+/* Twenty processes that exit right after their last read, while two
+ * others keep both CPUs busy: each one's reads are under its function,
+ * named (the kernel gives the frames as build ids at the I/O, and the
+ * executable is found by the path the kernel gave). */
+Test(stacks, processes_that_exit_at_once_are_named_on_a_busy_machine)
+{
+	const struct h_dev *raw = h_zram_create(DISK_SIZE);
+	char exe[512], folded[512];
+	pid_t busy[2];
+	struct h_diskio d;
+	int lines;
+	uint64_t bytes;
+
+	build_program(exe, sizeof(exe));
+	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
+				  "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	busy[0] = spawn_busy_loop();
+	busy[1] = spawn_busy_loop();
+	for (int i = 0; i < QUICK_RUNS; i++)
+		h_expect_child_ok(spawn_program(exe, "rq", raw->path, QUICK_BYTES),
+				  H_CHILD_TIMEOUT_MS);
+	stop_busy_loop(busy[0]);
+	stop_busy_loop(busy[1]);
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 2);
+
+	bytes = folded_bytes(folded, ";known_reader_a;", NULL, &lines);
+	cr_expect_eq(bytes, (uint64_t)QUICK_RUNS * QUICK_BYTES,
+		     "known_reader_a: %" PRIu64 " bytes in %d folded lines, read %u x %u", bytes,
+		     lines, QUICK_RUNS, QUICK_BYTES);
+	bytes = folded_bytes(folded, ";known_reader_a;pread;", NULL, &lines);
+	cr_expect_eq(bytes, (uint64_t)QUICK_RUNS * QUICK_BYTES,
+		     "libc's pread named below known_reader_a: %" PRIu64 " bytes", bytes);
+	h_diskio_free(&d);
+}
+
+/* A container's entrypoint: a program on a tmpfs mounted only in its own
+ * mount namespace (diskio cannot see that path), exiting at once while
+ * its shell still runs: named through the shell's root, exact bytes. */
+Test(stacks, a_program_in_a_private_mount_namespace_is_named)
+{
+	const struct h_dev *raw = h_zram_create(DISK_SIZE);
+	char exe[512], folded[512], script[512], mnt[600], count[32];
+	struct h_diskio d;
+	FILE *f;
+	int lines;
+	uint64_t bytes;
+
+	if (!h_have_program("unshare"))
+		cr_skip_test("unshare not installed");
+	build_program(exe, sizeof(exe));
+	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
+	snprintf(script, sizeof(script), "%s/ns.sh", s_dir);
+	snprintf(mnt, sizeof(mnt), "%s/nsmnt", s_dir);
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	snprintf(count, sizeof(count), "%u", QUICK_BYTES);
+	f = fopen(script, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "mount -t tmpfs none '%s' && cp '%s' '%s/ns_prog' && '%s/ns_prog' rq '%s' %s\n"
+		"status=$?\nsleep 0.3\nexit $status\n", mnt, exe, mnt, mnt, raw->path, count);
+	cr_assert_eq(fclose(f), 0);
+
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
+				  "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	run_ok(H_ARGS("unshare", "-m", "--propagation", "private", "sh", script), 60000);
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 2);
+	rmdir(mnt);
+
+	bytes = folded_bytes(folded, "ns_prog;", ";known_reader_a;", &lines);
+	cr_expect_eq(bytes, (uint64_t)QUICK_BYTES,
+		     "known_reader_a in the namespace: %" PRIu64 " bytes in %d lines", bytes, lines);
+	h_diskio_free(&d);
 }

@@ -778,6 +778,15 @@ static int start_stacks(struct run *run)
 			     "are shown as addresses", strerror(errno));
 	}
 	run->usyms = usyms_new("/proc");
+	if (run->usyms && opts->debug_dir) {
+		if (usyms_add_debug_dir(run->usyms, opts->debug_dir)) {
+			fail("out of memory");
+			return -1;
+		}
+		if (!usyms_trusted_dir(run->usyms, opts->debug_dir))
+			warn("--debug-dir %s: a directory other users can change (or a path through "
+			     "a symlink): its debug files are not used", opts->debug_dir);
+	}
 	usyms_add_own_files(run->usyms);
 	/* A quarter of each interval at most: a file slow to read never makes
 	 * an interval late (README, "Stacks"). */

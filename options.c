@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include "options.h"
 #include "prom.h"
@@ -77,6 +78,7 @@ enum {
 	OPT_STACKS_MEM,
 	OPT_STACKS_TOP,
 	OPT_FOLDED,
+	OPT_DEBUG_DIR,
 };
 
 static const struct argp_option option_table[] = {
@@ -124,6 +126,8 @@ static const struct argp_option option_table[] = {
 	{ "stacks-top", OPT_STACKS_TOP, "N", 0, "Stacks shown per row (default 5)", 0 },
 	{ "folded", OPT_FOLDED, "FILE", 0,
 	  "At exit, write the run's stacks to FILE as folded lines for flame graphs", 0 },
+	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
+	  "Also look for separate debug files in DIR/.build-id/ (after /usr/lib/debug)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -228,10 +232,17 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 		argp_error(state, "--stacks has no effect with -T (trace mode): it keeps no rows");
 		return EINVAL;
 	}
-	if (!opts->stacks && (ps->stacks_mem_given || ps->stacks_top_given || opts->folded_path)) {
+	if (!opts->stacks && (ps->stacks_mem_given || ps->stacks_top_given || opts->folded_path ||
+			      opts->debug_dir)) {
 		argp_error(state, "%s needs --stacks: without it no stacks are kept",
 			   opts->folded_path ? "--folded" :
+			   opts->debug_dir ? "--debug-dir" :
 			   ps->stacks_mem_given ? "--stacks-mem" : "--stacks-top");
+		return EINVAL;
+	}
+	if (opts->debug_dir && !(opts->stacks & STACKS_USER)) {
+		argp_error(state, "--debug-dir has no effect with --stacks=kernel: it names user "
+			   "frames");
 		return EINVAL;
 	}
 	if (opts->no_clear && opts->output != OUTPUT_AUTO) {
@@ -522,6 +533,17 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		}
 		opts->folded_path = arg;
 		break;
+	case OPT_DEBUG_DIR: {
+		struct stat st;
+
+		if (arg[0] != '/' || stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+			argp_error(state, "invalid --debug-dir '%s': an absolute path of a directory",
+				   arg);
+			return EINVAL;
+		}
+		opts->debug_dir = arg;
+		break;
+	}
 	case 'v':
 		opts->verbose = true;
 		break;

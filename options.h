@@ -53,6 +53,7 @@ struct options {
 	uint64_t stacks_mem;	/* --stacks-mem: bytes of the table of stacks */
 	uint32_t stacks_top;	/* --stacks-top: stacks shown per row */
 	const char *folded_path;	/* --folded FILE, NULL without */
+	const char *debug_dir;		/* --debug-dir DIR, NULL without */
 };
 
 #define DEFAULT_STACKS_MEM	(16ULL << 20)
@@ -64,7 +65,7 @@ struct options {
  * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom, --stacks with
  * -T; -C with -b or --json; -s latency without -L; -s pid or comm with --by
  * cgroup; --prom-rows, --prom-idle without --prom; --stacks-mem, --stacks-top,
- * --folded without --stacks; -b, --json, -C, -a, -r, -s, --histogram with
+ * --folded, --debug-dir without --stacks (--debug-dir: without user stacks); -b, --json, -C, -a, -r, -s, --histogram with
  * --quiet; --quiet with neither --prom nor --state).
  * --help and --version print and exit 0 (argp's contract). */
 void options_parse(int argc, char **argv, struct options *opts);

@@ -634,6 +634,7 @@ struct named_stack {
 struct usyms {
 	char *proc_root;
 	char *debug_dir;		/* NULL: no separate debug files */
+	char *extra_debug_dir;		/* --debug-dir, searched after it */
 	uid_t trusted_uid;		/* root, or a test's own user */
 	uint64_t mount_ns;		/* diskio's mount namespace (its inode), 0 unknown */
 	struct process *processes[USYMS_PID_BUCKETS];
@@ -704,17 +705,25 @@ struct usyms *usyms_new(const char *proc_root)
 	return us;
 }
 
-int usyms_set_debug_dir(struct usyms *us, const char *dir)
+static int replace_string(char **field, const char *value)
 {
 	char *copy = NULL;
 
-	if (!us)
-		return -EINVAL;
-	if (dir && !(copy = strdup(dir)))
+	if (value && !(copy = strdup(value)))
 		return -ENOMEM;
-	free(us->debug_dir);
-	us->debug_dir = copy;
+	free(*field);
+	*field = copy;
 	return 0;
+}
+
+int usyms_set_debug_dir(struct usyms *us, const char *dir)
+{
+	return us ? replace_string(&us->debug_dir, dir) : -EINVAL;
+}
+
+int usyms_add_debug_dir(struct usyms *us, const char *dir)
+{
+	return us ? replace_string(&us->extra_debug_dir, dir) : -EINVAL;
 }
 
 void usyms_trust_owner(struct usyms *us, uid_t uid)
@@ -829,6 +838,7 @@ void usyms_free(struct usyms *us)
 	free(us->names_buf);
 	free(us->proc_root);
 	free(us->debug_dir);
+	free(us->extra_debug_dir);
 	free(us);
 }
 
@@ -859,15 +869,63 @@ static bool has_build_id(const struct elf_file *f, const unsigned char *id, size
 static int open_debug_file(const struct usyms *us, const unsigned char *id, size_t len,
 			   struct stat *st)
 {
+	const char *dirs[] = { us->debug_dir, us->extra_debug_dir };
 	char path[PATH_MAX], hex[2 * ELF_BUILD_ID_MAX + 1];
 
-	if (!us->debug_dir || !len)
+	if (!len)
 		return -1;
 	for (size_t i = 0; i < len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	if (!build_path(path, "%s/.build-id/%.2s/%s.debug", us->debug_dir, hex, hex + 2))
-		return -1;
-	return open_trusted("/", path, us->trusted_uid, NULL, st);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int fd;
+
+		if (!dirs[i] ||
+		    !build_path(path, "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2))
+			continue;
+		fd = open_trusted("/", path, us->trusted_uid, NULL, st);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+bool usyms_trusted_dir(const struct usyms *us, const char *dir)
+{
+	char component[NAME_MAX + 1];
+	const char *s = dir;
+	struct stat st;
+	bool trusted;
+	int fd;
+
+	if (!us || !dir || dir[0] != '/')
+		return false;
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	trusted = fd >= 0 && !fstat(fd, &st) && is_trusted_dir(&st, us->trusted_uid);
+	while (trusted) {
+		size_t len;
+		int next;
+
+		while (*s == '/')
+			s++;
+		len = strcspn(s, "/");
+		if (!len)
+			break;
+		if (len > NAME_MAX || (len == 2 && !memcmp(s, "..", 2)) ||
+		    (len == 1 && *s == '.')) {
+			trusted = false;
+			break;
+		}
+		memcpy(component, s, len);
+		component[len] = '\0';
+		next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		trusted = fd >= 0 && !fstat(fd, &st) && is_trusted_dir(&st, us->trusted_uid);
+		s += len;
+	}
+	if (fd >= 0)
+		close(fd);
+	return trusted;
 }
 
 /* A stripped file's .symtab from its debug file (same build id: same addresses). */

@@ -9,6 +9,7 @@
 #ifndef DISKIO_SYMBOLIZE_H
 #define DISKIO_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -79,6 +80,13 @@ void usyms_free(struct usyms *us);
  * USYMS_DEBUG_DIR by default; NULL turns the lookup off.  0, or -errno. */
 #define USYMS_DEBUG_DIR "/usr/lib/debug"
 int usyms_set_debug_dir(struct usyms *us, const char *dir);
+
+/* --debug-dir: one more such directory, searched after it (NULL: none). */
+int usyms_add_debug_dir(struct usyms *us, const char *dir);
+
+/* Whether dir (absolute) and every directory above it are ones only root
+ * can change, reached without a symlink: where debug files are trusted. */
+bool usyms_trusted_dir(const struct usyms *us, const char *dir);
 
 /* Files owned by uid are trusted as root's are: for tests that run
  * unprivileged; diskio never calls it. */

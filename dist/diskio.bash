@@ -38,6 +38,10 @@ _diskio()
 		_filedir
 		return
 		;;
+	--debug-dir)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
 	--cgroup)
 		local root=/sys/fs/cgroup
 		COMPREPLY=($(compgen -W "$(cd "$root" 2>/dev/null && find . -mindepth 1 -maxdepth 3 -type d 2>/dev/null | sed 's|^\.||')" -- "$cur"))
@@ -54,7 +58,7 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --folded --histogram --json --prom --prom-idle --prom-rows
+			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter --usage' -- "$cur"))
 	fi

@@ -1015,6 +1015,29 @@ Test(options_stacks, need_stacks_and_rows)
 	expect_usage_error(&r, "needs --stacks");
 	PARSE(&r, "--stacks", "-T");
 	expect_usage_error(&r, "-T");
+	PARSE(&r, "--debug-dir", "/");
+	expect_usage_error(&r, "--debug-dir needs --stacks");
+	PARSE(&r, "--stacks=kernel", "--debug-dir", "/");
+	expect_usage_error(&r, "--debug-dir has no effect with --stacks=kernel");
+}
+
+Test(options_stacks, debug_dir_is_an_absolute_directory)
+{
+	struct run r;
+
+	PARSE(&r, "--stacks", "--debug-dir", "/");
+	expect_ok(&r);
+	cr_assert_str_eq(r.opts.debug_dir, "/");
+	PARSE(&r, "--stacks=user", "--debug-dir", "/tmp");
+	expect_ok(&r);
+	PARSE(&r, "--stacks", "--debug-dir", "tmp");
+	expect_usage_error(&r, "invalid --debug-dir 'tmp'");
+	PARSE(&r, "--stacks", "--debug-dir", "/nonexistent/debug");
+	expect_usage_error(&r, "invalid --debug-dir");
+	PARSE(&r, "--stacks", "--debug-dir", "/dev/null");
+	expect_usage_error(&r, "invalid --debug-dir");
+	PARSE(&r, "--stacks", "--debug-dir", "");
+	expect_usage_error(&r, "invalid --debug-dir");
 }
 
 /* ---- the man page and the bash completion know every option ---- */

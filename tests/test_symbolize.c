@@ -1028,3 +1028,41 @@ Test(usyms, debug_files_only_where_only_root_can_change_them)
 	stop_target(&t);
 	usyms_free(us);
 }
+
+/* --debug-dir: searched after the default; a directory is trusted only if
+ * it and those above it only root can change, without a symlink. */
+Test(usyms, an_extra_debug_dir_is_searched_after_the_default)
+{
+	char hex[129], dir[PATH_MAX], debug[PATH_MAX], relative[256], link[PATH_MAX];
+	struct usyms *us = usyms_new("/proc");
+	struct target t;
+
+	usyms_trust_owner(us, geteuid());
+	build_id_hex(TARGET("stripped"), hex, sizeof(hex));
+	scratch_path(dir, "extra");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	scratch_path(dir, "extra/.build-id");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(relative, sizeof(relative), "extra/.build-id/%.2s", hex);
+	scratch_path(dir, relative);
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_assert_lt(snprintf(debug, sizeof(debug), "%s/%s.debug", dir, hex + 2),
+		     (int)sizeof(debug));
+	copy_file(TARGET("pie.debug"), debug, SIZE_MAX);
+
+	scratch_path(dir, "extra");
+	cr_assert(usyms_trusted_dir(us, dir));
+	cr_assert(usyms_trusted_dir(us, "/"));
+	cr_assert_not(usyms_trusted_dir(us, "relative/dir"));
+	scratch_path(link, "link_to_extra");
+	cr_assert_eq(symlink(dir, link), 0);
+	cr_assert_not(usyms_trusted_dir(us, link), "through a symlink");
+	cr_assert_eq(usyms_set_debug_dir(us, "/nonexistent/debug"), 0);
+	cr_assert_eq(usyms_add_debug_dir(us, dir), 0);
+	t = start_target(TARGET("stripped"));
+	cr_assert_eq(usyms_add_pid(us, t.pid), 0);
+	cr_assert_str_eq(format(us, t.pid, t.func_a + 5), "known_func_a+0x5");
+	stop_target(&t);
+	cr_assert_eq(usyms_add_debug_dir(NULL, dir), -EINVAL);
+	usyms_free(us);
+}

@@ -329,6 +329,16 @@ static enum elf_status read_program_headers(struct reader *r, const struct heade
 			status = read_notes(r, offset, filesz, align, e);
 	}
 	free(table);
+	/* Kept as long as the file's entry: no room for headers that were no PT_LOAD. */
+	if (!e->nsegments) {
+		free(e->segments);
+		e->segments = NULL;
+	} else if (e->nsegments < h->phnum) {
+		struct elf_segment *fit = reallocarray(e->segments, e->nsegments, sizeof(*fit));
+
+		if (fit)
+			e->segments = fit;
+	}
 	return status;
 }
 
@@ -505,9 +515,11 @@ static void drop_symbols(struct elf_symbols *e)
 	e->names_len = 0;
 }
 
-/* Sorted by value, one symbol per value: the alias compare_symbols puts first. */
+/* Sorted by value, one symbol per value: the alias compare_symbols puts
+ * first; the array trimmed to them (elf_symbols_bytes() counts what is held). */
 static void sort_symbols(struct elf_symbols *e)
 {
+	struct elf_symbol *fit;
 	size_t i, kept = 0;
 
 	qsort_r(e->symbols, e->nsymbols, sizeof(*e->symbols), compare_symbols, e->names);
@@ -517,6 +529,9 @@ static void sort_symbols(struct elf_symbols *e)
 		e->symbols[kept++] = e->symbols[i];
 	}
 	e->nsymbols = kept;
+	fit = reallocarray(e->symbols, kept, sizeof(*fit));
+	if (fit)
+		e->symbols = fit;
 }
 
 /* The function symbols of one table and its string table. */
@@ -525,22 +540,22 @@ static enum elf_status read_symbol_table(struct reader *r, const struct section 
 {
 	size_t entsize = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	struct symbol_reader sr = { .r = r, .e = e };
-	struct reader saved = *r;
 	enum elf_status status;
 	char *strings;
 
 	if (symtab->entsize != entsize || strtab->type != SHT_STRTAB || !strtab->size)
 		return ELF_MALFORMED;
-	/* The symbols are read in chunks, but each is read once: charged whole. */
+	/* The symbols are read in chunks, but each is read once: charged whole.
+	 * What a table that fails has read stays charged: a thousand section
+	 * headers naming one bad table cost one budget, not a thousand. */
 	if ((status = claim(r, symtab->offset, symtab->size)))
-		goto undo;
+		return status;
 	status = read_table(r, strtab->offset, strtab->size, (void **)&strings);
 	if (status)
-		goto undo;
+		return status;
 	if (strings[strtab->size - 1] != '\0') {
 		free(strings);
-		status = ELF_MALFORMED;
-		goto undo;
+		return ELF_MALFORMED;
 	}
 	sr.strings = strings;
 	sr.strings_size = strtab->size;
@@ -550,7 +565,7 @@ static enum elf_status read_symbol_table(struct reader *r, const struct section 
 	e->names_len = sr.names.len;
 	if (status) {
 		drop_symbols(e);
-		goto undo;
+		return status;
 	}
 	if (!e->nsymbols) {
 		drop_symbols(e);
@@ -565,10 +580,6 @@ static enum elf_status read_symbol_table(struct reader *r, const struct section 
 	}
 	sort_symbols(e);
 	return ELF_OK;
-undo:
-	/* A table over the limit leaves the budget to the other one. */
-	r->budget = saved.budget;
-	return status;
 }
 
 static enum elf_status read_symbols(struct reader *r, const struct header *h,

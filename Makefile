@@ -57,7 +57,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources stacks kallsyms
+FUZZ_TARGETS := state devname options resources stacks kallsyms elf
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I. -Itests/fuzz \
@@ -204,7 +204,10 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuz
 		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
-		$(FUZZ_PURE_OBJS) $(PURE_LIBS) -lm -o $@
+		$(FUZZ_PURE_OBJS) $(FUZZ_EXTRA) $(PURE_LIBS) -lm -o $@
+
+# fuzz_elf counts the bytes elfsyms.c reads: its pread() calls go through the target.
+$(FUZZ_OUTPUT)/fuzz_elf: FUZZ_EXTRA := -Wl,--wrap=pread
 
 $(OUTPUT)/itests/%: tests/integration/%.c tests/integration/harness.c tests/json_reader.c \
 		tests/integration/harness.h tests/json_reader.h | $(OUTPUT)/itests

@@ -214,9 +214,11 @@ struct {
 	__type(value, __u8);
 } stack_processes SEC(".maps");
 
-/* A user_stack_event is built here: it is too big for the BPF stack. */
+/* With the perf buffer, a user_stack_event is built here, in the entry of
+ * the CPU (it is too big for the BPF stack); one entry without --stacks
+ * (see size_maps()).  With the ring buffer it is built in the ring. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct user_stack_event);
@@ -851,6 +853,27 @@ static __always_inline void note_exe(struct user_stack_event *event, struct task
  * reads the process's mappings while it lives.  Only on a new stack_counts
  * entry, so the build-id walk stays off the path of stacks seen before.
  */
+static __always_inline long fill_user_stack(void *ctx, struct user_stack_event *event,
+					    const struct stack_key *sk, struct task_struct *task,
+					    __u64 start_ns)
+{
+	long size = bpf_get_stack(ctx, event->frames, sizeof(event->frames),
+				  BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
+
+	if (size < 0)
+		size = 0;
+	if (size > sizeof(event->frames))
+		size = sizeof(event->frames);
+	event->type = EVENT_USER_STACK;
+	event->tgid = sk->who.tgid;
+	event->start_ns = start_ns;
+	event->exec_id = task->self_exec_id;
+	event->user_stack = sk->user_stack;
+	event->nframes = size / sizeof(event->frames[0]);
+	note_exe(event, task);
+	return size;
+}
+
 static __always_inline void note_user_stack(void *ctx, const struct stack_key *sk)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -859,30 +882,32 @@ static __always_inline void note_user_stack(void *ctx, const struct stack_key *s
 		.start_ns = task->group_leader->start_time,
 	};
 	struct user_stack_event *event;
-	__u32 zero = 0;
 	__u8 seen = 1;
 	long size;
 
 	if (sk->user_stack < 0)
 		return;
-	event = bpf_map_lookup_elem(&user_stack_scratch, &zero);
-	if (!event)
-		return;
-	size = bpf_get_stack(ctx, event->frames, sizeof(event->frames),
-			     BPF_F_USER_STACK | BPF_F_USER_BUILD_ID);
-	if (size < 0)
-		size = 0;
-	if (size > sizeof(event->frames))
-		size = sizeof(event->frames);
-	event->type = EVENT_USER_STACK;
-	event->tgid = sk->who.tgid;
-	event->start_ns = process.start_ns;
-	event->exec_id = task->self_exec_id;
-	event->user_stack = sk->user_stack;
-	event->nframes = size / sizeof(event->frames[0]);
-	note_exe(event, task);
 	bpf_map_update_elem(&stack_processes, &process, &seen, BPF_ANY);
-	emit_event(ctx, event, offsetof(struct user_stack_event, frames) + size);
+	if (use_ringbuf) {
+		event = bpf_ringbuf_reserve(&events, sizeof(*event), 0);
+		if (!event) {
+			count_lost(LOST_RINGBUF_FULL);
+			return;
+		}
+		fill_user_stack(ctx, event, sk, task, process.start_ns);
+		/* At once: the process may be about to exit. */
+		bpf_ringbuf_submit(event, BPF_RB_FORCE_WAKEUP);
+	} else {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		event = bpf_map_lookup_elem(&user_stack_scratch, &cpu);
+		if (!event)
+			return;
+		size = fill_user_stack(ctx, event, sk, task, process.start_ns);
+		if (bpf_perf_event_output(ctx, &perf_events, BPF_F_CURRENT_CPU, event,
+					  offsetof(struct user_stack_event, frames) + size))
+			count_lost(LOST_PERF_BUFFER);
+	}
 }
 
 /* A process user space keeps mappings of has ended (the last thread). */

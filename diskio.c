@@ -40,10 +40,11 @@
 #include "top.h"
 #include "view.h"
 
-#define DEFAULT_RINGBUF_KB	1024	/* aggregated mode: crash events only */
+#define DEFAULT_RINGBUF_KB	1024	/* aggregated mode: crashes and new user stacks */
 #define DEFAULT_TRACE_RINGBUF_KB (16 * 1024)
 #define DEFAULT_PERF_KB		256	/* per CPU, trace mode */
 #define DEFAULT_PERF_CRASHES_KB	16	/* per CPU: crash events only */
+#define DEFAULT_PERF_STACKS_KB	256	/* per CPU, --stacks: new user stacks, 5 KiB each */
 #define TRACE_POLL_MS		50
 #define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
 
@@ -225,6 +226,7 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 		.ringbuf_bytes = run->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
+						  opts->stacks ? DEFAULT_PERF_STACKS_KB :
 						  DEFAULT_PERF_CRASHES_KB),
 		.perf_pages_given = opts->buffer_kb,
 	};
@@ -247,6 +249,7 @@ static void size_maps(struct run *run, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
 	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
 	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
+	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
 }

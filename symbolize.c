@@ -1642,7 +1642,7 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	struct named_stack **slot, *s;
 	const struct process *p;
 	char name[USYMS_NAME_MAX];
-	bool exe_tried = false;
+	bool exe_tried = false, over;
 	uint32_t nframes;
 
 	if (!us || !event)
@@ -1650,7 +1650,7 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	nframes = event->nframes < STACK_MAX_FRAMES ? event->nframes : STACK_MAX_FRAMES;
 	/* Read the process now, while it may still live; gone, its frames
 	 * are named by build id from files only root can change. */
-	usyms_add_process(us, event->tgid, event->start_ns, event->exec_id);
+	over = usyms_add_process(us, event->tgid, event->start_ns, event->exec_id) == -EAGAIN;
 	p = *process_slot(us, event->tgid);
 	if (p && (p->start_ns != event->start_ns || p->exec_id != event->exec_id))
 		p = NULL;
@@ -1673,6 +1673,10 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	s->why = (uint8_t *)(s->names + nframes);
 	for (uint32_t i = 0; i < nframes; i++) {
 		enum usym_unknown why = name_frame(us, p, event, i, &exe_tried, name, sizeof(name));
+
+		/* Not found where the process was not read for want of time. */
+		if (over && (why == USYM_FILE_GONE || why == USYM_NOT_RECORDED))
+			why = USYM_OVER_BUDGET;
 
 		s->why[i] = (uint8_t)why;
 		if (why != USYM_NAMED)

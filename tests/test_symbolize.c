@@ -1066,3 +1066,25 @@ Test(usyms, an_extra_debug_dir_is_searched_after_the_default)
 	cr_assert_eq(usyms_add_debug_dir(NULL, dir), -EINVAL);
 	usyms_free(us);
 }
+
+/* Work past the interval's budget waits for the next interval; the frames
+ * it would have named say over_budget. */
+Test(usyms, work_over_the_interval_budget_is_skipped_and_said)
+{
+	struct usyms *us = usyms_new("/proc");
+	struct target t = start_target(TARGET("pie"));
+	enum usym_unknown why;
+
+	usyms_trust_owner(us, geteuid());
+	usyms_set_budget(us, 1);		/* 1 ns: used up by the first file */
+	usyms_add_own_files(us);
+	cr_assert_eq(usyms_add_process(us, t.pid, 1, 0), -EAGAIN);
+	cr_assert_eq(usyms_add_stack(us, event_in(TARGET("pie"), t.pid, 1)), 0);
+	cr_assert_str_eq(frame_name(us, t.pid, 1, 0, &why), "[unknown] 0xdead");
+	cr_assert_eq(why, USYM_OVER_BUDGET);
+	usyms_new_interval(us);
+	cr_assert_eq(usyms_add_stack(us, event_in(TARGET("pie"), t.pid, 2)), 0);
+	cr_assert_str_eq(frame_name(us, t.pid, 2, 0, &why), "known_func_a+0x3");
+	stop_target(&t);
+	usyms_free(us);
+}

@@ -608,7 +608,8 @@ struct mapping {
 	enum mapping_kind kind;
 	struct elf_file *file;		/* NULL: why */
 	enum usym_unknown why;
-	char *module;			/* base name of the file, or "[vdso]"; NULL if anonymous */
+	uint32_t module;		/* in its process's names: the file's base name, or
+					 * "[vdso]"; unset if anonymous */
 };
 
 /* A process as it was when its mappings were read. */
@@ -619,7 +620,13 @@ struct process {
 	uint64_t used;			/* usyms.clock when last used: the oldest goes first */
 	size_t nmappings;
 	struct mapping *mappings;	/* sorted by start */
+	char *names;			/* the mappings' module names, in one block */
 };
+
+static const char *mapping_module(const struct process *p, const struct mapping *m)
+{
+	return p->names + m->module;
+}
 
 /* A user stack's frames, named when the kernel gave them (EVENT_USER_STACK). */
 struct named_stack {
@@ -806,10 +813,10 @@ static void process_free(struct usyms *us, struct process *p)
 	for (size_t i = 0; i < p->nmappings; i++) {
 		if (p->mappings[i].file)
 			p->mappings[i].file->users--;
-		free(p->mappings[i].module);
 	}
 	us->all_mappings -= p->nmappings;
 	free(p->mappings);
+	free(p->names);
 	free(p);
 }
 
@@ -1195,6 +1202,7 @@ static char *read_maps_text(const char *pid_dir)
 static int read_mappings(struct usyms *us, const char *pid_dir, char *text, struct process *p)
 {
 	struct maps_line *lines = NULL;
+	struct pool names = { 0 };
 	int *path_fds = NULL;
 	size_t n = 0, cap = 0, opened = 0;
 	int err = 0;
@@ -1262,19 +1270,25 @@ static int read_mappings(struct usyms *us, const char *pid_dir, char *text, stru
 				m->file->users++;
 				m->why = m->file->why;
 			}
-			m->module = strdup(base_name(l->path));
+			/* One copy of a name a run of mappings: a process may map
+			 * one file thousands of times. */
+			if (i && same_file_line(&lines[i - 1], l) && p->nmappings)
+				m->module = m[-1].module;
+			else if (!pool_add(&names, base_name(l->path), strlen(base_name(l->path)),
+					   &m->module))
+				err = -ENOMEM;
 		} else if (is_special_mapping(l->path)) {
 			m->kind = MAPPING_SPECIAL;
-			m->module = strdup(l->path);
+			if (!pool_add(&names, l->path, strlen(l->path), &m->module))
+				err = -ENOMEM;
 		} else {
 			/* Anonymous, [heap], [stack], memfd:... without a path: nothing to read. */
 			m->kind = MAPPING_ANONYMOUS;
 			m->why = USYM_ANONYMOUS;
 		}
 		p->nmappings++;
-		if (m->kind != MAPPING_ANONYMOUS && !m->module)
-			err = -ENOMEM;
 	}
+	p->names = pool_finish(&names);
 	for (size_t i = 0; i < n; i++)
 		if (path_fds[i] >= 0)
 			close(path_fds[i]);
@@ -1460,10 +1474,11 @@ static enum usym_unknown name_by_mapping(const struct process *p, uint64_t addr,
 		return m ? USYM_ANONYMOUS : USYM_NOT_RECORDED;
 	}
 	if (m->kind == MAPPING_SPECIAL) {
-		snprintf(buf, size, "%s+0x%" PRIx64, m->module, addr - m->start);
+		snprintf(buf, size, "%s+0x%" PRIx64, mapping_module(p, m), addr - m->start);
 		return USYM_NAMED;
 	}
-	return name_in_file(m->file, m->why, m->module, addr - m->start + m->offset, buf, size);
+	return name_in_file(m->file, m->why, mapping_module(p, m), addr - m->start + m->offset,
+			    buf, size);
 }
 
 char *usyms_format(struct usyms *us, uint32_t tgid, uint64_t addr, char *buf, size_t size)
@@ -1512,7 +1527,7 @@ static struct elf_file *file_by_build_id(struct usyms *us, const struct process 
 		const struct mapping *m = &p->mappings[i];
 
 		if (m->file && has_build_id(m->file, id, len)) {
-			*module = m->module;
+			*module = mapping_module(p, m);
 			return m->file;
 		}
 	}

@@ -1547,7 +1547,7 @@ static struct elf_file *file_by_build_id(struct usyms *us, const struct process 
 		return NULL;
 	f = find_file_by_identity(us, &st);
 	if (!f)
-		f = read_file(us, fd, &st, true, "", why);
+		f = read_file(us, fd, &st, true, "[debug file]", why);
 	close(fd);
 	if (!f || !has_build_id(f, id, len))
 		return NULL;
@@ -1693,11 +1693,16 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 		if (over && (why == USYM_FILE_GONE || why == USYM_NOT_RECORDED))
 			why = USYM_OVER_BUDGET;
 
+		if (!name[0]) {
+			s->names[i] = NO_NAME;
+		} else if (res_intern_str(&us->names, name, &s->names[i])) {
+			/* The table of names is full: USYMS_NAMES_BYTES. */
+			s->names[i] = NO_NAME;
+			why = USYM_OVER_BUDGET;
+		}
 		s->why[i] = (uint8_t)why;
 		if (why != USYM_NAMED)
 			us->unknown[why]++;
-		if (!name[0] || res_intern_str(&us->names, name, &s->names[i]))
-			s->names[i] = NO_NAME;
 	}
 	slot = stack_slot(us, event->tgid, event->user_stack);
 	s->next = *slot;

@@ -113,9 +113,7 @@ struct run {
 	uint64_t cgroup_ids[MAX_FILTER_CGROUPS];
 	uint32_t cgroup_levels[MAX_FILTER_CGROUPS];
 	/* --stacks */
-	struct ksyms *ksyms;		/* NULL: kernel frames print as addresses */
-	struct usyms *usyms;
-	struct stack_namer namer;
+	struct symbolizer *symbolizer;
 	uint8_t *stack_ids_read;	/* by stack id: its frames are in the tally */
 	uint32_t nstack_ids;
 };
@@ -345,13 +343,13 @@ static void handle_event(void *ctx, const void *data, size_t size)
 		memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
 		if (event.nframes > frames)
 			event.nframes = (uint32_t)frames;
-		usyms_add_stack(run->usyms, &event);
+		symbolizer_user_stack(run->symbolizer, &event);
 	} else if (type == EVENT_STACK_PROCESS_EXIT &&
 		   size >= sizeof(struct stack_process_exit_event)) {
 		struct stack_process_exit_event event;
 
 		memcpy(&event, data, sizeof(event));
-		usyms_process_exited(run->usyms, event.tgid, event.start_ns);
+		symbolizer_process_exited(run->symbolizer, event.tgid, event.start_ns);
 	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
 		struct crash_event event;
 		struct event_time when;
@@ -591,7 +589,7 @@ static int choose_view(struct run *run)
 	/* Batch and JSON print each row's stacks; the top view keeps each
 	 * row's heaviest for its Enter overlay (top.c draws it itself). */
 	if (opts->stacks)
-		run->view.stacks = &run->namer;
+		run->view.stacks = symbolizer_namer(run->symbolizer);
 	/* The top view too: a frame reaches the terminal in one write. */
 	if (!opts->quiet && (output != OUTPUT_AUTO || run->top))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
@@ -658,7 +656,7 @@ static void end_interval(struct run *run, bool final)
 		prom_add_frame(&run->prom, &frame, monotonic_ns());
 	write_prom(run);
 	tally_close_interval(&run->tally);
-	usyms_new_interval(run->usyms);
+	symbolizer_new_interval(run->symbolizer);
 	if (forget_rows(run)) {
 		exiting = 1;
 		return;
@@ -737,66 +735,30 @@ static void run_loop(struct run *run)
 
 /* ---- --stacks ---- */
 
-static char *name_kernel_frame(void *ctx, uint64_t addr, char *buf, size_t size)
-{
-	struct run *run = ctx;
-
-	if (!run->ksyms) {
-		snprintf(buf, size, "[unknown] 0x%" PRIx64, addr);
-		return buf;
-	}
-	return ksyms_format(run->ksyms, addr, buf, size);
-}
-
-static char *name_user_frame(void *ctx, const struct user_frame *frame, char *buf, size_t size,
-			     const char **unknown)
-{
-	enum usym_unknown why;
-
-	usyms_frame(((struct run *)ctx)->usyms, frame->tgid, frame->stack_id, frame->index,
-		    frame->addr, buf, size, &why);
-	*unknown = usym_unknown_name(why);
-	return buf;
-}
-
 /* The symbolizers and what the loader keeps of stacks, before the
  * programs run.  Without kernel symbols (kptr_restrict) kernel frames are
  * addresses: a warning, not a failure. */
 static int start_stacks(struct run *run)
 {
 	const struct options *opts = run->opts;
+	/* A quarter of each interval at most: a file slow to read never makes
+	 * an interval late (README, "Stacks"). */
+	const struct symbolizer_options symbolizer = {
+		.kernel = opts->stacks & STACKS_KERNEL,
+		.user = opts->stacks & STACKS_USER,
+		.kallsyms = "/proc/kallsyms",
+		.proc_root = "/proc",
+		.debug_dir = opts->debug_dir,
+		.budget_ns = (uint64_t)(opts->interval_s * 1e9 / 4),
+		.top = opts->stacks_top,
+	};
 
 	if (!opts->stacks)
 		return 0;
-	run->namer = (struct stack_namer){
-		.kernel = name_kernel_frame,
-		.user = name_user_frame,
-		.ctx = run,
-		.top = opts->stacks_top,
-	};
-	if (opts->stacks & STACKS_KERNEL) {
-		run->ksyms = ksyms_load("/proc/kallsyms");
-		if (!run->ksyms)
-			warn("cannot read kernel symbols from /proc/kallsyms: %s; kernel frames "
-			     "are shown as addresses", strerror(errno));
-	}
-	run->usyms = usyms_new("/proc");
-	if (run->usyms && opts->debug_dir) {
-		if (usyms_add_debug_dir(run->usyms, opts->debug_dir)) {
-			fail("out of memory");
-			return -1;
-		}
-		if (!usyms_trusted_dir(run->usyms, opts->debug_dir))
-			warn("--debug-dir %s: a directory other users can change (or a path through "
-			     "a symlink): its debug files are not used", opts->debug_dir);
-	}
-	usyms_add_own_files(run->usyms);
-	/* A quarter of each interval at most: a file slow to read never makes
-	 * an interval late (README, "Stacks"). */
-	usyms_set_budget(run->usyms, (uint64_t)(opts->interval_s * 1e9 / 4));
+	run->symbolizer = symbolizer_new(&symbolizer, warn);
 	run->nstack_ids = run->plan.stack_traces_entries;
 	run->stack_ids_read = calloc(run->nstack_ids, 1);
-	if (!run->usyms || !run->stack_ids_read) {
+	if (!run->symbolizer || !run->stack_ids_read) {
 		fail("out of memory");
 		return -1;
 	}
@@ -818,7 +780,8 @@ static int render_folded(FILE *out, void *arg)
 {
 	struct run *run = arg;
 
-	return folded_write(out, run->tally.stacks, run->tally.nstacks, &run->namer);
+	return folded_write(out, run->tally.stacks, run->tally.nstacks,
+			    symbolizer_namer(run->symbolizer));
 }
 
 /* At exit: the run's stacks as folded lines, replacing FILE whole. */
@@ -940,7 +903,8 @@ static int start(struct run *run, const struct kernel_hooks *hooks, const uint32
 		return -1;
 	}
 	run->realtime_offset_ns = realtime_offset_ns();
-	run->namer.table = &run->tally.stack_table;
+	if (run->symbolizer)
+		symbolizer_namer(run->symbolizer)->table = &run->tally.stack_table;
 	if (opts->state_path)
 		adopt_saved_crash(run, state_read_ns);
 	start_prom(run, hooks);
@@ -959,8 +923,7 @@ static void cleanup(struct run *run)
 	crashfree_free(&run->saved_crash);
 	snapshot_free(&run->snapshot);
 	prom_free(&run->prom);
-	ksyms_free(run->ksyms);
-	usyms_free(run->usyms);
+	symbolizer_free(run->symbolizer);
 	free(run->stack_ids_read);
 }
 

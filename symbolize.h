@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "diskio.h"
+#include "stacks.h"
 
 /* ---- kernel: /proc/kallsyms, read and sorted once ---- */
 
@@ -151,5 +152,37 @@ struct usyms_stats {
 	uint64_t unknown[USYM_NR];	/* frames of captured stacks, by why */
 };
 void usyms_stats(const struct usyms *us, struct usyms_stats *out);
+
+/* ---- the symbolizer the views are handed: kernel and user frames ---- */
+
+struct symbolizer_options {
+	bool kernel, user;		/* which stacks are named */
+	const char *kallsyms;		/* "/proc/kallsyms" */
+	const char *proc_root;		/* "/proc" */
+	const char *debug_dir;		/* --debug-dir, or NULL */
+	uint64_t budget_ns;		/* usyms_set_budget() */
+	uint32_t top;			/* --stacks-top, for the namer */
+};
+
+struct symbolizer;
+
+/*
+ * Kernel symbols read now (a warning through warn() when they cannot be:
+ * kernel frames are then addresses), and the user symbolizer with diskio's
+ * own files cached.  NULL when out of memory.
+ */
+struct symbolizer *symbolizer_new(const struct symbolizer_options *o,
+				  void (*warn)(const char *fmt, ...));
+void symbolizer_free(struct symbolizer *sym);
+
+/* What views and the --folded file name frames with; its table (of the
+ * stacks) is the caller's to set.  NULL for a NULL symbolizer. */
+struct stack_namer *symbolizer_namer(struct symbolizer *sym);
+
+/* The events of --stacks (EVENT_USER_STACK, EVENT_STACK_PROCESS_EXIT), and
+ * the start of an interval's time budget; nothing for NULL. */
+void symbolizer_user_stack(struct symbolizer *sym, const struct user_stack_event *event);
+void symbolizer_process_exited(struct symbolizer *sym, uint32_t tgid, uint64_t start_ns);
+void symbolizer_new_interval(struct symbolizer *sym);
 
 #endif /* DISKIO_SYMBOLIZE_H */

@@ -591,7 +591,10 @@ struct elf_file {
 	struct timespec mtime;
 	struct elf_symbols *elf;	/* NULL when out of memory */
 	enum usym_unknown why;		/* USYM_NAMED when it has symbols */
-	bool trusted;			/* only root can change it: names any process */
+	bool trusted;			/* only root can change it: names any process... */
+	bool public;			/* ...if anyone may read it (a root-only file's
+					 * names never go to a process that only claims
+					 * its build id) */
 	char module[64];		/* its base name when first read */
 	uint32_t users;			/* mappings of kept processes */
 	size_t bytes;
@@ -980,6 +983,7 @@ static struct elf_file *read_file(struct usyms *us, int fd, const struct stat *s
 	f->size = st->st_size;
 	f->mtime = st->st_mtim;
 	f->trusted = trusted;
+	f->public = st->st_mode & S_IROTH;
 	snprintf(f->module, sizeof(f->module), "%s", module);
 	status = elf_symbols_read(fd, (uint64_t)st->st_size, &ELF_LIMITS, 0, &f->elf);
 	f->why = unknown_of_status(status);
@@ -1535,7 +1539,7 @@ static struct elf_file *file_by_build_id(struct usyms *us, const struct process 
 	for (f = us->newest; f; f = f->older) {
 		if (!has_build_id(f, id, len))
 			continue;
-		if (f->trusted) {
+		if (f->trusted && f->public) {
 			file_touch(us, f);
 			*module = f->module;
 			return f;
@@ -1549,7 +1553,7 @@ static struct elf_file *file_by_build_id(struct usyms *us, const struct process 
 	if (!f)
 		f = read_file(us, fd, &st, true, "[debug file]", why);
 	close(fd);
-	if (!f || !has_build_id(f, id, len))
+	if (!f || !has_build_id(f, id, len) || !f->public)
 		return NULL;
 	*module = f->module;
 	return f;

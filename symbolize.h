@@ -53,7 +53,8 @@ enum usym_unknown {
 	USYM_ANONYMOUS,		/* memory of no file: JIT code */
 	USYM_FILE_GONE,		/* the file could not be opened through the process,
 				 * nor found by build id in a file only root can change */
-	USYM_UNTRUSTED,		/* only a file another user can change has its build id */
+	USYM_UNTRUSTED,		/* only a file another user can change, or one others
+				 * cannot read, has its build id */
 	USYM_NOT_ELF,
 	USYM_MALFORMED,
 	USYM_TOO_BIG,		/* over elfsyms.h's limits */

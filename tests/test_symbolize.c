@@ -919,6 +919,29 @@ Test(usyms, a_file_others_can_write_names_only_its_own_process)
 	usyms_free(us);
 }
 
+/* A file only root can read names no other process, even one that
+ * carries its build id: its names would leak. */
+Test(usyms, a_file_others_cannot_read_names_only_its_own_process)
+{
+	struct usyms *us = usyms_new("/proc");
+	char copy[PATH_MAX];
+	struct target t;
+	enum usym_unknown why;
+
+	scratch_path(copy, "private_copy");
+	copy_file(TARGET("pie"), copy, SIZE_MAX);
+	cr_assert_eq(chmod(copy, 0750), 0);
+	t = start_target(copy);
+	usyms_trust_owner(us, geteuid());
+	cr_assert_eq(usyms_add_stack(us, event_in(copy, t.pid, 1)), 0);
+	cr_assert_str_eq(frame_name(us, t.pid, 1, 0, &why), "known_func_a+0x3");
+	stop_target(&t);
+	cr_assert_eq(usyms_add_stack(us, event_in(copy, 0, 2)), 0);
+	cr_assert_str_eq(frame_name(us, 0, 2, 0, &why), "[unknown] 0xdead");
+	cr_assert_eq(why, USYM_UNTRUSTED);
+	usyms_free(us);
+}
+
 /* A build id seen nowhere: unknown, file_gone. */
 Test(usyms, a_build_id_seen_nowhere_is_file_gone)
 {

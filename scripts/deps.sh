@@ -14,10 +14,11 @@ fuzz_packages=(libclang-rt-14-dev)
 # --prom's tests: node_exporter and promtool (prometheus) read diskio's file,
 # curl scrapes node_exporter; make install's: man-db and groff-base render
 # the man page, bash-completion runs the completion, systemd's
-# systemd-analyze verifies the unit.
+# systemd-analyze verifies the unit; strace and passwd (useradd) run the
+# symbolizer's attacks as another user and watch what diskio opens.
 test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux lld
 	prometheus-node-exporter prometheus curl man-db groff-base bash-completion systemd
-	"${fuzz_packages[@]}")
+	strace passwd "${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 # make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with
 # the build set; the static C library is libc6-dev's, a dependency of gcc.

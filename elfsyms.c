@@ -69,6 +69,7 @@ struct elf_symbols {
 	size_t nsymbols;
 	char *names;
 	size_t names_len;
+	bool from_symtab;	/* the symbols are .symtab's, not only the exports */
 };
 
 /* One file while it is read: its descriptor, size, class and what is left to read. */
@@ -618,6 +619,7 @@ static enum elf_status read_symbols(struct reader *r, const struct header *h,
 			}
 			read_section_header(r, table, s.link, &strtab);
 			status = read_symbol_table(r, &s, &strtab, e);
+			e->from_symtab = status == ELF_OK && s.type == SHT_SYMTAB;
 			/* One table only: the first of its type that holds symbols. */
 			if (status == ELF_NO_MEMORY || status == ELF_OK) {
 				result = status;
@@ -712,6 +714,11 @@ bool elf_has_symbols(const struct elf_symbols *e)
 	return e && e->nsymbols;
 }
 
+bool elf_has_all_symbols(const struct elf_symbols *e)
+{
+	return elf_has_symbols(e) && e->from_symtab;
+}
+
 void elf_take_symbols(struct elf_symbols *to, struct elf_symbols *from)
 {
 	if (!to || !from || to == from)
@@ -721,6 +728,8 @@ void elf_take_symbols(struct elf_symbols *to, struct elf_symbols *from)
 	to->nsymbols = from->nsymbols;
 	to->names = from->names;
 	to->names_len = from->names_len;
+	to->from_symtab = from->from_symtab;
+	from->from_symtab = false;
 	from->symbols = NULL;
 	from->names = NULL;
 	from->nsymbols = 0;

@@ -63,6 +63,8 @@ const unsigned char *elf_build_id(const struct elf_symbols *e, size_t *len);
 /* True when it has PT_LOAD segments (a file offset can be placed). */
 bool elf_has_segments(const struct elf_symbols *e);
 bool elf_has_symbols(const struct elf_symbols *e);
+/* From .symtab: every function, not only the exported ones of .dynsym. */
+bool elf_has_all_symbols(const struct elf_symbols *e);
 
 /* Moves the symbols of from (a debug file) into to (the file it describes:
  * same build id, so the same virtual addresses); from keeps its segments. */

@@ -893,8 +893,11 @@ static int open_debug_file(const struct usyms *us, const unsigned char *id, size
 		    !build_path(path, "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2))
 			continue;
 		fd = open_trusted("/", path, us->trusted_uid, NULL, st);
-		if (fd >= 0)
+		/* Names anyone may read: they go to every process of that build id. */
+		if (fd >= 0 && (st->st_mode & S_IROTH))
 			return fd;
+		if (fd >= 0)
+			close(fd);
 	}
 	return -1;
 }
@@ -989,7 +992,10 @@ static struct elf_file *read_file(struct usyms *us, int fd, const struct stat *s
 	f->why = unknown_of_status(status);
 	if (f->why == USYM_NAMED && !elf_has_segments(f->elf))
 		f->why = USYM_MALFORMED;
-	if (f->why == USYM_STRIPPED && elf_has_segments(f->elf))
+	/* Stripped, or only its exports (.dynsym: libc's local functions
+	 * have no name there): its debug file's .symtab, if there is one. */
+	if ((f->why == USYM_STRIPPED || (f->why == USYM_NAMED && !elf_has_all_symbols(f->elf))) &&
+	    elf_has_segments(f->elf))
 		add_debug_symbols(us, f);
 	f->bytes = sizeof(*f) + elf_symbols_bytes(f->elf);
 	charge(us, since);

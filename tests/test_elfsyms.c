@@ -375,7 +375,9 @@ Test(elfsyms, symbols_taken_from_a_debug_file)
 	cr_assert(elf_has_segments(stripped));
 	assert_build_id(stripped);
 	cr_assert_eq(elf_symbols_read(fd, size, &ELF_LIMITS, ELF_SYMTAB_ONLY, &debug), ELF_OK);
+	cr_assert(elf_has_all_symbols(debug), "a .symtab");
 	elf_take_symbols(stripped, debug);
+	cr_assert(elf_has_all_symbols(stripped));
 	cr_assert_not(elf_has_symbols(debug));
 	cr_assert_str_eq(name_at(stripped, 7, 2), "func_7");
 	elf_symbols_free(debug);

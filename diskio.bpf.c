@@ -483,36 +483,6 @@ static __always_inline void row_add(const struct row *row, __u64 *counter, __u64
 		*counter += value;
 }
 
-/* floor(log2(ns)), at most LATENCY_SLOTS - 1: latency_hist.h's slots. */
-static __always_inline __u32 latency_slot(__u64 ns)
-{
-	__u32 slot = 0;
-
-	if (ns >> 32) {
-		ns >>= 32;
-		slot += 32;
-	}
-	if (ns >> 16) {
-		ns >>= 16;
-		slot += 16;
-	}
-	if (ns >> 8) {
-		ns >>= 8;
-		slot += 8;
-	}
-	if (ns >> 4) {
-		ns >>= 4;
-		slot += 4;
-	}
-	if (ns >> 2) {
-		ns >>= 2;
-		slot += 2;
-	}
-	if (ns >> 1)
-		slot += 1;
-	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
-}
-
 /* A completion of class: its latency summed and in the histogram of map's
  * entry key (a disk's or a row's).  The I/O itself is counted in its row: a
  * full map loses the sample only, which user space sees as a histogram

@@ -96,6 +96,43 @@ struct write_owner {
  * 0 also 0 and 1 ns; the last slot, from 2^39 ns = 9 minutes, all longer). */
 #define LATENCY_SLOTS	40
 
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* The slot of a latency of ns nanoseconds: floor(log2(ns)), at most
+ * LATENCY_SLOTS - 1.  One definition for the BPF program, which counts with
+ * it, and user space, which reads the slots (a binary search by shifts: BPF
+ * has no count-leading-zeros). */
+static __always_inline __u32 latency_slot(__u64 ns)
+{
+	__u32 slot = 0;
+
+	if (ns >> 32) {
+		ns >>= 32;
+		slot += 32;
+	}
+	if (ns >> 16) {
+		ns >>= 16;
+		slot += 16;
+	}
+	if (ns >> 8) {
+		ns >>= 8;
+		slot += 8;
+	}
+	if (ns >> 4) {
+		ns >>= 4;
+		slot += 4;
+	}
+	if (ns >> 2) {
+		ns >>= 2;
+		slot += 2;
+	}
+	if (ns >> 1)
+		slot += 1;
+	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
+}
+
 /* Completions per operation (IO_READ..IO_DISCARD): their latency summed,
  * their count, and per latency slot.  Per disk (device_latency) by default;
  * per row (row_latency) when I/Os are tracked (-L, -T, -p, -c, --cgroup),

@@ -3,13 +3,6 @@
 #include <math.h>
 #include "latency_hist.h"
 
-unsigned int latency_slot(uint64_t ns)
-{
-	unsigned int slot = ns > 1 ? 63 - (unsigned int)__builtin_clzll(ns) : 0;
-
-	return slot < LATENCY_SLOTS ? slot : LATENCY_SLOTS - 1;
-}
-
 uint64_t latency_slot_low_ns(unsigned int slot)
 {
 	return slot ? UINT64_C(1) << slot : 0;

@@ -15,9 +15,7 @@ struct latency_hist {
 	uint64_t slots[LATENCY_SLOTS];
 };
 
-/* The slot of a latency of ns nanoseconds: floor(log2(ns)), at most
- * LATENCY_SLOTS - 1 (the BPF side computes the same). */
-unsigned int latency_slot(uint64_t ns);
+/* latency_slot(): diskio.h's, the one the BPF program counts with. */
 
 /* Lower and upper bound of slot k in nanoseconds: [2^k, 2^(k+1)); slot 0
  * starts at 0. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of latency slots and percentiles (latency_hist.c) on known
+/* Unit tests of latency slots (diskio.h's latency_slot(), the BPF
+ * program's) and percentiles (latency_hist.c) on known
  * histograms: empty, one slot, the last slot, uniform, skewed. */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -17,6 +18,17 @@ Test(latency_slot, is_floor_log2_of_nanoseconds)
 	cr_assert_eq(latency_slot(1024), 10);
 	cr_assert_eq(latency_slot(UINT64_C(1) << 39), LATENCY_SLOTS - 1);
 	cr_assert_eq(latency_slot(UINT64_MAX), LATENCY_SLOTS - 1);
+	/* The shifts of the BPF program's search, at every power of 2 and
+	 * beside it, against floor(log2) capped at the last slot. */
+	for (unsigned int k = 1; k < 64; k++) {
+		uint64_t power = UINT64_C(1) << k;
+		unsigned int at = k < LATENCY_SLOTS ? k : LATENCY_SLOTS - 1;
+		unsigned int below = k - 1 < LATENCY_SLOTS ? k - 1 : LATENCY_SLOTS - 1;
+
+		cr_assert_eq(latency_slot(power), at, "2^%u", k);
+		cr_assert_eq(latency_slot(power + 1), at, "2^%u + 1", k);
+		cr_assert_eq(latency_slot(power - 1), below, "2^%u - 1", k);
+	}
 	for (unsigned int k = 1; k < LATENCY_SLOTS; k++) {
 		cr_assert_eq(latency_slot(latency_slot_low_ns(k)), k);
 		cr_assert_eq(latency_slot(latency_slot_high_ns(k) - 1), k);

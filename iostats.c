@@ -226,23 +226,39 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 	return forgotten;
 }
 
-static int compare_u64_desc(uint64_t a, uint64_t b)
+/* Sums of up to three counters, each below 2^64: widened, they cannot wrap. */
+static unsigned __int128 counter_sum(const uint64_t *values, enum row_counter by)
 {
-	return (a < b) - (a > b);
+	switch (by) {
+	case ROW_BYTES:
+		return (unsigned __int128)values[PMEM_READ_BYTES] + values[PMEM_WRITE_BYTES] +
+		       values[PMEM_DISCARD_BYTES];
+	case ROW_IOS:
+		return (unsigned __int128)values[PMEM_READ_IOS] + values[PMEM_WRITE_IOS] +
+		       values[PMEM_DISCARD_IOS];
+	default:
+		return values[by - ROW_COUNTER];
+	}
 }
 
-/* Average latencies compared exactly (a/b against c/d as a*d against c*b);
- * a row without latency sorts below every row with one. */
-static int compare_latency_desc(const uint64_t *a, const uint64_t *b)
+int row_counter_compare(const uint64_t *a, const uint64_t *b, enum row_counter by)
 {
-	bool has_a = a[PMEM_LATENCY_IOS], has_b = b[PMEM_LATENCY_IOS];
 	unsigned __int128 left, right;
 
-	if (!has_a || !has_b)
-		return (int)has_b - (int)has_a;
-	left = (unsigned __int128)a[PMEM_LATENCY_NS] * b[PMEM_LATENCY_IOS];
-	right = (unsigned __int128)b[PMEM_LATENCY_NS] * a[PMEM_LATENCY_IOS];
-	return (left < right) - (left > right);
+	if (by == ROW_LATENCY) {
+		/* Averages compared exactly (a/b against c/d as a*d against c*b); a
+		 * row without latency is below every row with one. */
+		bool has_a = a[PMEM_LATENCY_IOS], has_b = b[PMEM_LATENCY_IOS];
+
+		if (!has_a || !has_b)
+			return (int)has_a - (int)has_b;
+		left = (unsigned __int128)a[PMEM_LATENCY_NS] * b[PMEM_LATENCY_IOS];
+		right = (unsigned __int128)b[PMEM_LATENCY_NS] * a[PMEM_LATENCY_IOS];
+	} else {
+		left = counter_sum(a, by);
+		right = counter_sum(b, by);
+	}
+	return (left > right) - (left < right);
 }
 
 int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_key key,
@@ -253,37 +269,22 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 
 	switch (key) {
 	case SORT_BYTES:
-		/* Compared as sums of three, each below 2^64: widen to avoid wrap. */
-		{
-			unsigned __int128 sa = (unsigned __int128)va[PMEM_READ_BYTES] +
-					       va[PMEM_WRITE_BYTES] + va[PMEM_DISCARD_BYTES];
-			unsigned __int128 sb = (unsigned __int128)vb[PMEM_READ_BYTES] +
-					       vb[PMEM_WRITE_BYTES] + vb[PMEM_DISCARD_BYTES];
-
-			order = (sa < sb) - (sa > sb);
-		}
+		order = -row_counter_compare(va, vb, ROW_BYTES);
 		break;
 	case SORT_READ:
-		order = compare_u64_desc(va[PMEM_READ_BYTES], vb[PMEM_READ_BYTES]);
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_BYTES);
 		break;
 	case SORT_WRITE:
-		order = compare_u64_desc(va[PMEM_WRITE_BYTES], vb[PMEM_WRITE_BYTES]);
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_BYTES);
 		break;
 	case SORT_IOS:
-		{
-			unsigned __int128 sa = (unsigned __int128)va[PMEM_READ_IOS] +
-					       va[PMEM_WRITE_IOS] + va[PMEM_DISCARD_IOS];
-			unsigned __int128 sb = (unsigned __int128)vb[PMEM_READ_IOS] +
-					       vb[PMEM_WRITE_IOS] + vb[PMEM_DISCARD_IOS];
-
-			order = (sa < sb) - (sa > sb);
-		}
+		order = -row_counter_compare(va, vb, ROW_IOS);
 		break;
 	case SORT_LATENCY:
-		order = compare_latency_desc(va, vb);
+		order = -row_counter_compare(va, vb, ROW_LATENCY);
 		break;
 	case SORT_DIRTY:
-		order = compare_u64_desc(va[PMEM_DIRTIED_BYTES], vb[PMEM_DIRTIED_BYTES]);
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_DIRTIED_BYTES);
 		break;
 	case SORT_PID:
 		order = (a->key.tgid > b->key.tgid) - (a->key.tgid < b->key.tgid);

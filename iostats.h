@@ -117,6 +117,20 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 			    bool (*is_alive)(uint32_t tgid, void *arg),
 			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg);
 
+/* What rows are compared by: read + write + discard bytes or I/Os, average
+ * latency, or one counter (ROW_COUNTER + an enum pmem_counter_id). */
+enum row_counter {
+	ROW_BYTES,
+	ROW_IOS,
+	ROW_LATENCY,
+	ROW_COUNTER,
+};
+
+/* The one comparison of rows by their counters, for the views' sort and
+ * the top view's: ascending (a < b: negative), without overflow; a row
+ * without latency is below every row with one. */
+int row_counter_compare(const uint64_t *a, const uint64_t *b, enum row_counter by);
+
 /* Order of rows for display; numbers compare without overflow. */
 int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_key key,
 		    bool cumulative, const struct res_table *names);

@@ -607,24 +607,6 @@ static int compare_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
-/* Average latencies a_ns/a_ios and b_ns/b_ios without dividing; none is
- * the least. */
-static int compare_latency(const uint64_t *a, const uint64_t *b)
-{
-	unsigned __int128 left, right;
-
-	if (!a[PMEM_LATENCY_IOS] || !b[PMEM_LATENCY_IOS])
-		return compare_u64(a[PMEM_LATENCY_IOS] != 0, b[PMEM_LATENCY_IOS] != 0);
-	left = (unsigned __int128)a[PMEM_LATENCY_NS] * b[PMEM_LATENCY_IOS];
-	right = (unsigned __int128)b[PMEM_LATENCY_NS] * a[PMEM_LATENCY_IOS];
-	return (left > right) - (left < right);
-}
-
-static uint64_t sum3(const uint64_t *values, enum pmem_counter_id first)
-{
-	return values[first] + values[first + 1] + values[first + 2];
-}
-
 /* Ascending order of key; the caller turns it around for "desc". */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
@@ -646,34 +628,34 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 		order = strcmp(a->device, b->device);
 		break;
 	case TOP_SORT_BYTES:
-		order = compare_u64(sum3(va, PMEM_READ_BYTES), sum3(vb, PMEM_READ_BYTES));
+		order = row_counter_compare(va, vb, ROW_BYTES);
 		break;
 	case TOP_SORT_READ:
-		order = compare_u64(va[PMEM_READ_BYTES], vb[PMEM_READ_BYTES]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_BYTES);
 		break;
 	case TOP_SORT_WRITE:
-		order = compare_u64(va[PMEM_WRITE_BYTES], vb[PMEM_WRITE_BYTES]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_BYTES);
 		break;
 	case TOP_SORT_DISCARD:
-		order = compare_u64(va[PMEM_DISCARD_BYTES], vb[PMEM_DISCARD_BYTES]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_BYTES);
 		break;
 	case TOP_SORT_IOS:
-		order = compare_u64(sum3(va, PMEM_READ_IOS), sum3(vb, PMEM_READ_IOS));
+		order = row_counter_compare(va, vb, ROW_IOS);
 		break;
 	case TOP_SORT_READ_IOS:
-		order = compare_u64(va[PMEM_READ_IOS], vb[PMEM_READ_IOS]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_IOS);
 		break;
 	case TOP_SORT_WRITE_IOS:
-		order = compare_u64(va[PMEM_WRITE_IOS], vb[PMEM_WRITE_IOS]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_IOS);
 		break;
 	case TOP_SORT_DISCARD_IOS:
-		order = compare_u64(va[PMEM_DISCARD_IOS], vb[PMEM_DISCARD_IOS]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_IOS);
 		break;
 	case TOP_SORT_LATENCY:
-		order = compare_latency(va, vb);
+		order = row_counter_compare(va, vb, ROW_LATENCY);
 		break;
 	case TOP_SORT_DIRTY:
-		order = compare_u64(va[PMEM_DIRTIED_BYTES], vb[PMEM_DIRTIED_BYTES]);
+		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DIRTIED_BYTES);
 		break;
 	case TOP_SORT_CGROUP:
 		order = strcmp(a->cgroup == NO_CGROUP ? "" : strings + a->cgroup,

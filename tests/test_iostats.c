@@ -845,3 +845,36 @@ Test(iostats_sort, empty_and_single)
 	iostats_sort(p, 1, SORT_BYTES, false, NULL);
 	cr_assert_eq(p[0], &row);
 }
+
+/* The one comparison the views' sort and the top view share: sums of
+ * counters near 2^64 do not wrap (the top view's own sum used to), a row
+ * without latency is the least, single counters by their index. */
+Test(row_counter_compare, sums_do_not_wrap_and_latency_without_ios_is_least)
+{
+	uint64_t a[PMEM_NR_COUNTERS] = { 0 }, b[PMEM_NR_COUNTERS] = { 0 };
+
+	a[PMEM_READ_BYTES] = UINT64_MAX;
+	a[PMEM_WRITE_BYTES] = 2;		/* a's sum wraps to 1 in 64 bits */
+	b[PMEM_READ_BYTES] = 5;
+	cr_assert_gt(row_counter_compare(a, b, ROW_BYTES), 0);
+	cr_assert_lt(row_counter_compare(b, a, ROW_BYTES), 0);
+	a[PMEM_READ_IOS] = UINT64_MAX;
+	a[PMEM_DISCARD_IOS] = UINT64_MAX;
+	b[PMEM_WRITE_IOS] = UINT64_MAX;
+	cr_assert_gt(row_counter_compare(a, b, ROW_IOS), 0);
+	cr_assert_eq(row_counter_compare(a, a, ROW_IOS), 0);
+	cr_assert_gt(row_counter_compare(a, b, ROW_COUNTER + PMEM_WRITE_BYTES), 0,
+		     "a wrote 2 bytes, b none");
+	cr_assert_lt(row_counter_compare(a, b, ROW_COUNTER + PMEM_WRITE_IOS), 0);
+	/* Latency: 3 ms average against 2 ms; none at all is the least. */
+	a[PMEM_LATENCY_NS] = 9000000;
+	a[PMEM_LATENCY_IOS] = 3;
+	b[PMEM_LATENCY_NS] = 4000000;
+	b[PMEM_LATENCY_IOS] = 2;
+	cr_assert_gt(row_counter_compare(a, b, ROW_LATENCY), 0);
+	b[PMEM_LATENCY_IOS] = 0;
+	cr_assert_gt(row_counter_compare(a, b, ROW_LATENCY), 0);
+	cr_assert_lt(row_counter_compare(b, a, ROW_LATENCY), 0);
+	a[PMEM_LATENCY_IOS] = 0;
+	cr_assert_eq(row_counter_compare(a, b, ROW_LATENCY), 0);
+}

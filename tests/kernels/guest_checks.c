@@ -975,6 +975,13 @@ int main(int argc, char **argv)
 		     "# interval ");
 	check_starts("start-rq-hooks", (const char *[]){ "-L", INTERVAL, "1", NULL }, rq_env,
 		     "# summary ");
+	/* --stacks: the build-id stack and the executable's path walk load on
+	 * this kernel, with either channel. */
+	check_starts("start-stacks", (const char *[]){ "-b", "--stacks", INTERVAL, "1", NULL },
+		     no_env, "# summary ");
+	check_starts("start-stacks-perf-buffer",
+		     (const char *[]){ "-b", "--stacks", INTERVAL, "1", NULL }, perf_env,
+		     "# summary ");
 
 	check_known_io("known-io-virtio", "vda", NULL, no_env);
 	check_known_io("known-io-virtio-latency", "vda", "-L", no_env);
@@ -982,6 +989,7 @@ int main(int argc, char **argv)
 	check_known_trace("known-trace-virtio", "vda", no_env);
 	check_known_io("known-io-zram", "zram0", NULL, no_env);
 	check_known_io("known-io-zram-latency", "zram0", "-L", no_env);
+	check_known_io("known-io-zram-stacks", "zram0", "--stacks", no_env);
 
 	check_crashes();
 

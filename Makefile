@@ -8,10 +8,14 @@ ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/loongarch64/loongarch/')
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
+# CFLAGS and LDFLAGS are the packager's (environment or command line); what
+# diskio needs is added to them.  Warnings stop the build only when asked:
+# make WERROR=1, as CI does (a packager's newer compiler may warn anew).
 CFLAGS ?= -g -O2
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I.
+WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
+override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR_FLAG) -I$(OUTPUT) -I.
 # -mcpu=v3: compare-and-exchange for the in-flight table (Linux 5.12+).
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR_FLAG) \
 	-I$(dir $(VMLINUX)) -I.
 LIBS := -lbpf -lelf -lz
 
@@ -35,7 +39,7 @@ SYMBOLIZE_DATA := $(OUTPUT)/tests/data
 SYMBOLIZE_TARGETS := $(addprefix $(SYMBOLIZE_DATA)/symbolize_target_,pie nopie dynsym stripped \
 	lld) $(SYMBOLIZE_DATA)/symbolize_target_pie.debug
 LLD := $(shell command -v ld.lld 2>/dev/null)
-SYMBOLIZE_TARGET_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-inline -Wall -Werror
+SYMBOLIZE_TARGET_CFLAGS := -g -O0 -fno-omit-frame-pointer -fno-inline -Wall $(WERROR_FLAG)
 STRIP ?= strip
 OBJCOPY ?= objcopy
 INTEGRATION_TESTS := $(patsubst tests/integration/%.c,$(OUTPUT)/itests/%,\
@@ -60,7 +64,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 FUZZ_TARGETS := state devname options resources stacks kallsyms elf
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -I$(OUTPUT) -I. -Itests/fuzz \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) -I$(OUTPUT) -I. -Itests/fuzz \
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_PURE_OBJS := $(patsubst %.c,$(FUZZ_OUTPUT)/%.o,$(PURE_SRCS))
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZ_TARGETS))
@@ -112,7 +116,7 @@ deps-kernels:
 
 diskio: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBS) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -lm -o $@
 
 # The same program with libbpf, libelf and zlib linked in, for a machine
 # that has none of them installed.
@@ -121,7 +125,7 @@ static: deps-static
 
 diskio-static: $(OUTPUT)/diskio.o $(LOADER_OBJS) $(PURE_OBJS)
 	$(call msg,STATIC,$@)
-	$(Q)$(CC) $(CFLAGS) -static $^ $(LIBS) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -static $^ $(LIBS) -lm -o $@
 
 # The guest's test runner for test-kernels: static, it runs from an initramfs.
 $(OUTPUT)/guest_checks: tests/kernels/guest_checks.c | $(OUTPUT)

@@ -429,6 +429,8 @@ static int poll_top(struct run *run, int timeout_ms)
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
+	/* A reader slower than the kernel still ends the interval on time. */
+	run->events.deadline_ns = deadline_ns;
 	while (!exiting && !reload_requested) {
 		uint64_t now = monotonic_ns();
 		int timeout_ms, err;
@@ -691,6 +693,7 @@ static void finish(struct run *run)
 	struct timespec wall;
 	struct summary summary;
 
+	run->events.deadline_ns = 0;	/* the last read takes everything */
 	events_drain(&run->events);
 	if (!take_snapshot(run, true)) {
 		clock_gettime(CLOCK_REALTIME, &wall);

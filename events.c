@@ -1,17 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 #include "events.h"
 #include "msg.h"
+
+static bool past_deadline(struct events *ev)
+{
+	struct timespec ts;
+
+	if (!ev->deadline_ns || ++ev->since_check < EVENTS_DEADLINE_EVERY)
+		return false;
+	ev->since_check = 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec >= ev->deadline_ns;
+}
+
+/* libbpf stops reading the ring at a negative return, the record read. */
+#define STOP_READING (-EAGAIN)
 
 static int on_ringbuf_record(void *ctx, void *data, size_t size)
 {
 	struct events *ev = ctx;
 
 	ev->on_event(ev->ctx, data, size);
-	return 0;
+	return past_deadline(ev) ? STOP_READING : 0;
 }
 
 int events_open_ringbuf(struct events *ev, int map_fd)
@@ -52,7 +68,7 @@ static enum bpf_perf_event_ret on_perf_record(void *ctx, int cpu, struct perf_ev
 		memcpy(&lost, header, sizeof(lost));
 		ev->perf_lost_records += lost.lost;
 	}
-	return LIBBPF_PERF_EVENT_CONT;
+	return past_deadline(ev) ? LIBBPF_PERF_EVENT_DONE : LIBBPF_PERF_EVENT_CONT;
 }
 
 int events_open_perfbuf(struct events *ev, int map_fd, uint32_t pages, uint32_t wakeup_bytes)
@@ -81,7 +97,10 @@ int events_fd(const struct events *ev)
 
 int events_drain(struct events *ev)
 {
-	return ev->ringbuf ? ring_buffer__consume(ev->ringbuf) : perf_buffer__consume(ev->perfbuf);
+	int err = ev->ringbuf ? ring_buffer__consume(ev->ringbuf) :
+				perf_buffer__consume(ev->perfbuf);
+
+	return err == STOP_READING ? 0 : err;
 }
 
 int events_poll(struct events *ev, int timeout_ms)
@@ -89,6 +108,8 @@ int events_poll(struct events *ev, int timeout_ms)
 	int err = ev->ringbuf ? ring_buffer__poll(ev->ringbuf, timeout_ms) :
 				perf_buffer__poll(ev->perfbuf, timeout_ms);
 
+	if (err == STOP_READING)
+		return 0;
 	return err < 0 ? err : events_drain(ev);
 }
 

@@ -415,22 +415,24 @@ static bool is_trusted_file(const struct stat *st, uid_t trusted_uid)
 }
 
 /*
- * Walks path (absolute, without ".." or symlinks) from the directory dirfd,
- * each directory opened O_PATH without following a symlink and checked to
- * be one only root can change; the last component is looked at (not
- * opened) with fstatat.  0 and *parent (an O_PATH descriptor of the last
- * directory, for the caller to close) and *st, or -1.
+ * Walks the directories of path (absolute, without ".." or symlinks) from
+ * the directory dirfd, itself included, each opened O_PATH without
+ * following a symlink and checked to be one only root can change: all of
+ * them, or with keep_last all but the last component, left in *rest.  An
+ * O_PATH descriptor of the last directory walked (the caller's to close),
+ * or -1.
  */
-static int walk_trusted(int dirfd, const char *path, uid_t trusted_uid, int *parent,
-			const char **last, struct stat *st)
+static int walk_trusted_dirs(int dirfd, const char *path, uid_t trusted_uid, bool keep_last,
+			     const char **rest)
 {
 	char component[NAME_MAX + 1];
 	const char *s = path;
+	struct stat st;
 	int fd = dup(dirfd);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) || !is_trusted_dir(st, trusted_uid))
+	if (fstat(fd, &st) || !is_trusted_dir(&st, trusted_uid))
 		goto fail;
 	for (;;) {
 		size_t len;
@@ -439,29 +441,49 @@ static int walk_trusted(int dirfd, const char *path, uid_t trusted_uid, int *par
 		while (*s == '/')
 			s++;
 		len = strcspn(s, "/");
+		if (!len && !keep_last)
+			break;
 		if (!len || len > NAME_MAX || (len == 2 && !memcmp(s, "..", 2)) ||
 		    (len == 1 && *s == '.'))
 			goto fail;
-		if (!s[len])
+		if (keep_last && !s[len])
 			break;
 		memcpy(component, s, len);
 		component[len] = '\0';
 		next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = next;
-		if (fd < 0 || fstat(fd, st) || !is_trusted_dir(st, trusted_uid))
+		if (fd < 0 || fstat(fd, &st) || !is_trusted_dir(&st, trusted_uid))
 			goto fail;
 		s += len;
 	}
-	if (fstatat(fd, s, st, AT_SYMLINK_NOFOLLOW) || !is_trusted_file(st, trusted_uid))
-		goto fail;
-	*parent = fd;
-	*last = s;
-	return 0;
+	*rest = s;
+	return fd;
 fail:
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+/*
+ * walk_trusted_dirs() up to path's last component, which is looked at (not
+ * opened) with fstatat and must be a file only root can change.  0 and
+ * *parent (the last directory, for the caller to close), *last and *st, or
+ * -1.
+ */
+static int walk_trusted(int dirfd, const char *path, uid_t trusted_uid, int *parent,
+			const char **last, struct stat *st)
+{
+	int fd = walk_trusted_dirs(dirfd, path, trusted_uid, true, last);
+
+	if (fd < 0)
+		return -1;
+	if (fstatat(fd, *last, st, AT_SYMLINK_NOFOLLOW) || !is_trusted_file(st, trusted_uid)) {
+		close(fd);
+		return -1;
+	}
+	*parent = fd;
+	return 0;
 }
 
 /* Opens for reading the file an O_PATH descriptor holds (not a path that
@@ -470,23 +492,15 @@ static int reopen_for_reading(int path_fd, const struct stat *expected)
 {
 	char path[64];
 	struct stat st;
-	int fd;
 
 	/* What it holds now: a regular file, the one expected (no FIFO, device
 	 * or symlink swapped in since it was looked at). */
 	if (fstat(path_fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != expected->st_dev ||
 	    st.st_ino != expected->st_ino)
 		return -1;
+	/* The descriptor holds that file: reopening it reaches no other. */
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", path_fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != expected->st_dev ||
-	    st.st_ino != expected->st_ino) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 }
 
 /* Opens path under root_dir ("/", or a process's root) (a debug file, an
@@ -904,41 +918,20 @@ static int open_debug_file(const struct usyms *us, const unsigned char *id, size
 
 bool usyms_trusted_dir(const struct usyms *us, const char *dir)
 {
-	char component[NAME_MAX + 1];
-	const char *s = dir;
-	struct stat st;
-	bool trusted;
-	int fd;
+	const char *rest;
+	int root, fd;
 
 	if (!us || !dir || dir[0] != '/')
 		return false;
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	trusted = fd >= 0 && !fstat(fd, &st) && is_trusted_dir(&st, us->trusted_uid);
-	while (trusted) {
-		size_t len;
-		int next;
-
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (!len)
-			break;
-		if (len > NAME_MAX || (len == 2 && !memcmp(s, "..", 2)) ||
-		    (len == 1 && *s == '.')) {
-			trusted = false;
-			break;
-		}
-		memcpy(component, s, len);
-		component[len] = '\0';
-		next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-		trusted = fd >= 0 && !fstat(fd, &st) && is_trusted_dir(&st, us->trusted_uid);
-		s += len;
-	}
-	if (fd >= 0)
-		close(fd);
-	return trusted;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return false;
+	fd = walk_trusted_dirs(root, dir, us->trusted_uid, false, &rest);
+	close(root);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 /* A stripped file's .symtab from its debug file (same build id: same addresses). */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "symbolize.h"
 #include "tally.h"
 
 #define NAMES_TABLE_BYTES	(1U << 20)
@@ -66,6 +67,14 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 		tally_free(t);
 		return -ENOMEM;
 	}
+	if (config->symbols) {
+		t->symbolizer = symbolizer_new(config->symbols, config->symbols_warn);
+		if (!t->symbolizer) {
+			tally_free(t);
+			return -ENOMEM;
+		}
+		symbolizer_namer(t->symbolizer)->table = &t->stack_table;
+	}
 	return 0;
 }
 
@@ -88,6 +97,7 @@ void tally_free(struct tally *t)
 	free(t->stacks);
 	free(t->stack_order);
 	free(t->forget_stacks);
+	symbolizer_free(t->symbolizer);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -827,6 +837,7 @@ void tally_close_interval(struct tally *t)
 	forget_stacks(t);
 	close_counts(t);
 	t->ncrash_events = 0;
+	symbolizer_new_interval(t->symbolizer);
 }
 
 void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
@@ -851,4 +862,78 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	summary->io_events = t->io_events_run;
 	summary->devices = t->config.trace ? NULL : &t->devices;
 	summary->crash = &t->crash;
+}
+
+void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone)
+{
+	gone->rows = t->forget;
+	gone->nrows = t->nforget;
+	gone->stacks = t->forget_stacks;
+	gone->nstacks = t->nforget_stacks;
+}
+
+void tally_unfinished(struct tally *t, const struct snapshot *s, const struct summary *summary,
+		      uint64_t now_ns, const struct timespec *wall, struct frame *frame,
+		      uint64_t lost[LOST_NR_CAUSES])
+{
+	tally_frame(t, s, now_ns, wall, true, frame);
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
+		lost[cause] = summary->lost[cause] + frame->lost[cause];
+}
+
+void tally_adopt_crash(struct tally *t, struct crashfree *saved, uint64_t read_ns)
+{
+	uint64_t startup_ns = t->start_ns - read_ns;
+
+	crashfree_free(&t->crash);
+	t->crash = *saved;
+	memset(saved, 0, sizeof(*saved));
+	t->crash.operational_mark_ns += startup_ns;
+	t->crash.crashfree_mark_ns += startup_ns;
+}
+
+void tally_set_cumulative(struct tally *t, bool cumulative)
+{
+	t->config.cumulative = cumulative;
+}
+
+uint64_t tally_start_ns(const struct tally *t)
+{
+	return t->start_ns;
+}
+
+const char *tally_device_name(struct tally *t, uint32_t dev)
+{
+	return devname_lookup(&t->devnames, dev);
+}
+
+const struct pmem_metrics *tally_devices(const struct tally *t)
+{
+	return &t->devices;
+}
+
+const struct crashfree *tally_crash(const struct tally *t)
+{
+	return &t->crash;
+}
+
+const struct row_stack *tally_stacks(const struct tally *t, size_t *n)
+{
+	*n = t->nstacks;
+	return t->stacks;
+}
+
+const struct stack_namer *tally_stack_namer(const struct tally *t)
+{
+	return symbolizer_namer(t->symbolizer);
+}
+
+void tally_user_stack(struct tally *t, const struct user_stack_event *event)
+{
+	symbolizer_user_stack(t->symbolizer, event);
+}
+
+void tally_stack_process_exit(struct tally *t, uint32_t tgid, uint64_t start_ns)
+{
+	symbolizer_process_exited(t->symbolizer, tgid, start_ns);
 }

@@ -23,6 +23,7 @@
 #include "pmem_metrics.h"
 #include "resources.h"
 #include "stacks.h"
+#include "symbolize.h"
 
 /* ---- the snapshot: what the loader copies out of the maps ---- */
 
@@ -112,6 +113,10 @@ struct tally_config {
 	 * --stacks; how many stacks a row shows (--stacks-top). */
 	uint64_t stacks_mem;
 	uint32_t stacks_top;
+	/* --stacks: how frames are named (NULL: not named), and where the
+	 * symbolizer's warnings go. */
+	const struct symbolizer_options *symbols;
+	void (*symbols_warn)(const char *fmt, ...);
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -186,6 +191,7 @@ struct tally {
 	/* stack_counts entries of forgotten rows, for the loader to delete */
 	struct stack_key *forget_stacks;
 	size_t nforget_stacks, forget_stacks_capacity;
+	struct symbolizer *symbolizer;	/* config.symbols: names of frames */
 };
 
 /* 0, or -ENOMEM.  The crash-free tracker starts fresh at start_ns; a state
@@ -214,5 +220,47 @@ void tally_close_interval(struct tally *t);
 /* At exit, from a last snapshot: the run's totals. */
 void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		   const struct timespec *wall, struct summary *summary);
+
+/* The kernel entries of the rows and stacks tally_close_interval() forgot,
+ * for the loader to delete (valid until the next step). */
+struct tally_forgotten {
+	const struct proc_dev_key *rows;
+	size_t nrows;
+	const struct stack_key *stacks;
+	size_t nstacks;
+};
+
+void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone);
+
+/* At exit, after tally_summary() (whose figures stay as they were shown):
+ * the I/O of the unfinished interval as a frame from the same snapshot, and
+ * the run's losses to the end. */
+void tally_unfinished(struct tally *t, const struct snapshot *s, const struct summary *summary,
+		      uint64_t now_ns, const struct timespec *wall, struct frame *frame,
+		      uint64_t lost[LOST_NR_CAUSES]);
+
+/* A crash-free state read (crashfree_load()) at read_ns becomes the tally's,
+ * its progress resuming at the tally's start: loading the programs is not
+ * counted as running.  saved is left empty. */
+void tally_adopt_crash(struct tally *t, struct crashfree *saved, uint64_t read_ns);
+
+/* -a switched (the top view's key): what the next frames keep. */
+void tally_set_cumulative(struct tally *t, bool cumulative);
+
+uint64_t tally_start_ns(const struct tally *t);
+/* A device's name, as rows show it (devname.h). */
+const char *tally_device_name(struct tally *t, uint32_t dev);
+/* The run's devices (totals since start) and crash-free state. */
+const struct pmem_metrics *tally_devices(const struct tally *t);
+const struct crashfree *tally_crash(const struct tally *t);
+
+/* --stacks: every stack of the run, sorted by key, and how views name their
+ * frames (NULL without config.symbols). */
+const struct row_stack *tally_stacks(const struct tally *t, size_t *n);
+const struct stack_namer *tally_stack_namer(const struct tally *t);
+/* --stacks' events (EVENT_USER_STACK, EVENT_STACK_PROCESS_EXIT), for the
+ * names of user frames; nothing without config.symbols. */
+void tally_user_stack(struct tally *t, const struct user_stack_event *event);
+void tally_stack_process_exit(struct tally *t, uint32_t tgid, uint64_t start_ns);
 
 #endif /* DISKIO_TALLY_H */

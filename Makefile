@@ -26,7 +26,8 @@ PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.
-LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c
+LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c loader.c view_open.c outputs.c \
+	prom_file.c folded_file.c state_file.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
@@ -143,9 +144,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/diskio.o: diskio.c $(OUTPUT)/diskio.skel.h $(wildcard *.h) | $(OUTPUT)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+$(OUTPUT)/loader.o: $(OUTPUT)/diskio.skel.h
 
 $(OUTPUT)/%.o: %.c $(wildcard *.h) | $(OUTPUT)
 	$(call msg,CC,$@)

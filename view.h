@@ -32,6 +32,9 @@ struct event_time {
 };
 
 struct top;
+struct terminal;
+struct options;
+struct events;
 
 struct view {
 	/* Once, before the first interval (a columns line, a cleared screen). */
@@ -63,6 +66,12 @@ struct view {
 	unsigned int rows_cut;		/* batch, JSON: rows beyond -r, not shown */
 	bool rows_begun;
 	struct top *top;		/* the top view's own state (top.h) */
+	/* view_open()'s: the terminal under the top view, and what its keys
+	 * asked for */
+	struct terminal *terminal;
+	bool quit;			/* q */
+	bool cumulative;		/* a: what the next frames are to keep */
+	bool input_drawn;		/* the last view_wait() drew a key or resize */
 };
 
 void view_batch(struct view *v, FILE *out);
@@ -71,6 +80,23 @@ void view_trace_batch(struct view *v, FILE *out);
 void view_trace_json(struct view *v, FILE *out);
 /* --quiet: shows nothing (a service writing --prom or --state files). */
 void view_quiet(struct view *v, FILE *out);
+
+/*
+ * view_open.c: the view the options ask for on stdout (the top view on a
+ * terminal, taking it), with stacks named by stacks (NULL: none).  0, or -1
+ * after one "diskio: ..." line.
+ */
+int view_open(struct view *v, const struct options *opts, bool utf8,
+	      const struct stack_namer *stacks);
+/* The terminal's size into v->screen (0 x 0 when stdout is none). */
+void view_measure(struct view *v);
+/* Wait up to timeout_ms for events (read into events' callback) and, for
+ * the top view, keys and resizes, drawn at once.  >= 0 or -errno. */
+int view_wait(struct view *v, struct events *events, int timeout_ms);
+/* Give the terminal back (the summary goes to the normal screen);
+ * idempotent. */
+void view_close(struct view *v);
+void view_free(struct view *v);
 
 /* Show a frame: begin, the devices, the rows, interval_end. */
 void view_show_frame(struct view *v, const struct frame *f);

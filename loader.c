@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader (loader.h): diskio.bpf.c's skeleton opened, configured for this
+ * kernel and run, loaded, attached; its maps read and pruned.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "diskio.h"
+#include "diskio.skel.h"
+#include "loader.h"
+#include "maps.h"
+#include "msg.h"
+
+#define DEFAULT_RINGBUF_KB	1024	/* aggregated mode: crashes and new user stacks */
+#define DEFAULT_TRACE_RINGBUF_KB (16 * 1024)
+#define DEFAULT_PERF_KB		256	/* per CPU, trace mode */
+#define DEFAULT_PERF_CRASHES_KB	16	/* per CPU: crash events only */
+#define DEFAULT_PERF_STACKS_KB	256	/* per CPU, --stacks: new user stacks, 5 KiB each */
+#define OWNER_SWEEP_NS		(10ULL * 1000000000ULL)
+
+static bool verbose;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void loader_log_libbpf(bool verbose_log)
+{
+	verbose = verbose_log;
+	libbpf_set_print(print_libbpf);
+}
+
+static bool env_flag(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value && *value && strcmp(value, "0");
+}
+
+int loader_plan(struct loader *l, const struct options *opts)
+{
+	l->opts = opts;
+	l->nr_cpus = libbpf_num_possible_cpus();
+	if (l->nr_cpus <= 0) {
+		fail("cannot count CPUs: %s", strerror(-l->nr_cpus));
+		return -1;
+	}
+	l->use_ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1 &&
+			 !env_flag("DISKIO_FORCE_PERF_BUFFER");
+	l->track_inflight = opts->per_process_latency || opts->trace || opts->nr_pids ||
+			    opts->filter_comm || opts->nr_cgroups;
+	return 0;
+}
+
+/* ---- configuration, before load ---- */
+
+static void set_filters(struct diskio_bpf *skel, const struct options *opts,
+			const struct loader_filters *filters)
+{
+	memcpy((void *)skel->rodata->filter_pids, opts->pids, sizeof(opts->pids));
+	skel->rodata->nr_filter_pids = opts->nr_pids;
+	memcpy((void *)skel->rodata->filter_devs, filters->devs,
+	       opts->nr_devices * sizeof(*filters->devs));
+	skel->rodata->nr_filter_devs = opts->nr_devices;
+	memcpy((void *)skel->rodata->filter_comm, opts->comm, sizeof(opts->comm));
+	skel->rodata->filter_by_comm = opts->filter_comm;
+	memcpy((void *)skel->rodata->filter_cgroups, filters->cgroup_ids,
+	       opts->nr_cgroups * sizeof(*filters->cgroup_ids));
+	memcpy((void *)skel->rodata->filter_cgroup_levels, filters->cgroup_levels,
+	       opts->nr_cgroups * sizeof(*filters->cgroup_levels));
+	skel->rodata->nr_filter_cgroups = opts->nr_cgroups;
+}
+
+/* Page-cache dirtying: dirtied bytes, and the owners of writeback. */
+static void choose_dirty_hook(struct loader *l, const struct kernel_hooks *hooks)
+{
+	struct diskio_bpf *skel = l->skel;
+	bool rows = !l->opts->trace;
+
+	l->owners_used = rows && hooks->dirty_folio && !l->opts->submitter;
+	skel->rodata->charge_owner = l->owners_used;
+	skel->rodata->page_shift = __builtin_ctzl(sysconf(_SC_PAGESIZE));
+	bpf_program__set_autoload(skel->progs.handle_dirty_folio, rows && hooks->dirty_folio);
+	if (rows && !hooks->dirty_folio)
+		warn("no writeback_dirty_folio tracepoint (Linux 5.17+): no dirtied bytes, "
+		     "writeback is charged to its submitter");
+}
+
+/* block_io_start/done from Linux 6.5, block_rq_issue/complete before. */
+static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hooks *hooks,
+			       bool trace)
+{
+	bool fallback = !hooks->io_start || env_flag("DISKIO_FORCE_RQ_HOOKS");
+
+	skel->rodata->rq_fallback_hooks = fallback;
+	skel->rodata->getrq_hook = fallback && hooks->getrq;
+	bpf_program__set_autoload(skel->progs.handle_getrq, fallback && hooks->getrq);
+	bpf_program__set_autoload(skel->progs.handle_io_start, !fallback);
+	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
+	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
+	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback);
+	/* Attached later, if at all: see bio_stamps_seen in diskio.bpf.c. */
+	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
+}
+
+static void choose_exit_hook(struct diskio_bpf *skel, const struct kernel_hooks *hooks)
+{
+	bpf_program__set_autoload(skel->progs.handle_exit,
+				  hooks->process_exit && hooks->exit_group_dead);
+	bpf_program__set_autoload(skel->progs.handle_exit_legacy,
+				  hooks->process_exit && !hooks->exit_group_dead);
+	if (!hooks->process_exit)
+		warn("no sched_process_exit tracepoint: crashes are not seen");
+}
+
+static uint32_t pages_for_kb(uint32_t kb)
+{
+	uint32_t pages = 1, wanted = (kb * 1024ULL + 4095) / 4096;
+
+	while (pages < wanted)
+		pages <<= 1;
+	return pages;
+}
+
+static uint32_t ring_bytes(const struct options *opts)
+{
+	return pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
+			    opts->trace ? DEFAULT_TRACE_RINGBUF_KB : DEFAULT_RINGBUF_KB) * 4096;
+}
+
+/* The ring buffer or perf buffer, and where its reader is woken. */
+static void choose_events_channel(struct diskio_bpf *skel, const struct options *opts,
+				  bool use_ringbuf)
+{
+	skel->rodata->use_ringbuf = use_ringbuf;
+	bpf_map__set_autocreate(use_ringbuf ? skel->maps.perf_events : skel->maps.events, false);
+	/* In trace mode wake the reader when an eighth of the ring is full;
+	 * crash events alone wake it at once. */
+	if (use_ringbuf && opts->trace)
+		skel->rodata->ringbuf_wakeup_bytes = ring_bytes(opts) / 8;
+}
+
+/* Every map sized for this run and this many CPUs (mapsize.h). */
+static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
+{
+	const struct options *opts = l->opts;
+	struct diskio_bpf *skel = l->skel;
+	const char *owner_entries = getenv("DISKIO_OWNER_MAP_ENTRIES");	/* tests */
+	const char *stats_entries = getenv("DISKIO_STATS_MAP_ENTRIES");	/* tests */
+	struct map_needs needs = {
+		.rows = !opts->trace,
+		.track_inflight = l->track_inflight,
+		.owners = l->owners_used,
+		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
+		.stacks = opts->stacks != 0,
+		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
+		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
+						  opts->trace ? DEFAULT_PERF_KB :
+						  opts->stacks ? DEFAULT_PERF_STACKS_KB :
+						  DEFAULT_PERF_CRASHES_KB),
+		.perf_pages_given = opts->buffer_kb,
+	};
+	struct map_plan *plan = &l->plan;
+
+	map_plan_for(&needs, l->nr_cpus, plan);
+	if (owner_entries && l->owners_used)	/* a test filling the map */
+		plan->owners_entries = strtoul(owner_entries, NULL, 10) ?: 1;
+	if (stats_entries && needs.rows)	/* a test filling both row maps */
+		plan->stats_entries = plan->overflow_stats_entries =
+			strtoul(stats_entries, NULL, 10) ?: 1;
+	bpf_map__set_max_entries(skel->maps.stats, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
+	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
+	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
+	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
+	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
+	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
+	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
+	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
+	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
+	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
+	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
+	if (plan->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
+}
+
+static void configure(struct loader *l, const struct kernel_hooks *hooks,
+		      const struct loader_filters *filters)
+{
+	const struct options *opts = l->opts;
+	struct diskio_bpf *skel = l->skel;
+
+	set_filters(skel, opts, filters);
+	choose_dirty_hook(l, hooks);
+	skel->rodata->track_inflight = l->track_inflight;
+	skel->rodata->trace_events = opts->trace;
+	skel->rodata->aggregate = !opts->trace;
+	skel->rodata->stacks_mode = opts->stacks;
+	choose_block_hooks(skel, hooks, opts->trace);
+	choose_exit_hook(skel, hooks);
+	choose_events_channel(skel, opts, l->use_ringbuf);
+	size_maps(l, hooks);
+}
+
+/* block_bio_complete is needed for -L and -T, and for the latency of
+ * bio-based disks once the kernel has been seen stamping their bios. */
+static int attach_bio_complete(struct loader *l)
+{
+	struct diskio_bpf *skel = l->skel;
+
+	if (skel->links.handle_bio_complete || l->bio_complete_failed ||
+	    !(l->track_inflight || skel->bss->bio_stamps_seen))
+		return 0;
+	skel->links.handle_bio_complete = bpf_program__attach(skel->progs.handle_bio_complete);
+	if (skel->links.handle_bio_complete)
+		return 0;
+	l->bio_complete_failed = true;
+	return -errno;
+}
+
+
+//----
+int loader_start(struct loader *l, const struct kernel_hooks *hooks,
+		 const struct loader_filters *filters)
+{
+	int err;
+
+	l->skel = diskio_bpf__open();
+	if (!l->skel) {
+		fail("cannot open the BPF object: %s", strerror(errno));
+		return -1;
+	}
+	configure(l, hooks, filters);
+	if (l->opts->stacks) {
+		l->nstack_ids = l->plan.stack_traces_entries;
+		l->stack_ids_read = calloc(l->nstack_ids, 1);
+		if (!l->stack_ids_read) {
+			fail("out of memory");
+			return -1;
+		}
+	}
+	err = diskio_bpf__load(l->skel);
+	if (err) {
+		fail("cannot load the BPF programs: %s (run with -v for the verifier's log)",
+		     strerror(-err));
+		return -1;
+	}
+	err = diskio_bpf__attach(l->skel);
+	if (!err)
+		err = attach_bio_complete(l);
+	if (err) {
+		fail("cannot attach to the block tracepoints: %s", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int loader_open_events(struct loader *l, void (*on_event)(void *ctx, const void *data,
+							  size_t size), void *ctx)
+{
+	uint32_t pages;
+
+	l->skel->bss->inflight_armed = true;
+	l->events.on_event = on_event;
+	l->events.ctx = ctx;
+	if (l->use_ringbuf)
+		return events_open_ringbuf(&l->events, bpf_map__fd(l->skel->maps.events));
+	/* Batch wakeups: once a quarter of a CPU's buffer holds events in
+	 * trace mode; at every event otherwise (crashes and new stacks). */
+	pages = l->plan.perf_pages_per_cpu;
+	return events_open_perfbuf(&l->events, bpf_map__fd(l->skel->maps.perf_events), pages,
+				   l->opts->trace ? pages * 4096 / 4 : 1);
+}
+
+/* ---- each interval ---- */
+
+/* The maps a snapshot reads; at_exit: also the I/Os still in flight. */
+static struct snapshot_maps snapshot_maps_of(const struct loader *l, bool at_exit)
+{
+	struct diskio_bpf *skel = l->skel;
+	bool rows = !l->opts->trace;
+
+	return (struct snapshot_maps){
+		.lost = bpf_map__fd(skel->maps.lost),
+		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
+		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
+		.overflow_stats = rows ? bpf_map__fd(skel->maps.overflow_stats) : -1,
+		.device_latency = rows && !l->track_inflight ?
+				  bpf_map__fd(skel->maps.device_latency) : -1,
+		.row_latency = rows && l->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
+		.inflight_ids = at_exit && l->track_inflight ?
+				bpf_map__fd(skel->maps.inflight_ids) : -1,
+		.stack_counts = rows && l->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,
+		.stack_traces = bpf_map__fd(skel->maps.stack_traces),
+		.stack_ids_read = l->stack_ids_read,
+		.nstack_ids = l->nstack_ids,
+	};
+}
+
+int loader_snapshot(struct loader *l, struct snapshot *s, bool at_exit)
+{
+	struct snapshot_maps maps = snapshot_maps_of(l, at_exit);
+	int err = snapshot_read(s, &maps, l->nr_cpus);
+
+	s->perf_lost_records = l->events.perf_lost_records;
+	if (err)
+		fail("reading the BPF maps failed: %s", strerror(-err));
+	return err;
+}
+
+/* Owners of files not dirtied for OWNER_TTL_NS go, every OWNER_SWEEP_NS. */
+static void sweep_owners(struct loader *l, uint64_t now_ns)
+{
+	if (!l->owners_used || now_ns - l->owners_swept_ns < OWNER_SWEEP_NS)
+		return;
+	l->owners_swept_ns = now_ns;
+	owners_forget_older(bpf_map__fd(l->skel->maps.owners),
+			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
+}
+
+void loader_tick(struct loader *l, uint64_t now_ns)
+{
+	if (attach_bio_complete(l))
+		warn("cannot attach to block_bio_complete: bio-based disks' latency is not measured");
+	sweep_owners(l, now_ns);
+}
+
+int loader_forget(struct loader *l, struct snapshot *s, const struct tally_forgotten *gone)
+{
+	struct snapshot_maps maps = snapshot_maps_of(l, false);
+	int err = snapshot_forget(s, &maps, gone->rows, gone->nrows, l->nr_cpus);
+
+	/* Their stacks' counts; the stacks themselves stay (ids are never
+	 * given to another stack). */
+	if (!err)
+		err = snapshot_forget_stacks(s, &maps, gone->stacks, gone->nstacks);
+	if (err)
+		fail("deleting exited processes' rows from the BPF maps failed: %s",
+		     strerror(-err));
+	return err;
+}
+
+void loader_free(struct loader *l)
+{
+	events_free(&l->events);
+	diskio_bpf__destroy(l->skel);
+	free(l->stack_ids_read);
+}

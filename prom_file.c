@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --prom FILE as an output (outputs.h): the totals of prom.h fed every
+ * frame, the file rewritten whole (atomic_file.h) every interval, on a
+ * reload, and at exit with the unfinished interval and "diskio_up 0".
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "atomic_file.h"
+#include "diskio.h"
+#include "msg.h"
+#include "outputs.h"
+#include "prom.h"
+
+struct prom_file {
+	struct output output;		/* first: the list holds its address */
+	const char *path;
+	struct prom_totals totals;
+	const struct tally *tally;
+	bool failing;			/* the last write failed */
+};
+
+static int render(FILE *out, void *arg)
+{
+	const struct prom_file *p = arg;
+
+	return prom_render(out, &p->totals, tally_devices(p->tally), tally_crash(p->tally));
+}
+
+/* The file, rewritten whole.  A failure (a full disk) leaves the last
+ * complete file in place: one warning, then a note once it is written
+ * again; collection goes on meanwhile. */
+static void write_file(struct prom_file *p)
+{
+	int err = atomic_file_write(p->path, render, p);
+
+	if (err && !p->failing)
+		warn("cannot write %s: %s; it keeps its last complete contents, diskio goes on "
+		     "and tries again every interval", p->path, strerror(-err));
+	else if (!err && p->failing)
+		fprintf(stderr, "diskio: note: %s is written again\n", p->path);
+	p->failing = err != 0;
+}
+
+static int check(struct output *o, uint64_t now_ns)
+{
+	struct prom_file *p = (struct prom_file *)o;
+
+	(void)now_ns;
+	return output_check_file("--prom", p->path, " (its directory must exist and be "
+				 "writable; node_exporter's is /var/lib/prometheus/node-exporter)");
+}
+
+static void start(struct output *o, struct tally *t, uint64_t now_ns)
+{
+	struct prom_file *p = (struct prom_file *)o;
+
+	(void)now_ns;
+	p->tally = t;
+	write_file(p);
+}
+
+static void frame(struct output *o, const struct frame *f, uint64_t now_ns)
+{
+	struct prom_file *p = (struct prom_file *)o;
+
+	prom_add_frame(&p->totals, f, now_ns);
+	write_file(p);
+}
+
+static void reload(struct output *o, uint64_t now_ns)
+{
+	(void)now_ns;
+	write_file((struct prom_file *)o);
+}
+
+/* At exit the file gets the I/O of the unfinished interval too (the views'
+ * summary covers the intervals shown). */
+static int finish(struct output *o, const struct output_end *end)
+{
+	struct prom_file *p = (struct prom_file *)o;
+	uint64_t lost[LOST_NR_CAUSES];
+	struct frame last;
+
+	if (!end->summary)
+		return 0;
+	tally_unfinished(end->tally, end->snapshot, end->summary, end->now_ns, &end->wall,
+			 &last, lost);
+	prom_add_frame(&p->totals, &last, end->now_ns);
+	prom_finish(&p->totals, lost);
+	write_file(p);
+	return 0;
+}
+
+static void free_output(struct output *o)
+{
+	struct prom_file *p = (struct prom_file *)o;
+
+	prom_free(&p->totals);
+	free(p);
+}
+
+struct output *prom_file_output(const struct options *opts, bool dirtied)
+{
+	struct prom_file *p = calloc(1, sizeof(*p));
+	struct prom_config config = {
+		.max_rows = opts->prom_rows,
+		.idle_ns = opts->prom_idle_s * 1000000000ULL,
+		.by_cgroup = opts->by_cgroup,
+		.dirtied = dirtied,
+		.version = DISKIO_VERSION,
+	};
+
+	if (!p)
+		return NULL;
+	p->output = (struct output){
+		.check = check, .start = start, .frame = frame, .reload = reload,
+		.finish = finish, .free = free_output, .reloads = true,
+	};
+	p->path = opts->prom_path;
+	prom_init(&p->totals, &config);
+	return &p->output;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --state FILE as an output (outputs.h): the crash-free hours of earlier
+ * runs read before anything is loaded and adopted by the tally, and the
+ * state saved every interval, on a reload and at exit (crashfree.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "crashfree.h"
+#include "msg.h"
+#include "outputs.h"
+
+struct state_file {
+	struct output output;		/* first: the list holds its address */
+	const char *path;
+	uint64_t crash_interval_ns;
+	struct crashfree saved;		/* as read, until the tally adopts it */
+	uint64_t read_ns;
+	const struct tally *tally;
+};
+
+static int check(struct output *o, uint64_t now_ns)
+{
+	struct state_file *s = (struct state_file *)o;
+
+	s->read_ns = now_ns;
+	return crashfree_load(&s->saved, s->path, s->crash_interval_ns, now_ns, stderr) < 0 ?
+	       -1 : 0;
+}
+
+static void start(struct output *o, struct tally *t, uint64_t now_ns)
+{
+	struct state_file *s = (struct state_file *)o;
+
+	(void)now_ns;
+	tally_adopt_crash(t, &s->saved, s->read_ns);
+	s->tally = t;
+}
+
+static void save(struct state_file *s, uint64_t now_ns)
+{
+	int err = crashfree_save(tally_crash(s->tally), s->path, now_ns);
+
+	if (err)
+		warn("cannot save state file %s: %s", s->path, strerror(-err));
+}
+
+static void frame(struct output *o, const struct frame *f, uint64_t now_ns)
+{
+	(void)f;
+	save((struct state_file *)o, now_ns);
+}
+
+static void reload(struct output *o, uint64_t now_ns)
+{
+	save((struct state_file *)o, now_ns);
+}
+
+static int finish(struct output *o, const struct output_end *end)
+{
+	save((struct state_file *)o, end->now_ns);
+	return 0;
+}
+
+static void free_output(struct output *o)
+{
+	struct state_file *s = (struct state_file *)o;
+
+	crashfree_free(&s->saved);
+	free(s);
+}
+
+struct output *state_file_output(const struct options *opts)
+{
+	struct state_file *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->output = (struct output){
+		.check = check, .start = start, .frame = frame, .reload = reload,
+		.finish = finish, .free = free_output,
+	};
+	s->path = opts->state_path;
+	s->crash_interval_ns = opts->crash_interval_s * 1000000000ULL;
+	return &s->output;
+}

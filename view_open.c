@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The view on stdout, chosen from the options (view.h), and for the top
+ * view the terminal under it (terminal.h): keys, resizes and the screen
+ * taken and given back.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "events.h"
+#include "msg.h"
+#include "options.h"
+#include "terminal.h"
+#include "top.h"
+#include "view.h"
+
+/* The terminal's size, for the top view every line of it (nothing is
+ * written after the last). */
+void view_measure(struct view *v)
+{
+	if (!terminal_size(&v->screen.rows, &v->screen.cols))
+		v->screen.rows = v->screen.cols = 0;
+}
+
+/* The top view, and the terminal under it. */
+static int open_top(struct view *v, const struct options *opts, bool utf8)
+{
+	struct top_settings settings = {
+		.interval_s = opts->interval_s,
+		.sort = opts->sort,
+		.cumulative = opts->cumulative,
+		.per_process_latency = opts->per_process_latency,
+		.by_cgroup = opts->by_cgroup,
+		.utf8 = utf8,
+	};
+	struct terminal *terminal = malloc(sizeof(*terminal));
+
+	/* view_top() sets the whole view: the terminal joins it after. */
+	if (!terminal || view_top(v, stdout, &settings)) {
+		free(terminal);
+		fail("out of memory");
+		return -1;
+	}
+	*terminal = (struct terminal){ .keys_fd = -1, .resize_fd = -1 };
+	v->terminal = terminal;
+	return terminal_start(terminal, !opts->no_clear);
+}
+
+int view_open(struct view *v, const struct options *opts, bool utf8,
+	      const struct stack_namer *stacks)
+{
+	enum output_mode output = opts->output;
+
+	if (output == OUTPUT_AUTO && !isatty(STDOUT_FILENO))
+		output = OUTPUT_BATCH;
+	if (opts->quiet)
+		view_quiet(v, stdout);
+	else if (opts->trace && output == OUTPUT_JSON)
+		view_trace_json(v, stdout);
+	else if (opts->trace)
+		view_trace_batch(v, stdout);
+	else if (output == OUTPUT_JSON)
+		view_json(v, stdout);
+	else if (output == OUTPUT_BATCH)
+		view_batch(v, stdout);
+	else if (open_top(v, opts, utf8))
+		return -1;
+	v->cumulative = opts->cumulative;
+	v->screen.utf8 = utf8;
+	v->screen.max_rows = opts->rows;
+	v->screen.clear = !opts->no_clear;
+	view_measure(v);
+	v->histograms = opts->histograms;
+	/* Batch and JSON print each row's stacks; the top view keeps each
+	 * row's heaviest for its Enter overlay (top.c draws it itself). */
+	v->stacks = stacks;
+	/* The top view too: a frame reaches the terminal in one write. */
+	if (!opts->quiet && (output != OUTPUT_AUTO || v->top))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+/* The top view's keys: q ends the run as Ctrl-C does; a changes what the
+ * tally keeps for the next frames; the rest is the view's. */
+static void read_keys(struct view *v)
+{
+	char keys[256];
+	ssize_t n = terminal_read_keys(v->terminal, keys, sizeof(keys));
+	bool changed;
+
+	if (n <= 0)
+		return;		/* the terminal is gone: no more keys */
+	changed = top_feed_keys(v, keys, n);
+	v->cumulative = top_state(v)->cumulative;
+	if (top_state(v)->quit)
+		v->quit = true;
+	else if (changed)
+		top_redraw(v);
+}
+
+/* The top view waits for events, keys and SIGWINCH at once, so that a key
+ * or a resize is drawn at once. */
+static int wait_top(struct view *v, struct events *events, int timeout_ms)
+{
+	struct pollfd fds[] = {
+		{ .fd = events_fd(events), .events = POLLIN },
+		{ .fd = v->terminal->keys_fd, .events = POLLIN },
+		{ .fd = v->terminal->resize_fd, .events = POLLIN },
+	};
+	int err = 0;
+
+	if (poll(fds, 3, timeout_ms) < 0)
+		return -errno;
+	if (fds[0].revents)
+		err = events_drain(events);
+	if (fds[2].revents) {
+		terminal_resized(v->terminal);
+		view_measure(v);
+		top_redraw(v);
+	}
+	if (fds[1].revents)
+		read_keys(v);
+	if (fds[1].revents || fds[2].revents)
+		v->input_drawn = true;
+	return err;
+}
+
+int view_wait(struct view *v, struct events *events, int timeout_ms)
+{
+	v->input_drawn = false;
+	if (v->top)
+		return wait_top(v, events, timeout_ms);
+	return events_poll(events, timeout_ms);
+}
+
+void view_close(struct view *v)
+{
+	if (v->terminal)
+		terminal_stop(v->terminal);
+}
+
+void view_free(struct view *v)
+{
+	view_close(v);
+	free(v->terminal);
+	v->terminal = NULL;
+	view_top_free(v);
+}

@@ -90,8 +90,8 @@ INSTALLED := $(DESTDIR)$(SBINDIR)/diskio $(DESTDIR)$(MAN8DIR)/diskio.8 \
 	$(DESTDIR)$(UNITDIR)/diskio.service $(DESTDIR)$(COMPLETIONDIR)/diskio
 
 .PHONY: all deps deps-test deps-bench deps-fuzz deps-static deps-kernels run test unit \
-	unit-asan integration fuzz fuzz-run static test-kernels bench vmlinux clean install \
-	uninstall
+	unit-asan build-flags integration fuzz fuzz-run static test-kernels bench vmlinux clean \
+	install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -244,6 +244,7 @@ run: deps
 
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory build-flags
 	$(Q)$(MAKE) --no-print-directory unit-asan
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory integration
@@ -251,6 +252,11 @@ test: deps-test
 
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+# The packager's CFLAGS and LDFLAGS reach the build: make CFLAGS=-O1 LDFLAGS=-Wl,-z,now in
+# a copy of the tree (this tree's build is left alone), checked in the V=1 log and by readelf.
+build-flags:
+	$(Q)scripts/check_build_flags.sh
 
 unit-asan: $(ASAN_UNIT_TESTS)
 	$(Q)set -e; for t in $(ASAN_UNIT_TESTS); do echo "== $$t"; $(SANITIZE_ENV) $$t; done

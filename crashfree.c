@@ -953,7 +953,7 @@ int crashfree_load(struct crashfree *cf, const char *path, uint64_t interval_ns,
 	char reason[REASON_LEN] = "";
 	struct crashfree loaded;
 	enum parse_result result;
-	bool is_state_file;
+	bool is_state_file = false;	/* gcc -O1 cannot see read_magic() set it */
 	int read_errno = 0, err;
 	struct stat st;
 	FILE *in;

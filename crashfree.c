@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /* Crash-free interval bookkeeping for diskio; see crashfree.h. */
 #define _GNU_SOURCE		/* renameat2(), RENAME_NOREPLACE */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Crash-free interval bookkeeping for diskio, as memfaultd counts it: whole
  * operational and crash-free intervals, crashes in total and per comm, on a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Block device naming from sysfs, after memfaultd's disk_io.rs:
  * SYSFS/dev/block/MAJ:MIN links to the device directory, a partition's

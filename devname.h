@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Block device names from sysfs, for the kernel dev_t values the BPF side
  * reports. The sysfs root is a parameter so tests can use a fake tree.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of crashfree.c. The first group ports the scenarios of
  * memfaultd's crashfree_interval.rs with the same numbers.

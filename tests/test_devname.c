@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for devname.c against a fake sysfs tree laid out like the real
  * one: devices/.../block/DISK[/PART], dev/block/MAJ:MIN and class/block/NAME

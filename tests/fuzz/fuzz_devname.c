@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the sysfs parsers of devname.c: the uevent file
  * (DEVNAME=), the "dev" file (MAJ:MIN) and the -D argument, read through a

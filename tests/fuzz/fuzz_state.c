@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+// SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the crash-free state file (crashfree.c): the input is
  * the file. Whatever it holds, crashfree_load() must not crash or leak, and

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "crashfree.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -162,18 +163,9 @@ static int insert_process(struct crashfree *cf, size_t index,
 {
 	struct crashfree_process *slot;
 
-	if (cf->nprocesses == cf->capacity) {
-		size_t capacity = cf->capacity ? cf->capacity * 2 : 8;
-		struct crashfree_process *grown;
-
-		if (capacity < cf->capacity || capacity > SIZE_MAX / sizeof(*grown))
-			return -ENOMEM;
-		grown = realloc(cf->by_process, capacity * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		cf->by_process = grown;
-		cf->capacity = capacity;
-	}
+	if (array_reserve((void **)&cf->by_process, &cf->capacity, cf->nprocesses + 1,
+			  sizeof(*cf->by_process)))
+		return -ENOMEM;
 	slot = &cf->by_process[index];
 	memmove(slot + 1, slot, (cf->nprocesses - index) * sizeof(*slot));
 	memcpy(slot->comm, name, CRASHFREE_COMM_LEN);

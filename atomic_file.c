@@ -31,29 +31,34 @@ static int temp_template(const char *path, char *dir, size_t dir_size, char *tem
 	return 0;
 }
 
-/* The directory's entry of the rename on disk: failure costs nothing but
- * durability, so it is not an error. */
-static void sync_directory(const char *dir)
+/* The directory's entry of the rename on disk: 0 or -errno.  Some
+ * filesystems cannot sync a directory; nothing more to do then. */
+static int sync_directory(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err = 0;
 
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) && errno != EINVAL)
+		err = -errno;
+	close(fd);
+	return err;
 }
 
-/* render into the open temporary file fd, then flush and fsync it. */
-static int fill_temp(int fd, int (*render)(FILE *out, void *arg), void *arg)
+/* render into the open temporary file fd (closed here), then flush and
+ * fsync it. */
+static int fill_temp(int fd, mode_t mode, int (*render)(FILE *out, void *arg), void *arg)
 {
 	FILE *out;
 	int err;
 
-	if (fchmod(fd, 0644))
-		return -errno;
-	out = fdopen(fd, "w");
-	if (!out)
-		return -errno;
+	/* The mode must not depend on the umask, which masked mkostemp()'s 0600. */
+	if (fchmod(fd, mode) || !(out = fdopen(fd, "w"))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	err = render(out, arg);
 	if (!err && (fflush(out) == EOF || ferror(out)))
 		err = errno ? -errno : -EIO;
@@ -64,7 +69,8 @@ static int fill_temp(int fd, int (*render)(FILE *out, void *arg), void *arg)
 	return err;
 }
 
-int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), void *arg)
+int atomic_file_write_mode(const char *path, mode_t mode, bool durable,
+			   int (*render)(FILE *out, void *arg), void *arg)
 {
 	char dir[PATH_MAX], temp[PATH_MAX];
 	int fd, err = temp_template(path, dir, sizeof(dir), temp, sizeof(temp));
@@ -75,15 +81,20 @@ int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), voi
 	if (fd < 0)
 		return -errno;
 	errno = 0;
-	err = fill_temp(fd, render, arg);
+	err = fill_temp(fd, mode, render, arg);
 	if (!err && rename(temp, path))
 		err = -errno;
 	if (err) {
 		unlink(temp);
 		return err;
 	}
-	sync_directory(dir);
-	return 0;
+	err = sync_directory(dir);
+	return durable ? err : 0;
+}
+
+int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), void *arg)
+{
+	return atomic_file_write_mode(path, 0644, false, render, arg);
 }
 
 int atomic_file_check(const char *path)

@@ -4,16 +4,28 @@
 #ifndef DISKIO_ATOMIC_FILE_H
 #define DISKIO_ATOMIC_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
  * Write path atomically: render(out, arg) into a new file in path's
- * directory (".NAME.XXXXXX": node_exporter's textfile collector reads only
- * names ending in ".prom"), mode 0644 (node_exporter reads it as another
- * user), flushed and fsynced, then renamed over path and the
- * directory fsynced.  On any failure the temporary file is removed and path
- * is left as it was.  render returns 0 or -errno.  0 or -errno.
+ * directory (".NAME.XXXXXX", made by mkostemp(): O_EXCL, so never a file
+ * or symlink already there; node_exporter's textfile collector reads only
+ * names ending in ".prom"), given mode whatever the umask, flushed and
+ * fsynced, then renamed over path and the directory fsynced.  On any
+ * failure the temporary file is removed and path is left as it was.
+ * render returns 0 or -errno.  0 or -errno; when durable, a directory that
+ * cannot be fsynced (but for filesystems that cannot sync one: EINVAL) is
+ * an error too, though path was replaced: the new contents may not
+ * survive a crash of the machine.
  */
+int atomic_file_write_mode(const char *path, mode_t mode, bool durable,
+			   int (*render)(FILE *out, void *arg), void *arg);
+
+/* atomic_file_write_mode() of a file rewritten again and again (--prom,
+ * --folded): mode 0644 (node_exporter reads it as another user), and its
+ * directory's fsync is only tried. */
 int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), void *arg);
 
 /* Whether a file can be written at path as atomic_file_write() would:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "array.h"
 #include "cgroups.h"
 
 int cgroup2_mount(const char *mounts_file, char *mount, size_t size)
@@ -113,16 +114,10 @@ static void add(struct cgroup_names *c, uint64_t id, const char *path)
 		entry->path = copy;
 		return;
 	}
-	if (c->count == c->capacity) {
-		size_t capacity = c->capacity ? c->capacity * 2 : 64;
-		struct cgroup_entry *grown = realloc(c->entries, capacity * sizeof(*grown));
-
-		if (!grown) {
-			free(copy);
-			return;
-		}
-		c->entries = grown;
-		c->capacity = capacity;
+	if (array_reserve((void **)&c->entries, &c->capacity, c->count + 1,
+			  sizeof(*c->entries))) {
+		free(copy);
+		return;
 	}
 	memmove(&c->entries[where + 1], &c->entries[where],
 		(c->count - where) * sizeof(*c->entries));

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "atomic_file.h"
 #include "crashfree.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -162,18 +164,9 @@ static int insert_process(struct crashfree *cf, size_t index,
 {
 	struct crashfree_process *slot;
 
-	if (cf->nprocesses == cf->capacity) {
-		size_t capacity = cf->capacity ? cf->capacity * 2 : 8;
-		struct crashfree_process *grown;
-
-		if (capacity < cf->capacity || capacity > SIZE_MAX / sizeof(*grown))
-			return -ENOMEM;
-		grown = realloc(cf->by_process, capacity * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		cf->by_process = grown;
-		cf->capacity = capacity;
-	}
+	if (array_reserve((void **)&cf->by_process, &cf->capacity, cf->nprocesses + 1,
+			  sizeof(*cf->by_process)))
+		return -ENOMEM;
 	slot = &cf->by_process[index];
 	memmove(slot + 1, slot, (cf->nprocesses - index) * sizeof(*slot));
 	memcpy(slot->comm, name, CRASHFREE_COMM_LEN);
@@ -278,108 +271,50 @@ static char *parent_directory(const char *path)
 	return strndup(path, slash - path);
 }
 
-/* The rename is only durable once the directory entry itself is on disk. */
-static int sync_parent_directory(const char *path)
-{
-	char *directory = parent_directory(path);
-	int fd, err = 0;
-
-	if (!directory)
-		return -ENOMEM;
-
-	fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		/* Some filesystems cannot sync a directory; nothing more to do then. */
-		if (fsync(fd) && errno != EINVAL)
-			err = -errno;
-		close(fd);
-	}
-	free(directory);
-	return err;
-}
-
 static int errno_or_eio(void)
 {
 	return errno ? -errno : -EIO;
 }
 
+struct state_to_save {
+	const struct crashfree *cf;
+	uint64_t now_ns;
+};
+
+static int render_state(FILE *out, void *arg)
+{
+	const struct state_to_save *state = arg;
+
+	write_state(out, state->cf, state->now_ns);
+	return 0;
+}
+
 int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns)
 {
 	struct crashfree snapshot = *cf;
+	struct state_to_save state = { &snapshot, now_ns };
 	char *tmp_path;
-	FILE *out = NULL;
-	int fd, err = 0;
+	int err = 0;
 
 	if (cf->interval_ns == 0 || cf->interval_ns > INT64_MAX)
 		return -EINVAL;
 	/* Shares cf's process table, which crashfree_update() never touches. */
 	crashfree_update(&snapshot, now_ns);
 
+	/*
+	 * PATH.tmp is where earlier diskio saves wrote: one left by a crashed
+	 * save, or planted as a symlink, is removed.  The new file is made
+	 * under another name, never through one already there.
+	 */
 	tmp_path = path_with_suffix(path, ".tmp");
 	if (!tmp_path)
 		return -ENOMEM;
-
-	/*
-	 * A PATH.tmp left by a crashed save, or planted as a symlink, is removed
-	 * and never followed: O_EXCL makes the write go to a file made here.
-	 */
-	if (unlink(tmp_path) && errno != ENOENT) {
+	if (unlink(tmp_path) && errno != ENOENT)
 		err = -errno;
-		goto out_free;
-	}
-	fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		  STATE_FILE_MODE);
-	if (fd < 0) {
-		err = -errno;
-		goto out_free;
-	}
-	/* open() applied the umask; the mode must not depend on it. */
-	if (fchmod(fd, STATE_FILE_MODE)) {
-		err = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-	out = fdopen(fd, "w");
-	if (!out) {
-		err = -errno;
-		close(fd);
-		goto out_unlink;
-	}
-
-	errno = 0;
-	write_state(out, &snapshot, now_ns);
-	if (fflush(out) == EOF || ferror(out)) {
-		err = errno_or_eio();
-		goto out_close;
-	}
-	if (fsync(fileno(out))) {
-		err = -errno;
-		goto out_close;
-	}
-	errno = 0;
-	if (fclose(out)) {
-		out = NULL;
-		err = errno_or_eio();
-		goto out_unlink;
-	}
-	out = NULL;
-
-	if (rename(tmp_path, path)) {
-		err = -errno;
-		goto out_unlink;
-	}
-	err = sync_parent_directory(path);
-	goto out_free;
-
-out_close:
-	fclose(out);
-out_unlink:
-	unlink(tmp_path);
-out_free:
 	free(tmp_path);
-	return err;
+	if (err)
+		return err;
+	return atomic_file_write_mode(path, STATE_FILE_MODE, true, render_state, &state);
 }
 
 enum line_status {
@@ -777,9 +712,9 @@ static int move_damaged_aside(const char *path, const struct stat *st,
 }
 
 /*
- * The directory that will hold the file and its PATH.tmp: there, a
- * directory, and one diskio may create files in.  0, or -errno after one
- * "diskio: ..." line.
+ * The directory that will hold the file and the saves' temporary files:
+ * there, a directory, and one diskio may create files in.  0, or -errno
+ * after one "diskio: ..." line.
  */
 static int check_directory(const char *path, FILE *warn)
 {

@@ -96,13 +96,14 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
  * crashfree_save() stores the state that crashfree_update(cf, now_ns) would
  * leave (whole intervals elapsed since the last update are counted in the
  * file, progress stays below the interval) without modifying cf. It writes
- * PATH.tmp in the same directory, flushes and fsyncs it, renames it over
- * PATH and fsyncs the directory, so PATH is always either the old or the new
- * state. A PATH.tmp already there (left by a crash, or a planted symlink)
- * is removed, never written through. The file is made with mode 0600
+ * with atomic_file_write_mode(), durable: a new temporary file in the same
+ * directory, flushed and fsynced, renamed over PATH and the directory
+ * fsynced, so PATH is always either the old or the new state. A PATH.tmp
+ * (where earlier versions wrote: left by a crash, or a planted symlink) is
+ * removed, never written through. The file is made with mode 0600
  * whatever the umask, owned by the user the caller runs as. Returns 0 or
  * -errno (-EINVAL for an interval_ns that crashfree_init() would not set);
- * PATH.tmp is removed on failure.
+ * the temporary file is removed on failure.
  */
 int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns);
 
@@ -112,8 +113,8 @@ int crashfree_save(const struct crashfree *cf, const char *path, uint64_t now_ns
  * start is ever moved. In this order:
  *
  * 1. PATH's directory must exist, be a directory and let the caller create
- *    files in it (PATH.tmp of the saves); else -errno (-ENOENT, -ENOTDIR,
- *    -EACCES, -EROFS, ...).
+ *    files in it (the saves' temporary files); else -errno (-ENOENT,
+ *    -ENOTDIR, -EACCES, -EROFS, ...).
  * 2. PATH itself, looked at without following it: missing is
  *    CRASHFREE_LOAD_NO_FILE. A symlink (-ELOOP), a directory (-EISDIR) or
  *    anything else not a regular file (-EINVAL: FIFO, socket, device) is

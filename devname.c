@@ -19,12 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "devname.h"
 #include "path.h"
 
 /* sysfs attributes are at most a page; anything longer is not what we want. */
 #define SYSFS_READ_MAX 4096
-#define DEVNAME_INITIAL_CAPACITY 16
 
 static const char devname_out_of_memory[] = "?";
 
@@ -251,16 +251,8 @@ static struct devname_entry *new_entry(struct devname_cache *c, uint32_t dev,
 
 static bool insert_entry(struct devname_cache *c, size_t pos, struct devname_entry *entry)
 {
-	if (c->count == c->capacity) {
-		size_t capacity = c->capacity ? c->capacity * 2 : DEVNAME_INITIAL_CAPACITY;
-		struct devname_entry **entries;
-
-		entries = realloc(c->entries, capacity * sizeof(*entries));
-		if (!entries)
-			return false;
-		c->entries = entries;
-		c->capacity = capacity;
-	}
+	if (array_reserve((void **)&c->entries, &c->capacity, c->count + 1, sizeof(*c->entries)))
+		return false;
 	memmove(&c->entries[pos + 1], &c->entries[pos],
 		(c->count - pos) * sizeof(*c->entries));
 	c->entries[pos] = entry;

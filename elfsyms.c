@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "elfsyms.h"
 
 const struct elf_limits ELF_LIMITS = {
@@ -366,20 +367,9 @@ static bool pool_add(struct pool *p, const char *s, size_t len, bool cut, uint32
 {
 	size_t need = len + (cut ? 3 : 0) + 1;
 
-	if (need > UINT32_MAX - p->len)
+	if (need > UINT32_MAX - p->len ||
+	    array_reserve((void **)&p->bytes, &p->cap, p->len + need, 1))
 		return false;
-	if (p->len + need > p->cap) {
-		size_t cap = p->cap ? p->cap : 4096;
-		char *bytes;
-
-		while (cap < p->len + need)
-			cap *= 2;
-		bytes = realloc(p->bytes, cap);
-		if (!bytes)
-			return false;
-		p->bytes = bytes;
-		p->cap = cap;
-	}
 	memcpy(p->bytes + p->len, s, len);
 	if (cut)
 		memcpy(p->bytes + p->len + len, "...", 3);
@@ -420,18 +410,10 @@ static enum elf_status keep_symbol(struct symbol_reader *sr, uint64_t value, uin
 		return ELF_OK;
 	if (e->nsymbols == sr->r->limits->max_symbols)
 		return ELF_TOO_BIG;
-	if (e->nsymbols == sr->cap) {
-		size_t cap = sr->cap ? sr->cap * 2 : 256;
-		struct elf_symbol *symbols;
-
-		if (cap > sr->r->limits->max_symbols)
-			cap = sr->r->limits->max_symbols;
-		symbols = reallocarray(e->symbols, cap, sizeof(*symbols));
-		if (!symbols)
-			return ELF_NO_MEMORY;
-		e->symbols = symbols;
-		sr->cap = cap;
-	}
+	/* Never room for more than can be kept. */
+	if (array_reserve_max((void **)&e->symbols, &sr->cap, e->nsymbols + 1,
+			      sr->r->limits->max_symbols, sizeof(*e->symbols)))
+		return ELF_NO_MEMORY;
 	sym = &e->symbols[e->nsymbols];
 	if (!pool_add(&sr->names, s, len > max ? max : len, len > max, &sym->name))
 		return ELF_NO_MEMORY;

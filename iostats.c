@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "iostats.h"
 
 static const char *const sort_names[SORT_NR_KEYS] = {
@@ -96,16 +97,13 @@ static int rebuild_index(struct iostats *t, size_t index_size)
 	return 0;
 }
 
+/* One row at a time, from a power of two: the capacity doubles, and stays
+ * a power of two for the index. */
 static int grow(struct iostats *t)
 {
-	size_t capacity = t->capacity ? t->capacity * 2 : 64;
-	struct proc_io *rows = realloc(t->rows, capacity * sizeof(*rows));
-
-	if (!rows)
+	if (array_reserve((void **)&t->rows, &t->capacity, t->count + 1, sizeof(*t->rows)))
 		return -1;
-	t->rows = rows;
-	t->capacity = capacity;
-	return rebuild_index(t, capacity * 4);
+	return rebuild_index(t, t->capacity * 4);
 }
 
 struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "array.h"
 #include "maps.h"
 
 static int each_by_next_key(int fd, uint32_t key_size, void *value, map_entry_fn fn, void *arg)
@@ -103,25 +104,10 @@ static void add_counters(void *sum, const void *values, size_t size)
 		to[i] += from[i];
 }
 
-static bool grow(void **array, size_t *capacity, size_t count, size_t size)
-{
-	size_t wanted = *capacity ? *capacity * 2 : 64;
-	void *grown;
-
-	if (count < *capacity)
-		return true;
-	grown = realloc(*array, wanted * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*capacity = wanted;
-	return true;
-}
-
 /* A new element at the end of *array (count and capacity in elements). */
 static void *append(void **array, size_t *count, size_t *capacity, size_t size)
 {
-	if (!grow(array, capacity, *count, size))
+	if (array_reserve(array, capacity, *count + 1, size))
 		return NULL;
 	return (char *)*array + (*count)++ * size;
 }

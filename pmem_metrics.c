@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "pmem_metrics.h"
 
 const char *const pmem_counter_names[PMEM_NR_COUNTERS] = {
@@ -29,8 +30,6 @@ const char *const pmem_counter_names[PMEM_NR_COUNTERS] = {
  */
 #define PMEM_LAST_SHOWN_COUNTER PMEM_FLUSHES
 
-#define PMEM_INITIAL_CAPACITY 16
-
 void pmem_init(struct pmem_metrics *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -41,22 +40,6 @@ void pmem_free(struct pmem_metrics *m)
 {
 	free(m->devices);
 	pmem_init(m);
-}
-
-static int pmem_grow(struct pmem_metrics *m)
-{
-	struct pmem_device *devices;
-	size_t new_capacity;
-
-	if (m->capacity > SIZE_MAX / 2 / sizeof(*devices))
-		return -ENOMEM;
-	new_capacity = m->capacity ? m->capacity * 2 : PMEM_INITIAL_CAPACITY;
-	devices = realloc(m->devices, new_capacity * sizeof(*devices));
-	if (!devices)
-		return -ENOMEM;
-	m->devices = devices;
-	m->capacity = new_capacity;
-	return 0;
 }
 
 struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name)
@@ -85,7 +68,7 @@ struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name)
 			low = middle + 1;
 	}
 
-	if (m->count == m->capacity && pmem_grow(m))
+	if (array_reserve((void **)&m->devices, &m->capacity, m->count + 1, sizeof(*m->devices)))
 		return NULL;
 	memmove(&m->devices[low + 1], &m->devices[low],
 		(m->count - low) * sizeof(*m->devices));

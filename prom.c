@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "latency_hist.h"
 #include "prom.h"
 
@@ -134,17 +135,10 @@ static struct prom_series *add_series(struct prom_totals *p, char *labels, char 
 {
 	struct prom_series *s;
 
-	if (p->nseries == p->capacity) {
-		size_t capacity = p->capacity ? 2 * p->capacity : 16;
-		struct prom_series *grown = realloc(p->series, capacity * sizeof(*grown));
-
-		if (!grown) {
-			free(labels);
-			free(device);
-			return NULL;
-		}
-		p->series = grown;
-		p->capacity = capacity;
+	if (array_reserve((void **)&p->series, &p->capacity, p->nseries + 1, sizeof(*p->series))) {
+		free(labels);
+		free(device);
+		return NULL;
 	}
 	s = &p->series[p->nseries++];
 	memset(s, 0, sizeof(*s));

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "stacks.h"
 
 static uint64_t sum_of(const uint64_t *values, int first, int n)
@@ -279,16 +280,9 @@ static void line_add(struct line *l, const char *s, size_t len)
 {
 	if (l->failed)
 		return;
-	if (l->len + len + 1 > l->capacity) {
-		size_t wanted = (l->len + len + 1) * 2;
-		char *grown = realloc(l->text, wanted);
-
-		if (!grown) {
-			l->failed = true;
-			return;
-		}
-		l->text = grown;
-		l->capacity = wanted;
+	if (array_reserve((void **)&l->text, &l->capacity, l->len + len + 1, 1)) {
+		l->failed = true;
+		return;
 	}
 	memcpy(l->text + l->len, s, len);
 	l->len += len;

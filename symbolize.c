@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "elfsyms.h"
 #include "path.h"
 #include "resources.h"
@@ -49,20 +50,9 @@ struct pool {
 /* Offsets and not pointers: the pool moves as it grows. */
 static bool pool_add(struct pool *p, const char *s, size_t len, uint32_t *offset)
 {
-	if (len >= UINT32_MAX - p->len)
+	if (len >= UINT32_MAX - p->len ||
+	    array_reserve((void **)&p->bytes, &p->cap, p->len + len + 1, 1))
 		return false;
-	if (p->len + len + 1 > p->cap) {
-		size_t cap = p->cap ? p->cap : 4096;
-		char *bytes;
-
-		while (cap < p->len + len + 1)
-			cap *= 2;
-		bytes = realloc(p->bytes, cap);
-		if (!bytes)
-			return false;
-		p->bytes = bytes;
-		p->cap = cap;
-	}
 	memcpy(p->bytes + p->len, s, len);
 	p->bytes[p->len + len] = '\0';
 	*offset = (uint32_t)p->len;
@@ -231,15 +221,8 @@ static bool add_kallsyms_symbol(struct kallsyms_reader *r, const struct kallsyms
 {
 	struct ksym_raw *sym;
 
-	if (r->count == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct ksym_raw *raw = reallocarray(r->raw, cap, sizeof(*raw));
-
-		if (!raw)
-			return false;
-		r->raw = raw;
-		r->cap = cap;
-	}
+	if (array_reserve((void **)&r->raw, &r->cap, r->count + 1, sizeof(*r->raw)))
+		return false;
 	sym = &r->raw[r->count];
 	sym->addr = l->addr;
 	sym->line = (uint32_t)r->count;
@@ -1171,17 +1154,10 @@ static char *read_maps_text(const char *pid_dir)
 	for (;;) {
 		ssize_t n;
 
-		if (cap - len < 4096) {
-			char *bigger;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > MAPS_MAX + 1)
-				break;
-			bigger = realloc(text, cap);
-			if (!bigger)
-				break;
-			text = bigger;
-		}
+		/* Room to read a page at least, and for the NUL. */
+		if (cap - len < 4096 &&
+		    array_reserve_max((void **)&text, &cap, len + 4096, MAPS_MAX + 1, 1))
+			break;
 		n = read(fd, text + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1207,7 +1183,7 @@ static int read_mappings(struct usyms *us, const char *pid_dir, char *text, stru
 	struct maps_line *lines = NULL;
 	struct pool names = { 0 };
 	int *path_fds = NULL;
-	size_t n = 0, cap = 0, opened = 0;
+	size_t n = 0, lines_cap = 0, fds_cap = 0, opened = 0;
 	int err = 0;
 
 	for (char *line = text, *next; line && *line; line = next) {
@@ -1220,23 +1196,10 @@ static int read_mappings(struct usyms *us, const char *pid_dir, char *text, stru
 			continue;
 		if (n == USYMS_MAX_MAPPINGS || us->all_mappings + n >= USYMS_MAX_ALL_MAPPINGS)
 			break;
-		if (n == cap) {
-			size_t new_cap = cap ? cap * 2 : 16;
-			struct maps_line *more = reallocarray(lines, new_cap, sizeof(*lines));
-			int *more_fds;
-
-			if (!more) {
-				err = -ENOMEM;
-				break;
-			}
-			lines = more;
-			more_fds = reallocarray(path_fds, new_cap, sizeof(*path_fds));
-			if (!more_fds) {
-				err = -ENOMEM;
-				break;
-			}
-			path_fds = more_fds;
-			cap = new_cap;
+		if (array_reserve((void **)&lines, &lines_cap, n + 1, sizeof(*lines)) ||
+		    array_reserve((void **)&path_fds, &fds_cap, n + 1, sizeof(*path_fds))) {
+			err = -ENOMEM;
+			break;
 		}
 		lines[n] = l;
 		path_fds[n] = -1;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "symbolize.h"
 #include "tally.h"
 
@@ -101,23 +102,6 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Room for n elements in *array, grown to at least twice its capacity (so
- * that adding one at a time costs O(1) each); false (array unchanged) when
- * memory is out. */
-static bool room_for(void **array, size_t *capacity, size_t n, size_t size)
-{
-	size_t wanted = n > 2 * *capacity ? n : 2 * *capacity;
-	void *grown;
-
-	if (n <= *capacity)
-		return true;
-	grown = realloc(*array, wanted * size);
-	if (!grown)
-		return false;
-	*array = grown;
-	*capacity = wanted;
-	return true;
-}
 
 static res_key intern_name(struct tally *t, const char *name, size_t len)
 {
@@ -131,21 +115,20 @@ static res_key intern_name(struct tally *t, const char *name, size_t len)
 
 /* The element of *array whose first key_size bytes are key, appended (zero
  * but for its key) when there is none; NULL when memory is out. */
-static void *seen_of(void **array, size_t *count, size_t size, const void *key, size_t key_size)
+static void *seen_of(void **array, size_t *count, size_t *capacity, size_t size,
+		     const void *key, size_t key_size)
 {
-	char *grown;
+	char *added;
 
 	for (size_t i = 0; i < *count; i++)
 		if (!memcmp((char *)*array + i * size, key, key_size))
 			return (char *)*array + i * size;
-	grown = realloc(*array, (*count + 1) * size);
-	if (!grown)
+	if (array_reserve(array, capacity, *count + 1, size))
 		return NULL;
-	*array = grown;
-	grown += (*count)++ * size;
-	memset(grown, 0, size);
-	memcpy(grown, key, key_size);
-	return grown;
+	added = (char *)*array + (*count)++ * size;
+	memset(added, 0, size);
+	memcpy(added, key, key_size);
+	return added;
 }
 
 /* ---- crashes ---- */
@@ -155,8 +138,8 @@ static struct tally_crash_seen *crash_seen_of(struct tally *t, const char *comm)
 	char key[TASK_COMM_LEN] = {};
 
 	memcpy(key, comm, strnlen(comm, TASK_COMM_LEN - 1));
-	return seen_of((void **)&t->crash_seen, &t->ncrash_seen, sizeof(*t->crash_seen), key,
-		       sizeof(key));
+	return seen_of((void **)&t->crash_seen, &t->ncrash_seen, &t->crash_seen_capacity,
+		       sizeof(*t->crash_seen), key, sizeof(key));
 }
 
 static void record_crash(struct tally *t, const char *comm, uint64_t at_ns, uint64_t now_ns)
@@ -348,8 +331,8 @@ static void note_dirtiers(struct tally *t)
 
 		if (!row->delta[PMEM_DIRTIED_BYTES])
 			continue;
-		d = seen_of((void **)&t->dirtiers, &t->ndirtiers, sizeof(*d), &row->key.tgid,
-			    sizeof(row->key.tgid));
+		d = seen_of((void **)&t->dirtiers, &t->ndirtiers, &t->dirtiers_capacity, sizeof(*d),
+			    &row->key.tgid, sizeof(row->key.tgid));
 		if (d)
 			d->dirtied_ns = t->now_ns;
 	}
@@ -357,8 +340,8 @@ static void note_dirtiers(struct tally *t)
 
 static struct tally_latency_seen *latency_seen_of(struct tally *t, uint32_t dev)
 {
-	return seen_of((void **)&t->latency_seen, &t->nlatency_seen, sizeof(*t->latency_seen),
-		       &dev, sizeof(dev));
+	return seen_of((void **)&t->latency_seen, &t->nlatency_seen, &t->latency_seen_capacity,
+		       sizeof(*t->latency_seen), &dev, sizeof(dev));
 }
 
 /* The change of a kernel latency entry since seen, which becomes now.  The
@@ -479,7 +462,7 @@ static size_t fold_by_cgroup(struct tally *t, size_t n)
 {
 	size_t folded = 0;
 
-	if (!room_for((void **)&t->folded, &t->folded_capacity, n, sizeof(*t->folded))) {
+	if (array_reserve((void **)&t->folded, &t->folded_capacity, n, sizeof(*t->folded))) {
 		t->lost[LOST_ROW_ALLOC] += n;
 		return 0;
 	}
@@ -511,7 +494,8 @@ static size_t sort_shown_rows(struct tally *t)
 {
 	size_t n = 0;
 
-	if (!room_for((void **)&t->shown, &t->shown_capacity, t->procs.count, sizeof(*t->shown))) {
+	if (array_reserve((void **)&t->shown, &t->shown_capacity, t->procs.count,
+			  sizeof(*t->shown))) {
 		t->lost[LOST_ROW_ALLOC] += t->procs.count;
 		return 0;
 	}
@@ -535,12 +519,11 @@ static void take_traces(struct tally *t, const struct snapshot *s)
 		size_t wanted = (size_t)trace->id + 1;
 
 		if (wanted > t->nstack_ids) {
-			struct stack_ref *grown = realloc(t->stack_ids, wanted * sizeof(*grown));
-
-			if (!grown)
+			if (array_reserve((void **)&t->stack_ids, &t->stack_ids_capacity, wanted,
+					  sizeof(*t->stack_ids)))
 				continue;	/* its stacks show as unread */
-			memset(grown + t->nstack_ids, 0, (wanted - t->nstack_ids) * sizeof(*grown));
-			t->stack_ids = grown;
+			memset(t->stack_ids + t->nstack_ids, 0,
+			       (wanted - t->nstack_ids) * sizeof(*t->stack_ids));
 			t->nstack_ids = wanted;
 		}
 		ref = &t->stack_ids[trace->id];
@@ -639,8 +622,8 @@ static void count_stacks(struct tally *t, const struct snapshot *s)
 		struct row_stack *rs = find_row_stack(t, sorted, &entry->key);
 
 		if (!rs) {
-			if (!room_for((void **)&t->stacks, &t->stacks_capacity, t->nstacks + 1,
-				      sizeof(*t->stacks))) {
+			if (array_reserve((void **)&t->stacks, &t->stacks_capacity, t->nstacks + 1,
+					  sizeof(*t->stacks))) {
 				t->lost[LOST_ROW_ALLOC]++;
 				continue;
 			}
@@ -691,8 +674,8 @@ static void attach_stacks(struct tally *t, size_t nshown)
 		t->procs.rows[i].nstacks = 0;
 	}
 	if (!t->config.stacks_top || t->config.by_cgroup || !t->nstacks ||
-	    !room_for((void **)&t->stack_order, &t->stack_order_capacity, t->nstacks,
-		      sizeof(*t->stack_order)))
+	    array_reserve((void **)&t->stack_order, &t->stack_order_capacity, t->nstacks,
+			  sizeof(*t->stack_order)))
 		return;
 	s_cumulative = cumulative;
 	for (size_t i = 0; i < nshown; i++) {
@@ -724,8 +707,8 @@ static void forget_stacks(struct tally *t)
 		     k < t->nstacks &&
 		     !memcmp(&t->stacks[k].key.who, &t->forget[i], sizeof(t->forget[i]));
 		     k++) {
-			if (!room_for((void **)&t->forget_stacks, &t->forget_stacks_capacity,
-				      t->nforget_stacks + 1, sizeof(*t->forget_stacks)))
+			if (array_reserve((void **)&t->forget_stacks, &t->forget_stacks_capacity,
+					  t->nforget_stacks + 1, sizeof(*t->forget_stacks)))
 				return;
 			t->forget_stacks[t->nforget_stacks++] = t->stacks[k].key;
 		}
@@ -831,7 +814,8 @@ void tally_close_interval(struct tally *t)
 	prune_dirtiers(t);
 	/* Room for every key first: a row is dropped only with its kernel entry. */
 	if (!t->config.trace &&
-	    room_for((void **)&t->forget, &t->forget_capacity, t->procs.count, sizeof(*t->forget)))
+	    !array_reserve((void **)&t->forget, &t->forget_capacity, t->procs.count,
+			   sizeof(*t->forget)))
 		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
 				     row_process_alive, forget_row, t);
 	forget_stacks(t);

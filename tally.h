@@ -153,11 +153,11 @@ struct tally {
 
 	/* what was seen of the kernel's running totals */
 	struct tally_latency_seen *latency_seen;
-	size_t nlatency_seen;
+	size_t nlatency_seen, latency_seen_capacity;
 	struct tally_crash_seen *crash_seen;
-	size_t ncrash_seen;
+	size_t ncrash_seen, crash_seen_capacity;
 	struct tally_dirtier *dirtiers;
-	size_t ndirtiers;
+	size_t ndirtiers, dirtiers_capacity;
 	uint64_t now_ns;		/* of the last step */
 	uint64_t interval_end_ns;	/* of the last frame, start_ns before */
 	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];
@@ -183,7 +183,7 @@ struct tally {
 	struct res_table stack_table;	/* the stacks, interned (stack_encode()) */
 	void *stack_buf;
 	struct stack_ref *stack_ids;	/* by the kernel's stack id */
-	size_t nstack_ids;
+	size_t nstack_ids, stack_ids_capacity;
 	struct row_stack *stacks;	/* every one seen in the run, sorted by key */
 	size_t nstacks, stacks_capacity;
 	struct row_stack **stack_order;	/* rows' top stacks in the frame */

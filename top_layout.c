@@ -4,17 +4,22 @@
 #include "top_layout.h"
 
 /* Byte cells hold "1023.9 KiB" (10), count cells 7 digits, ms cells
- * "0.012" to "9999999". */
+ * "0.012" to "9999999".  The rate columns are defined once for both
+ * tables: a disk's READ/s reads as its processes' do. */
+#define RATE_COLUMNS(read, write, discard, read_iops, write_iops, discard_iops)	\
+	[read] = { "READ/s", "READ", 10, false, false },			\
+	[write] = { "WRITE/s", "WRITE", 10, false, false },			\
+	[discard] = { "DISCARD/s", "DISCARD", 10, false, false },		\
+	[read_iops] = { "R_IOPS", "R_IO", 7, false, false },			\
+	[write_iops] = { "W_IOPS", "W_IO", 7, false, false },			\
+	[discard_iops] = { "D_IOPS", "D_IO", 7, false, false }
+
 const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 	[TOP_COL_PID] = { "PID", "PID", 7, false, false },
 	[TOP_COL_COMM] = { "COMM", "COMM", 15, true, false },
 	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false },
-	[TOP_COL_READ] = { "READ/s", "READ", 10, false, false },
-	[TOP_COL_WRITE] = { "WRITE/s", "WRITE", 10, false, false },
-	[TOP_COL_DISCARD] = { "DISCARD/s", "DISCARD", 10, false, false },
-	[TOP_COL_READ_IOPS] = { "R_IOPS", "R_IO", 7, false, false },
-	[TOP_COL_WRITE_IOPS] = { "W_IOPS", "W_IO", 7, false, false },
-	[TOP_COL_DISCARD_IOPS] = { "D_IOPS", "D_IO", 7, false, false },
+	RATE_COLUMNS(TOP_COL_READ, TOP_COL_WRITE, TOP_COL_DISCARD, TOP_COL_READ_IOPS,
+		     TOP_COL_WRITE_IOPS, TOP_COL_DISCARD_IOPS),
 	[TOP_COL_LATENCY] = { "LAT_ms", "LAT_ms", 7, false, false },
 	[TOP_COL_DIRTY] = { "DIRTY/s", "DIRTY", 10, false, false },
 	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true },
@@ -28,12 +33,8 @@ const unsigned int top_proc_priority[TOP_NR_PROC_COLUMNS] = {
 
 const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 	[TOP_DEV_NAME] = { "DEVICE", "DEVICE", 10, true, false },
-	[TOP_DEV_READ] = { "READ/s", "READ", 10, false, false },
-	[TOP_DEV_WRITE] = { "WRITE/s", "WRITE", 10, false, false },
-	[TOP_DEV_DISCARD] = { "DISCARD/s", "DISCARD", 10, false, false },
-	[TOP_DEV_READ_IOPS] = { "R_IOPS", "R_IO", 7, false, false },
-	[TOP_DEV_WRITE_IOPS] = { "W_IOPS", "W_IO", 7, false, false },
-	[TOP_DEV_DISCARD_IOPS] = { "D_IOPS", "D_IO", 7, false, false },
+	RATE_COLUMNS(TOP_DEV_READ, TOP_DEV_WRITE, TOP_DEV_DISCARD, TOP_DEV_READ_IOPS,
+		     TOP_DEV_WRITE_IOPS, TOP_DEV_DISCARD_IOPS),
 	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false },
 	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false },
 };

@@ -13,21 +13,28 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 # make WERROR=1, as CI does (a packager's newer compiler may warn anew).
 CFLAGS ?= -g -O2
 WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
-override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR_FLAG) -I$(OUTPUT) -I.
+# The root holds the step (tally.c) and what it keeps; the folders, each
+# with a README, what loads, shows and writes around it.
+SRC_DIRS := kernel views outputs stacks lib
+INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
+HEADERS := $(wildcard *.h $(addsuffix /*.h,$(SRC_DIRS)))
+override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES)
 # -mcpu=v3: compare-and-exchange for the in-flight table (Linux 5.12+).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR_FLAG) \
-	-I$(dir $(VMLINUX)) -I.
+	-I$(dir $(VMLINUX)) -I. -Ikernel
 LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
-PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
-	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c stacks.c \
-	symbolize.c elfsyms.c prom.c atomic_file.c array.c
+PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c tally.c \
+	cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c top.c \
+	top_keys.c top_layout.c) stacks/stacks.c stacks/symbolize.c stacks/elfsyms.c \
+	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c)
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.
-LOADER_SRCS := msg.c probe.c maps.c events.c terminal.c loader.c view_open.c outputs.c \
-	prom_file.c folded_file.c state_file.c
+LOADER_SRCS := lib/msg.c $(addprefix kernel/,probe.c maps.c events.c loader.c) \
+	views/terminal.c views/view_open.c \
+	$(addprefix outputs/,outputs.c prom_file.c folded_file.c state_file.c)
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
@@ -65,7 +72,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 FUZZ_TARGETS := state devname options resources stacks kallsyms elf
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) -I$(OUTPUT) -I. -Itests/fuzz \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES) -Itests/fuzz \
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
 FUZZ_PURE_OBJS := $(patsubst %.c,$(FUZZ_OUTPUT)/%.o,$(PURE_SRCS))
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUTPUT)/fuzz_%,$(FUZZ_TARGETS))
@@ -136,7 +143,7 @@ $(OUTPUT)/guest_checks: tests/kernels/guest_checks.c | $(OUTPUT)
 $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT) $(SYMBOLIZE_DATA):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: %.bpf.c diskio.h core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: %.bpf.c diskio.h kernel/core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -144,10 +151,11 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o | $(OUTPUT)
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/loader.o: $(OUTPUT)/diskio.skel.h
+$(OUTPUT)/kernel/loader.o: $(OUTPUT)/diskio.skel.h
 
-$(OUTPUT)/%.o: %.c $(wildcard *.h) | $(OUTPUT)
+$(OUTPUT)/%.o: %.c $(HEADERS) | $(OUTPUT)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(PURE_OBJS) \
@@ -156,8 +164,9 @@ $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(
 	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c tests/check_util.c \
 		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
 
-$(ASAN_OUTPUT)/%.o: %.c $(wildcard *.h) | $(ASAN_OUTPUT)/tests
+$(ASAN_OUTPUT)/%.o: %.c $(HEADERS) | $(ASAN_OUTPUT)/tests
 	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) -c $< -o $@
 
 $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c \
@@ -199,8 +208,9 @@ $(SYMBOLIZE_DATA)/symbolize_target_pie.debug: $(SYMBOLIZE_DATA)/symbolize_target
 	$(Q)$(OBJCOPY) --only-keep-debug $< $@
 
 # Coverage for libFuzzer in the modules under test, sanitizers everywhere.
-$(FUZZ_OUTPUT)/%.o: %.c $(wildcard *.h) | $(FUZZ_OUTPUT)
+$(FUZZ_OUTPUT)/%.o: %.c $(HEADERS) | $(FUZZ_OUTPUT)
 	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 
 $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuzz_util.h \
@@ -223,7 +233,7 @@ install: diskio | $(OUTPUT)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' dist/diskio.service.in > $(OUTPUT)/diskio.service
 	$(Q)install -D -m 0755 diskio $(DESTDIR)$(SBINDIR)/diskio
-	$(Q)install -D -m 0644 diskio.8 $(DESTDIR)$(MAN8DIR)/diskio.8
+	$(Q)install -D -m 0644 dist/diskio.8 $(DESTDIR)$(MAN8DIR)/diskio.8
 	$(Q)install -D -m 0644 $(OUTPUT)/diskio.service $(DESTDIR)$(UNITDIR)/diskio.service
 	$(Q)install -D -m 0644 dist/diskio.bash $(DESTDIR)$(COMPLETIONDIR)/diskio
 

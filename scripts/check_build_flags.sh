@@ -42,9 +42,9 @@ fi
 
 # Every user-space object (not the BPF object, which has its own -O2) compiled with -O1.
 objects=0
-for obj in "$tmp"/.output/*.o; do
+while IFS= read -r -d '' obj; do
 	case $obj in *.bpf.o) continue ;; esac
-	name=.output/$(basename "$obj")
+	name=${obj#"$tmp"/}
 	line=$(grep -E -- "(^| )-c .* -o $name\$" "$log" | grep -v -- '-target bpf' | tail -n 1) ||
 		fail "no compile command for $name in the V=1 log"
 	grep -qE -- '(^| )-O1( |$)' <<<"$line" || fail "$name compiled without -O1: $line"
@@ -52,7 +52,7 @@ for obj in "$tmp"/.output/*.o; do
 		tr '\n' ' ') || true
 	[[ -z $others ]] || fail "$name compiled with ${others% } besides -O1: $line"
 	objects=$((objects + 1))
-done
+done < <(find "$tmp/.output" -name '*.o' -print0)
 ((objects > 0)) || fail "no objects in $tmp/.output"
 
 link=$(grep -E -- " -o diskio\$" "$log" | tail -n 1) || fail "no link command for diskio in the V=1 log"

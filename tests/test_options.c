@@ -1060,7 +1060,7 @@ static char *read_source_file(const char *path)
 
 Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completion)
 {
-	const char *man = read_source_file("diskio.8");
+	const char *man = read_source_file("dist/diskio.8");
 	const char *completion = read_source_file("dist/diskio.bash");
 	unsigned int checked = 0;
 	struct run r;
@@ -1086,7 +1086,7 @@ Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completi
 			strncat(in_man, name[i] == '-' ? "\\-" : (char[2]){ name[i], 0 },
 				sizeof(in_man) - strlen(in_man) - 1);
 		snprintf(in_completion, sizeof(in_completion), "--%s", name);
-		cr_assert(strstr(man, in_man), "--%s is not in diskio.8", name);
+		cr_assert(strstr(man, in_man), "--%s is not in dist/diskio.8", name);
 		cr_assert(strstr(completion, in_completion), "--%s is not in dist/diskio.bash",
 			  name);
 		checked++;

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the batch and JSON views share (format.c), beyond view.h. */
+#ifndef DISKIO_VIEWS_FORMAT_H
+#define DISKIO_VIEWS_FORMAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "frame.h"
+#include "pmem_metrics.h"
+
+/* The order causes are shown in: a cause added later comes last, so that
+ * no field of the "#" lines moves. */
+extern const enum lost_cause lost_shown[LOST_NR_CAUSES];
+
+/* Counters a row or device shows, in batch column order. */
+#define NR_SHOWN 7
+extern const enum pmem_counter_id shown_counters[NR_SHOWN];
+
+/* A row's latency is shown only with -L: otherwise the rows hold the I/Os
+ * tracked for a filter, not a per-process measurement. */
+bool row_latency_tenths(const struct frame *f, const uint64_t *values, uint64_t *tenths);
+
+/* name as batch_write_name() writes it, with also_escaped's bytes escaped too. */
+void write_escaped(FILE *out, const char *name, size_t len, const char *also_escaped);
+/* Inside "by_process=a:1,b:2" the separators must not appear in names. */
+void batch_write_listed_name(FILE *out, const char *name, size_t len);
+
+#endif /* DISKIO_VIEWS_FORMAT_H */

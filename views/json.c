@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The JSON view: one NDJSON record per interval and a summary (doc/outputs.md
+ * lists every key). */
+#include <inttypes.h>
+#include <string.h>
+#include "format.h"
+#include "view.h"
+
+void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES])
+{
+	jsonw_object(w, "lost");
+	jsonw_u64(w, "events", lost_total(lost));
+	jsonw_object(w, "by_cause");
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		jsonw_u64(w, lost_cause_names[lost_shown[i]], lost[lost_shown[i]]);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+}
+
+static void json_crash(struct jsonw *w, const struct crashfree *crash)
+{
+	jsonw_object(w, "crash");
+	jsonw_u64(w, "interval_s", crash->interval_ns / 1000000000U);
+	jsonw_u64(w, "operational_intervals", crash->operational_intervals);
+	jsonw_u64(w, "crashfree_intervals", crash->crashfree_intervals);
+	jsonw_u64(w, "crashes", crash->crashes);
+	jsonw_object(w, "by_process");
+	for (size_t i = 0; i < crash->nprocesses; i++)
+		jsonw_u64(w, crash->by_process[i].comm, crash->by_process[i].crashes);
+	jsonw_object_end(w);
+	jsonw_object_end(w);
+}
+
+static void json_begin(struct view *v, const struct frame *f)
+{
+	v->rows_shown = 0;
+	v->rows_cut = f->nrows - frame_rows_shown(f, v->screen.max_rows);
+	jsonw_object(&v->json, NULL);
+	json_write_record_head(&v->json, "interval", &f->wall, v->host);
+	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
+	jsonw_array(&v->json, "processes");
+}
+
+/* "latency_us":{"p50":…,"p95":…,"p99":…}: the row's percentiles over all
+ * operations with -L, null where they are not known. */
+static void json_row_latency(struct jsonw *w, const struct frame *f, const struct proc_io *row)
+{
+	static const char *const keys[] = { "p50", "p95", "p99" };
+	struct latency_summary l;
+	bool known = f->per_process_latency && !f->by_cgroup &&
+		     iostats_latency_summary(row, f->cumulative, &l);
+	double values[3];
+
+	if (known) {
+		values[0] = l.p50_us;
+		values[1] = l.p95_us;
+		values[2] = l.p99_us;
+	}
+	jsonw_object(w, "latency_us");
+	for (int k = 0; k < 3; k++)
+		if (known)
+			jsonw_double(w, keys[k], "%.1f", values[k]);
+		else
+			jsonw_null(w, keys[k]);
+	jsonw_object_end(w);
+}
+
+static void json_frame(const char *name, void *arg)
+{
+	jsonw_string(arg, NULL, name, strlen(name));
+}
+
+static void json_frame_unknown(const char *why, void *arg)
+{
+	if (why)
+		jsonw_string(arg, NULL, why, strlen(why));
+	else
+		jsonw_null(arg, NULL);
+}
+
+/* "stacks":[{"bytes":…,"ios":…,"dirtied_bytes":…,"kernel":[…],"user":[…],
+ * "user_unknown":[…]}]: the row's top stacks, frames innermost first; for
+ * each user frame why it has no name, or null. */
+static void json_row_stacks(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	struct jsonw *w = &v->json;
+
+	jsonw_array(w, "stacks");
+	for (uint32_t i = 0; i < row->nstacks; i++) {
+		const struct row_stack *s = row->stacks[i];
+
+		jsonw_object(w, NULL);
+		jsonw_u64(w, "bytes", row_stack_bytes(s, f->cumulative));
+		jsonw_u64(w, "ios", row_stack_ios(s, f->cumulative));
+		jsonw_u64(w, "dirtied_bytes", row_stack_dirtied(s, f->cumulative));
+		jsonw_array(w, "kernel");
+		stack_for_each_name(v->stacks, s, false, false, json_frame, w);
+		jsonw_array_end(w);
+		jsonw_array(w, "user");
+		stack_for_each_name(v->stacks, s, true, false, json_frame, w);
+		jsonw_array_end(w);
+		jsonw_array(w, "user_unknown");
+		stack_for_each_unknown(v->stacks, s, json_frame_unknown, w);
+		jsonw_array_end(w);
+		jsonw_object_end(w);
+	}
+	jsonw_array_end(w);
+}
+
+static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	const uint64_t *values = iostats_values(row, f->cumulative);
+	struct jsonw *w = &v->json;
+	const char *name;
+	uint64_t tenths;
+	uint32_t len;
+
+	if (v->screen.max_rows && v->rows_shown >= v->screen.max_rows)
+		return;		/* counted in rows_cut */
+	v->rows_shown++;
+	jsonw_object(w, NULL);
+	if (f->by_cgroup) {
+		jsonw_null(w, "pid");
+		jsonw_null(w, "comm");
+	} else {
+		jsonw_u64(w, "pid", row->key.tgid);
+		name = res_name(f->names, row->comm_name, &len);
+		jsonw_string(w, "comm", name, len);
+	}
+	name = res_name(f->names, row->device_name, &len);
+	jsonw_string(w, "device", name, len);
+	for (size_t i = 0; i < NR_SHOWN; i++)
+		jsonw_u64(w, pmem_counter_names[shown_counters[i]], values[shown_counters[i]]);
+	if (row_latency_tenths(f, values, &tenths))
+		jsonw_tenths(w, "avg_latency_us", tenths);
+	else
+		jsonw_null(w, "avg_latency_us");
+	jsonw_u64(w, "dirtied_bytes", values[PMEM_DIRTIED_BYTES]);
+	jsonw_u64(w, "writeback_bytes", values[PMEM_WRITEBACK_BYTES]);
+	if (row->cgroup_name) {
+		name = res_name(f->names, row->cgroup_name, &len);
+		jsonw_string(w, "cgroup", name, len);
+	} else {
+		jsonw_null(w, "cgroup");
+	}
+	json_row_latency(w, f, row);
+	if (v->stacks)
+		json_row_stacks(v, f, row);
+	jsonw_object_end(w);
+}
+
+static void json_interval_end(struct view *v, const struct frame *f)
+{
+	struct jsonw *w = &v->json;
+
+	jsonw_array_end(w);
+	jsonw_u64(w, "rows_cut", v->rows_cut);
+	pmem_write_json(f->devices, w, f->cumulative, v->histograms);
+	json_write_lost(w, f->lost);
+	if (f->crash)
+		json_crash(w, f->crash);
+	if (f->ncrash_events) {
+		jsonw_array(w, "crash_events");
+		for (size_t i = 0; i < f->ncrash_events; i++)
+			json_write_crash_event(w, NULL, &f->crash_events[i]);
+		jsonw_array_end(w);
+	}
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+void view_json_summary(struct view *v, const struct summary *s)
+{
+	struct jsonw *w = &v->json;
+
+	jsonw_object(w, NULL);
+	json_write_record_head(w, "summary", &s->wall, v->host);
+	jsonw_double(w, "duration_s", "%.3f", s->duration_s);
+	if (s->has_io_events)
+		jsonw_u64(w, "events", s->io_events);
+	if (s->devices)
+		pmem_write_json(s->devices, w, true, v->histograms);
+	json_write_lost(w, s->lost);
+	json_crash(w, s->crash);
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+/* Devices are written by the registry's own serializer, pmem_write_json(). */
+void view_json(struct view *v, FILE *out)
+{
+	*v = (struct view){
+		.begin = json_begin, .row = json_row, .interval_end = json_interval_end,
+		.summary = view_json_summary, .out = out
+	};
+	jsonw_init(&v->json, out);
+	view_init_host(v);
+}

@@ -51,7 +51,7 @@ static const char *const state_key_names[KEY_COUNT] = {
 	[KEY_CRASHFREE_PROGRESS] = "crashfree_progress_ns",
 };
 
-/* Modular comparison, as the kernel's time_before(): see README.md. */
+/* Modular comparison, as the kernel's time_before(): see doc/design.md. */
 static bool time_before(uint64_t a, uint64_t b)
 {
 	return (int64_t)(a - b) < 0;

@@ -3,7 +3,7 @@
  * Crash-free interval bookkeeping for diskio, as memfaultd counts it: whole
  * operational and crash-free intervals, crashes in total and per comm, on a
  * monotonic clock the caller passes in (readings within 2^63 ns of the marks).
- * README.md, "How the numbers are kept", explains.  Not thread-safe.
+ * doc/design.md, "How the numbers are kept", explains.  Not thread-safe.
  */
 #ifndef DISKIO_CRASHFREE_H
 #define DISKIO_CRASHFREE_H
@@ -89,7 +89,7 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
  * without sign or leading zeros. Loading rejects anything else, and
  * numbers this module cannot have written: 0 or >= 2^63 interval_ns,
  * progress not below interval_ns, more crash-free than operational time
- * (the invariant in README.md), operational time beyond 2^64 ns, a process
+ * (the invariant in doc/design.md), operational time beyond 2^64 ns, a process
  * with 0 crashes or listed twice, per-process counts not adding up to
  * crashes.
  *

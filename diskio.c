@@ -279,7 +279,7 @@ static int start_tally(struct run *run, const char *cgroup_mount)
 {
 	const struct options *opts = run->opts;
 	/* A quarter of each interval at most: a file slow to read never makes
-	 * an interval late (README, "Stacks"). */
+	 * an interval late (doc/stacks.md). */
 	const struct symbolizer_options symbols = {
 		.kernel = opts->stacks & STACKS_KERNEL,
 		.user = opts->stacks & STACKS_USER,

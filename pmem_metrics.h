@@ -2,7 +2,7 @@
 /*
  * Per-device I/O counters: one set per block device, sorted by name, plus an
  * aggregate that always equals their sum.  Each counter keeps a running total
- * and its change since the previous flush (README.md, "How the numbers are
+ * and its change since the previous flush (doc/design.md, "How the numbers are
  * kept").  Pure bookkeeping: no libbpf, no globals.
  */
 #ifndef DISKIO_PMEM_METRICS_H

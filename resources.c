@@ -3,7 +3,7 @@
  * Deduplicating, append-only table of byte strings in one flat buffer.
  * Layout of buf[size], offsets relative to buf, everything 4-aligned:
  *   [nbuckets x u32 bucket head][node][node]...[unused]
- * A key is the offset of its node (README.md, "How the numbers are kept").
+ * A key is the offset of its node (doc/design.md, "How the numbers are kept").
  */
 #include <limits.h>
 #include <stdbool.h>

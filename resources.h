@@ -3,7 +3,7 @@
  * Deduplicating, append-only table of byte strings in one flat buffer: diskio
  * interns comm and device names here, from one thread, so that its rows hold
  * a 32-bit key instead of a copy of the name.  The layout is described in
- * README.md, "How the numbers are kept".
+ * doc/design.md, "How the numbers are kept".
  */
 #ifndef DISKIO_RESOURCES_H
 #define DISKIO_RESOURCES_H

@@ -6,7 +6,7 @@
  * totals since diskio started per (device, comm[, cgroup]) series, a cap on
  * series per device, idle series dropped), and the rendering to a FILE,
  * which atomic_file.h writes.
- * README.md, "Prometheus", lists the metrics.
+ * doc/prometheus.md lists the metrics.
  */
 #ifndef DISKIO_PROM_H
 #define DISKIO_PROM_H

@@ -6,7 +6,7 @@
  * names in one string pool; a frame is a binary search.
  *
  * User: diskio runs as root and reads files other users wrote, so it
- * trusts nothing a user can change (README, "Stacks").  The kernel gives
+ * trusts nothing a user can change (doc/stacks.md).  The kernel gives
  * each new user stack as build ids and file offsets at the I/O
  * (EVENT_USER_STACK), so a process that exits at once can still be named;
  * its frames are named then, from the files the process itself mapped,
@@ -520,7 +520,7 @@ static int open_trusted(const char *root_dir, const char *path, uid_t trusted_ui
 /* ---- user: the ELF file cache ---- */
 
 /*
- * Limits of the symbolizer's memory besides --stacks-mem (README, "Stacks").
+ * Limits of the symbolizer's memory besides --stacks-mem (doc/stacks.md).
  * Files are evicted least recently used first when their bytes exceed
  * USYMS_MAX_CACHE_BYTES; files that mappings of a live process still point
  * to are kept.

@@ -3,7 +3,7 @@
  * Names for stack frames (--stacks): kernel addresses from /proc/kallsyms,
  * user frames from the ELF files the process mapped (elfsyms.h), found
  * through the process itself or, by build id, among files only root can
- * change (README, "Stacks": what root may trust).  No libbpf; unit-tested without root
+ * change (doc/stacks.md: what root may trust).  No libbpf; unit-tested without root
  * against fake /proc files and a test binary.
  */
 #ifndef DISKIO_SYMBOLIZE_H

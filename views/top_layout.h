@@ -2,7 +2,7 @@
 /*
  * The top view's tables: their columns, in the order they are shown, and
  * which of them fit a terminal's width.  Columns are taken in priority order
- * while they fit and dropped from the least needed up (README.md, "Top
+ * while they fit and dropped from the least needed up (doc/outputs.md, "Top
  * view").  Pure: no terminal, no output.
  */
 #ifndef DISKIO_TOP_LAYOUT_H

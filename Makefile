@@ -22,7 +22,7 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c render.c trace.c \
 	jsonw.c tally.c cgroups.c mapsize.c latency_hist.c top.c top_keys.c top_layout.c stacks.c \
-	symbolize.c elfsyms.c prom.c atomic_file.c
+	symbolize.c elfsyms.c prom.c atomic_file.c frame.c
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.

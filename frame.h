@@ -43,6 +43,30 @@ struct frame {
 	size_t ncrash_events;
 };
 
+/*
+ * A frame kept past the tally's next step: its rows (their latency and
+ * stacks), devices and crash events copied into memory of its own.  names
+ * and crash still point into the tally, which keeps them for its life.
+ * The top view keeps the frame drawn when `p` pauses it.
+ */
+struct kept_frame {
+	struct frame frame;		/* pointing into the members below */
+	struct proc_io *rows, **row_ptrs;
+	size_t rows_capacity, row_ptrs_capacity;
+	struct row_latency *latency;
+	size_t latency_capacity;
+	struct row_stack *stacks, **stack_ptrs;
+	size_t stacks_capacity, stack_ptrs_capacity;
+	struct pmem_metrics devices;
+	struct crash_event *crash_events;
+	size_t crash_events_capacity;
+};
+
+/* Copy f into k, reusing k's memory (f must not be k->frame).  0, or
+ * -ENOMEM with k->frame unchanged. */
+int frame_keep(struct kept_frame *k, const struct frame *f);
+void frame_kept_free(struct kept_frame *k);
+
 /* At exit: the run's totals. */
 struct summary {
 	struct timespec wall;

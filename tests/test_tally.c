@@ -1093,6 +1093,7 @@ Test(rows, exited_idle_row_is_forgotten_then_dropped)
  * process's row by its totals: tally_close_interval() drops that row (and
  * its latency) and moves the other, yet both read as they were shown, the
  * crash list too, until the next tally_frame() (ASan: no use after free).
+ * A kept frame (frame_keep()) outlives that step too.
  */
 Test(rows, a_frame_stays_as_shown_until_the_next_step)
 {
@@ -1102,6 +1103,7 @@ Test(rows, a_frame_stays_as_shown_until_the_next_step)
 	struct frame f;
 	const struct proc_io *gone, *alive;
 	struct latency_summary l;
+	struct kept_frame k = { 0 };
 
 	config.cumulative = true;
 	config.latency_from_rows = true;
@@ -1123,6 +1125,7 @@ Test(rows, a_frame_stays_as_shown_until_the_next_step)
 	step(&t, &sp, 4, false, &f);
 	cr_assert_eq(f.nrows, 2, "totals show the exited process's row");
 	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_eq(frame_keep(&k, &f), 0);
 
 	t.config.cumulative = false;	/* what `a` does between frames */
 	tally_close_interval(&t);
@@ -1151,6 +1154,20 @@ Test(rows, a_frame_stays_as_shown_until_the_next_step)
 	cr_assert_null(frame_row(&f, 710, DEV_A));
 	cr_assert_eq(f.ncrash_events, 1);
 	cr_assert_eq(f.crash_events[0].tgid, 712);
+	tally_close_interval(&t);
+	step(&t, &sp, 6, false, &f);
+
+	gone = frame_row(&k.frame, 710, DEV_A);
+	cr_assert_not_null(gone);
+	cr_assert_str_eq(name_of(&k.frame, gone->comm_name), "gone");
+	cr_assert_eq(gone->total[PMEM_READ_BYTES], 1000);
+	cr_assert(iostats_latency_summary(gone, true, &l));
+	cr_assert_eq(l.ios, 4);
+	cr_assert_eq(frame_row(&k.frame, 77, DEV_B)->total[PMEM_WRITE_BYTES], 96);
+	cr_assert_eq(k.frame.crash_events[0].tgid, 711);
+	expect_device(&k.frame, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 32, [PMEM_WRITE_IOS] = 1 });
+	frame_kept_free(&k);
 	tally_free(&t);
 }
 

@@ -576,6 +576,18 @@ static int compare_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
+/* What the sorts by numbers compare (the others compare names). */
+static const enum row_counter sort_counters[TOP_NR_SORTS] = {
+	[TOP_SORT_BYTES] = ROW_BYTES, [TOP_SORT_IOS] = ROW_IOS, [TOP_SORT_LATENCY] = ROW_LATENCY,
+	[TOP_SORT_READ] = ROW_COUNTER + PMEM_READ_BYTES,
+	[TOP_SORT_WRITE] = ROW_COUNTER + PMEM_WRITE_BYTES,
+	[TOP_SORT_DISCARD] = ROW_COUNTER + PMEM_DISCARD_BYTES,
+	[TOP_SORT_READ_IOS] = ROW_COUNTER + PMEM_READ_IOS,
+	[TOP_SORT_WRITE_IOS] = ROW_COUNTER + PMEM_WRITE_IOS,
+	[TOP_SORT_DISCARD_IOS] = ROW_COUNTER + PMEM_DISCARD_IOS,
+	[TOP_SORT_DIRTY] = ROW_COUNTER + PMEM_DIRTIED_BYTES,
+};
+
 /* Ascending order of key; the caller turns it around for "desc". */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
@@ -596,40 +608,13 @@ static int compare_rows(const void *pa, const void *pb, void *arg)
 	case TOP_SORT_DEVICE:
 		order = strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
 		break;
-	case TOP_SORT_BYTES:
-		order = row_counter_compare(va, vb, ROW_BYTES);
-		break;
-	case TOP_SORT_READ:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_BYTES);
-		break;
-	case TOP_SORT_WRITE:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_BYTES);
-		break;
-	case TOP_SORT_DISCARD:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_BYTES);
-		break;
-	case TOP_SORT_IOS:
-		order = row_counter_compare(va, vb, ROW_IOS);
-		break;
-	case TOP_SORT_READ_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_IOS);
-		break;
-	case TOP_SORT_WRITE_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_IOS);
-		break;
-	case TOP_SORT_DISCARD_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_IOS);
-		break;
-	case TOP_SORT_LATENCY:
-		order = row_counter_compare(va, vb, ROW_LATENCY);
-		break;
-	case TOP_SORT_DIRTY:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DIRTIED_BYTES);
-		break;
 	case TOP_SORT_CGROUP:
 		order = strcmp(row_cgroup(t, a, name_a), row_cgroup(t, b, name_b));
 		break;
 	case TOP_NR_SORTS:
+		break;
+	default:
+		order = row_counter_compare(va, vb, sort_counters[t->state.sort]);
 		break;
 	}
 	if (top_sort_ascending(t->state.sort) == t->state.reverse)

@@ -1,7 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What an interval and a run show: built by the tally (tally.h), shown by a
- * view (view.h).  Plain data: pointers into the tally, valid until its next
- * step. */
+/*
+ * What an interval and a run show: built by the tally (tally.h), shown by a
+ * view (view.h).  Plain data: pointers into the tally.
+ *
+ * A frame's lifetime: everything its pointers reach (rows, names, devices,
+ * crash events, rows' stacks) stays valid and unchanged from tally_frame()
+ * until the tally's next tally_frame() or tally_summary(): through
+ * tally_close_interval() and the loader's deletion of forgotten entries, so
+ * a view may keep the struct (a copy of it: the caller's goes out of scope)
+ * and draw it again between intervals, after a key or a resize.  Two
+ * exceptions: names are the tally's for as long as it lives (its table only
+ * grows), and crash is the tracker itself, which a crash event changes as
+ * it arrives: what a view shows of it, it reads when the frame comes.
+ */
 #ifndef DISKIO_FRAME_H
 #define DISKIO_FRAME_H
 
@@ -27,10 +38,34 @@ struct frame {
 	const struct pmem_metrics *devices;
 	uint64_t lost[LOST_NR_CAUSES];	/* in this interval */
 	uint64_t io_events;		/* trace mode: events received in this interval */
-	const struct crashfree *crash;
+	const struct crashfree *crash;		/* live: see above */
 	const struct crash_event *crash_events;	/* crashes seen in this interval */
 	size_t ncrash_events;
 };
+
+/*
+ * A frame kept past the tally's next step: its rows (their latency and
+ * stacks), devices and crash events copied into memory of its own.  names
+ * and crash still point into the tally, which keeps them for its life.
+ * The top view keeps the frame drawn when `p` pauses it.
+ */
+struct kept_frame {
+	struct frame frame;		/* pointing into the members below */
+	struct proc_io *rows, **row_ptrs;
+	size_t rows_capacity, row_ptrs_capacity;
+	struct row_latency *latency;
+	size_t latency_capacity;
+	struct row_stack *stacks, **stack_ptrs;
+	size_t stacks_capacity, stack_ptrs_capacity;
+	struct pmem_metrics devices;
+	struct crash_event *crash_events;
+	size_t crash_events_capacity;
+};
+
+/* Copy f into k, reusing k's memory (f must not be k->frame).  0, or
+ * -ENOMEM with k->frame unchanged. */
+int frame_keep(struct kept_frame *k, const struct frame *f);
+void frame_kept_free(struct kept_frame *k);
 
 /* At exit: the run's totals. */
 struct summary {

@@ -21,8 +21,21 @@ void iostats_init(struct iostats *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* The rows before the last drop: the dropped ones' latency goes with them
+ * (the kept ones' moved on with the rows). */
+static void free_retired(struct iostats *t)
+{
+	for (size_t i = 0; i < t->nretired; i++)
+		if (t->retired[i].dropped)
+			free(t->retired[i].latency);
+	free(t->retired);
+	t->retired = NULL;
+	t->nretired = 0;
+}
+
 void iostats_free(struct iostats *t)
 {
+	free_retired(t);
 	for (size_t i = 0; i < t->count; i++)
 		free(t->rows[i].latency);
 	free(t->rows);
@@ -32,6 +45,7 @@ void iostats_free(struct iostats *t)
 
 void iostats_begin_interval(struct iostats *t)
 {
+	free_retired(t);
 	for (size_t i = 0; i < t->count; i++) {
 		memset(t->rows[i].delta, 0, sizeof(t->rows[i].delta));
 		if (t->rows[i].latency)
@@ -195,11 +209,12 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 			    bool (*is_alive)(uint32_t tgid, void *arg),
 			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg)
 {
-	size_t kept = 0, forgotten = 0;
+	size_t kept = 0, forgotten = 0, ndropped = 0;
+	struct proc_io *rows;
 
+	free_retired(t);
 	for (size_t i = 0; i < t->count; i++) {
 		struct proc_io *row = &t->rows[i];
-		bool drop = false;
 
 		row->idle_intervals = row_changed(row) ? 0 : row->idle_intervals + 1;
 		if (row->idle_intervals >= min_idle && row->key.tgid && !row->forgetting &&
@@ -208,19 +223,31 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 				forget(&row->key, arg);
 				forgotten++;
 				row->forgetting = true;
-			} else {
-				drop = !keep_totals;
+			} else if (!keep_totals) {
+				row->dropped = true;
+				ndropped++;
 			}
 		}
-		if (drop)
-			free(row->latency);
-		else
-			t->rows[kept++] = *row;
 	}
-	if (kept != t->count) {
-		t->count = kept;
-		rebuild_index(t, t->index_size);
+	if (!ndropped)
+		return forgotten;
+	/* The kept rows go to a new array, the old one stays as it is until
+	 * the next interval: a frame shown points into it.  Without memory,
+	 * nothing is dropped: the rows are still idle and gone next time. */
+	rows = malloc(t->capacity * sizeof(*rows));
+	if (!rows) {
+		for (size_t i = 0; i < t->count; i++)
+			t->rows[i].dropped = false;
+		return forgotten;
 	}
+	for (size_t i = 0; i < t->count; i++)
+		if (!t->rows[i].dropped)
+			rows[kept++] = t->rows[i];
+	t->retired = t->rows;
+	t->nretired = t->count;
+	t->rows = rows;
+	t->count = kept;
+	rebuild_index(t, t->index_size);
 	return forgotten;
 }
 

@@ -59,6 +59,7 @@ struct proc_io {
 	uint32_t idle_intervals;		/* intervals in a row without change */
 	bool updated;				/* read from the kernel this interval */
 	bool forgetting;			/* its kernel entries are being deleted */
+	bool dropped;				/* in iostats.retired: gone from rows */
 	struct row_latency *latency;		/* tracked I/Os only, else NULL */
 	/* --stacks: the row's top stacks in the current frame, heaviest first
 	 * (the tally's, valid until its next step); else NULL and 0 */
@@ -71,12 +72,18 @@ struct iostats {
 	size_t count, capacity;
 	uint32_t *index;		/* open addressing: row number + 1, 0 empty */
 	size_t index_size;		/* power of two, > 2 * capacity */
+	/* The rows as they were when iostats_end_interval() last dropped
+	 * some (kept ones moved to a new array): pointers to them, a shown
+	 * frame's, stay valid and unchanged until iostats_begin_interval(). */
+	struct proc_io *retired;
+	size_t nretired;
 };
 
 void iostats_init(struct iostats *t);
 void iostats_free(struct iostats *t);
 
-/* Start an interval: every row's delta goes to zero. */
+/* Start an interval: the rows iostats_end_interval() dropped are freed,
+ * every row's delta goes to zero. */
 void iostats_begin_interval(struct iostats *t);
 
 /* The kernel's struct proc_dev_stats as a counter array. */
@@ -87,7 +94,8 @@ void iostats_counters_from_kernel(const struct proc_dev_stats *stats,
  * what was seen means the kernel entry was removed and began anew: all of it
  * is new.  *created tells whether the row is new (its names are then unset).
  * NULL on allocation failure.  Row pointers stay valid until the next
- * iostats_record() or iostats_end_interval(). */
+ * iostats_record(), and through iostats_end_interval() (as they were) until
+ * iostats_begin_interval(). */
 struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
 			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created);
 
@@ -96,8 +104,10 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
  * so) are handed to forget(), to delete their kernel entries, and kept until
  * the next interval counts what those held when deleted
  * (iostats_restart_forgotten()); then, still idle and gone, they are
- * dropped, unless keep_totals: rows with their totals stay.  Returns the
- * number of kernel entries forgotten. */
+ * dropped, unless keep_totals: rows with their totals stay.  Dropping moves
+ * the rows kept to a new array; until iostats_begin_interval(), pointers to
+ * rows (kept or dropped) still reach them as they were (t->retired).
+ * Returns the number of kernel entries forgotten. */
 /* The row of key, or NULL. */
 struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key);
 

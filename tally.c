@@ -761,7 +761,11 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		frame->rows = t->shown;
 		if (t->config.stacks_mem)
 			attach_stacks(t, frame->nrows);
-		frame->crash_events = t->crash_events;
+		/* A copy: events arriving before the next frame go to
+		 * t->crash_events, emptied by tally_close_interval(). */
+		memcpy(t->frame_crash_events, t->crash_events,
+		       t->ncrash_events * sizeof(t->crash_events[0]));
+		frame->crash_events = t->frame_crash_events;
 		frame->ncrash_events = t->ncrash_events;
 	}
 	memcpy(frame->lost, t->lost, sizeof(frame->lost));

@@ -168,6 +168,8 @@ struct tally {
 	uint64_t io_events, io_events_run;
 	struct crash_event crash_events[TALLY_CRASH_EVENTS];
 	size_t ncrash_events;
+	/* the frame's list: events arriving after it do not change it */
+	struct crash_event frame_crash_events[TALLY_CRASH_EVENTS];
 
 	struct proc_io **shown;		/* the frame's sorted rows */
 	size_t shown_capacity;
@@ -206,18 +208,25 @@ void tally_io_event(struct tally *t);
  * string here).  It is counted at once and listed in the next frame. */
 void tally_crash_event(struct tally *t, struct crash_event *event, uint64_t now_ns);
 
-/* The step: the interval ending at now_ns (wall: the same instant on
+/*
+ * The step: the interval ending at now_ns (wall: the same instant on
  * CLOCK_REALTIME).  final: no later step will come to confirm crashes
- * missing from the events.  The frame points into t until
- * tally_close_interval(). */
+ * missing from the events.  The frame points into t: what it reaches stays
+ * valid and unchanged through tally_close_interval() and the loader's
+ * deletions, until the next tally_frame() or tally_summary() (frame.h), so
+ * a view may draw it again between intervals.
+ */
 void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		 const struct timespec *wall, bool final, struct frame *frame);
 
 /* After the frame is shown: the interval's counts join the run's, rows of
- * exited processes are forgotten (their kernel keys listed in t->forget). */
+ * exited processes are forgotten (their kernel keys listed in t->forget).
+ * Rows it drops stay readable, as the frame showed them, until the next
+ * step frees them. */
 void tally_close_interval(struct tally *t);
 
-/* At exit, from a last snapshot: the run's totals. */
+/* At exit, from a last snapshot: the run's totals.  It ends the last
+ * frame's life, as a step does (its stacks change). */
 void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		   const struct timespec *wall, struct summary *summary);
 

@@ -1088,6 +1088,90 @@ Test(rows, exited_idle_row_is_forgotten_then_dropped)
 }
 
 /*
+ * A frame stays as it was until the next step: the top view draws it again
+ * after a key.  Here `a` turns totals off while the frame shows an exited
+ * process's row by its totals: tally_close_interval() drops that row (and
+ * its latency) and moves the other, yet both read as they were shown, the
+ * crash list too, until the next tally_frame() (ASan: no use after free).
+ * A kept frame (frame_keep()) outlives that step too.
+ */
+Test(rows, a_frame_stays_as_shown_until_the_next_step)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *gone, *alive;
+	struct latency_summary l;
+	struct kept_frame k = { 0 };
+
+	config.cumulative = true;
+	config.latency_from_rows = true;
+	config.per_process_latency = true;
+	start(&t, &config);
+	snap_init(&sp);
+	mark_dead(710);
+	snap_row(&sp, 710, DEV_A, "gone", (struct proc_dev_stats){ .bytes = { 1000 }, .ios = { 4 } });
+	snap_row_latency(&sp, 710, DEV_A, "gone", IO_READ, 5000, 4);
+	snap_row(&sp, 77, DEV_B, "db", (struct proc_dev_stats){ .bytes = { 0, 64 }, .ios = { 0, 1 } });
+	for (int n = 1; n <= 3; n++) {
+		step(&t, &sp, n, false, &f);
+		tally_close_interval(&t);
+	}
+	cr_assert_eq(t.nforget, 1);
+	snap_forget(&sp, &t);
+	snap_row(&sp, 77, DEV_B, "db", (struct proc_dev_stats){ .bytes = { 0, 96 }, .ios = { 0, 2 } });
+	crash(&t, 711, "boom", AT(3) + 1);
+	step(&t, &sp, 4, false, &f);
+	cr_assert_eq(f.nrows, 2, "totals show the exited process's row");
+	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_eq(frame_keep(&k, &f), 0);
+
+	t.config.cumulative = false;	/* what `a` does between frames */
+	tally_close_interval(&t);
+	cr_assert_eq(t.procs.count, 1, "the exited process's row is dropped");
+	crash(&t, 712, "later", AT(4) + 1);
+
+	gone = frame_row(&f, 710, DEV_A);
+	alive = frame_row(&f, 77, DEV_B);
+	cr_assert_not_null(gone);
+	cr_assert_not_null(alive);
+	cr_assert_str_eq(name_of(&f, gone->comm_name), "gone");
+	cr_assert_eq(gone->delta[PMEM_READ_BYTES], 0);
+	cr_assert_eq(gone->total[PMEM_READ_BYTES], 1000);
+	cr_assert(iostats_latency_summary(gone, true, &l), "its latency is still there");
+	cr_assert_eq(l.ios, 4);
+	cr_assert_str_eq(name_of(&f, alive->comm_name), "db");
+	cr_assert_eq(alive->delta[PMEM_WRITE_BYTES], 32);
+	cr_assert_eq(alive->total[PMEM_WRITE_BYTES], 96);
+	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_eq(f.crash_events[0].tgid, 711, "a crash event after the frame is the next's");
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 32, [PMEM_WRITE_IOS] = 1 });
+
+	snap_forget(&sp, &t);
+	step(&t, &sp, 5, false, &f);
+	cr_assert_null(frame_row(&f, 710, DEV_A));
+	cr_assert_eq(f.ncrash_events, 1);
+	cr_assert_eq(f.crash_events[0].tgid, 712);
+	tally_close_interval(&t);
+	step(&t, &sp, 6, false, &f);
+
+	gone = frame_row(&k.frame, 710, DEV_A);
+	cr_assert_not_null(gone);
+	cr_assert_str_eq(name_of(&k.frame, gone->comm_name), "gone");
+	cr_assert_eq(gone->total[PMEM_READ_BYTES], 1000);
+	cr_assert(iostats_latency_summary(gone, true, &l));
+	cr_assert_eq(l.ios, 4);
+	cr_assert_eq(frame_row(&k.frame, 77, DEV_B)->total[PMEM_WRITE_BYTES], 96);
+	cr_assert_eq(k.frame.crash_events[0].tgid, 711);
+	expect_device(&k.frame, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 32, [PMEM_WRITE_IOS] = 1 });
+	frame_kept_free(&k);
+	tally_free(&t);
+}
+
+/*
  * Between the last snapshot and the deletion of a forgotten row's entry, a
  * process of the same pid and name (the pid used again) did I/O into it:
  * what the entry held as it was deleted is counted in the next frame, and

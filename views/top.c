@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The top view (top.h).  Each frame is copied (names, both the interval's
- * changes and the totals, per-device p99 both ways) into the view's own
- * memory, then drawn from that copy: a key, a resize or `a` redraws without
- * waiting for the tally's next step, and `p` simply stops taking copies.
+ * The top view (top.h).  It draws from the last frame it was shown, kept as
+ * it came: the tally keeps what a frame points to until its next step
+ * (frame.h), so a key, a resize or `a` redraws between intervals from the
+ * frame itself.  Only what the tally does not keep is the view's: the
+ * run's losses as of the frame, its crash line (the tracker is live), and
+ * while `p` pauses, a kept copy of the frame drawn (frame_keep()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,55 +16,6 @@
 #include "top_layout.h"
 
 #define LINE_SIZE	4096	/* a line's bytes: wider terminals are cut there */
-#define NO_CGROUP	SIZE_MAX
-
-struct top_values {
-	uint64_t delta[PMEM_NR_COUNTERS];	/* the interval's */
-	uint64_t total[PMEM_NR_COUNTERS];	/* since start */
-};
-
-struct top_row {
-	uint32_t pid;
-	char comm[TASK_COMM_LEN];		/* printable ASCII (top_name) */
-	char device[PMEM_NAME_MAX];
-	size_t cgroup;				/* offset in the copy's strings */
-	struct top_values values;
-	/* --stacks: the heaviest of the row's stacks (the tally orders them
-	 * by the shown mode); its frames stay in the namer's table, which
-	 * only grows, so they are named when the overlay is drawn. */
-	bool has_stack;
-	struct row_stack stack;
-};
-
-struct top_device {
-	char name[PMEM_NAME_MAX];
-	struct top_values values;
-	bool has_p99[2];			/* [cumulative] */
-	double p99_us[2];
-};
-
-/* The crash line as format_crash_line() wrote it; empty without one. */
-struct top_crash {
-	char line[256];
-};
-
-/* One frame as the view keeps it. */
-struct top_copy {
-	bool taken;
-	struct timespec wall;
-	double interval_s;
-	bool per_process_latency, by_cgroup;
-	uint64_t lost[LOST_NR_CAUSES];		/* in the interval */
-	uint64_t lost_run[LOST_NR_CAUSES];	/* since start */
-	struct top_crash crash;
-	struct top_device aggregate;
-	struct top_device *devices;
-	size_t ndevices, devices_capacity;
-	struct top_row *rows;
-	size_t nrows, rows_capacity;
-	char *strings;				/* cgroup paths */
-	size_t strings_len, strings_capacity;
-};
 
 /* The selected process row, known by its key so that it stays selected
  * when the rows move (a new frame, another sort), and by its place for
@@ -84,21 +37,28 @@ struct top {
 	struct top_settings settings;
 	struct top_state state;
 	struct top_selection selection;
-	struct top_copy copies[2];
-	struct top_copy *shown, *incoming;	/* drawn; being filled */
-	uint64_t lost_run[LOST_NR_CAUSES];
-	struct top_values run;			/* all devices, as of the last frame */
+	/* The frame drawn: the last one shown, or while paused the one drawn
+	 * when `p` was pressed, kept in paused (frozen) from the tally's next
+	 * steps.  Its rows and devices are drawn under printable names. */
+	struct frame frame;
+	bool taken;				/* a frame came: no "sampling..." */
+	uint64_t frame_lost_run[LOST_NR_CAUSES];	/* the run's, as of the frame */
+	char crash_line[256];			/* format_crash_line(); "": none */
+	struct kept_frame paused;
+	bool frozen;				/* frame points into paused */
+	uint64_t lost_run[LOST_NR_CAUSES];	/* since start */
+	uint64_t run_total[PMEM_NR_COUNTERS];	/* all devices, as of the last frame */
 	/* scratch of a drawing */
-	const struct top_row **order;
+	const struct proc_io **order;
 	size_t order_capacity;
-	const struct top_device **devices_shown;
+	const struct pmem_device **devices_shown;
 	size_t devices_shown_capacity;
-	const char **device_names;
+	char (*device_names)[PMEM_NAME_MAX];
 	size_t device_names_capacity;
+	const char **device_name_ptrs;
+	size_t device_name_ptrs_capacity;
 	char (*stack_lines)[STACK_LINE_SIZE];	/* STACK_LINES of them, on first use */
 };
-
-/* ---- the copy ---- */
 
 static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 {
@@ -117,6 +77,64 @@ static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 	return true;
 }
 
+/* ---- what the frame shows, as the screen shows it ---- */
+
+/* A name of the frame's table as printable ASCII (a process names itself),
+ * cut to size. */
+static const char *frame_name(const struct top *t, res_key key, char *buf, size_t size)
+{
+	uint32_t len = 0;
+	const char *name = res_name(t->frame.names, key, &len);
+
+	printable_name(buf, size, name, len);
+	return buf;
+}
+
+/* A cgroup's row has no pid and no comm. */
+static uint32_t row_pid(const struct top *t, const struct proc_io *row)
+{
+	return t->frame.by_cgroup ? 0 : row->key.tgid;
+}
+
+static const char *row_comm(const struct top *t, const struct proc_io *row,
+			    char buf[TASK_COMM_LEN])
+{
+	buf[0] = '\0';
+	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, TASK_COMM_LEN);
+}
+
+static const char *row_device(const struct top *t, const struct proc_io *row,
+			      char buf[PMEM_NAME_MAX])
+{
+	return frame_name(t, row->device_name, buf, PMEM_NAME_MAX);
+}
+
+/* The row's cgroup path; "" without cgroup2. */
+static const char *row_cgroup(const struct top *t, const struct proc_io *row,
+			      char buf[LINE_SIZE])
+{
+	buf[0] = '\0';
+	return row->cgroup_name ? frame_name(t, row->cgroup_name, buf, LINE_SIZE) : buf;
+}
+
+static const char *device_name(const struct pmem_device *dev, char buf[PMEM_NAME_MAX])
+{
+	printable_name(buf, PMEM_NAME_MAX, dev->name, strlen(dev->name));
+	return buf;
+}
+
+/* The device d chose, else all of them. */
+static const struct pmem_device *chosen_device(const struct top *t)
+{
+	const struct pmem_metrics *devices = t->frame.devices;
+	char name[PMEM_NAME_MAX];
+
+	for (size_t i = 0; t->state.device[0] && i < devices->count; i++)
+		if (!strcmp(device_name(&devices->devices[i], name), t->state.device))
+			return &devices->devices[i];
+	return &devices->aggregate;
+}
+
 /* All operations' completions of a device, for its p99. */
 static bool device_p99_us(const struct pmem_device *dev, bool cumulative, double *us)
 {
@@ -130,118 +148,71 @@ static bool device_p99_us(const struct pmem_device *dev, bool cumulative, double
 	return latency_percentile_us(&sum, 0.99, us);
 }
 
-static void copy_device(struct top_device *copy, const struct pmem_device *dev)
-{
-	printable_name(copy->name, sizeof(copy->name), dev->name, strlen(dev->name));
-	pmem_values(dev, false, copy->values.delta);
-	pmem_values(dev, true, copy->values.total);
-	for (int cumulative = 0; cumulative <= 1; cumulative++)
-		copy->has_p99[cumulative] = device_p99_us(dev, cumulative,
-							  &copy->p99_us[cumulative]);
-}
+/* ---- frames coming ---- */
 
-static void copy_crash(struct top_crash *copy, const struct crashfree *crash, bool utf8)
-{
-	copy->line[0] = '\0';
-	if (crash)
-		format_crash_line(copy->line, sizeof(copy->line), crash, utf8);
-}
-
+/* While paused, frames only add to the run's counts. */
 static void top_begin(struct view *v, const struct frame *f)
 {
 	struct top *t = v->top;
-	struct top_copy *c = t->incoming;
 
-	c->taken = true;
-	c->wall = f->wall;
-	c->interval_s = f->interval_s;
-	c->per_process_latency = f->per_process_latency;
-	c->by_cgroup = f->by_cgroup;
-	memcpy(c->lost, f->lost, sizeof(c->lost));
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		t->lost_run[i] += f->lost[i];
-	memcpy(c->lost_run, t->lost_run, sizeof(c->lost_run));
-	copy_crash(&c->crash, f->crash, t->settings.utf8);
-	copy_device(&c->aggregate, &f->devices->aggregate);
-	t->run = c->aggregate.values;
-	c->ndevices = 0;
-	c->nrows = 0;
-	c->strings_len = 0;
-}
-
-static void top_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
-{
-	struct top_copy *c = v->top->incoming;
-
-	(void)f;
-	if (!grow((void **)&c->devices, &c->devices_capacity, c->ndevices + 1, sizeof(*c->devices)))
-		return;		/* shown without it */
-	copy_device(&c->devices[c->ndevices++], dev);
-}
-
-static void top_row(struct view *v, const struct frame *f, const struct proc_io *row)
-{
-	struct top_copy *c = v->top->incoming;
-	struct top_row *copy;
-	const char *name;
-	uint32_t len = 0;
-
-	if (!grow((void **)&c->rows, &c->rows_capacity, c->nrows + 1, sizeof(*c->rows)))
-		return;
-	copy = &c->rows[c->nrows];
-	memset(copy, 0, sizeof(*copy));
-	if (!f->by_cgroup) {
-		copy->pid = row->key.tgid;
-		name = res_name(f->names, row->comm_name, &len);
-		printable_name(copy->comm, sizeof(copy->comm), name, len);
-	}
-	name = res_name(f->names, row->device_name, &len);
-	printable_name(copy->device, sizeof(copy->device), name, len);
-	copy->cgroup = NO_CGROUP;
-	if (row->cgroup_name) {
-		name = res_name(f->names, row->cgroup_name, &len);
-		if (grow((void **)&c->strings, &c->strings_capacity, c->strings_len + len + 1, 1)) {
-			printable_name(c->strings + c->strings_len, len + 1, name, len);
-			copy->cgroup = c->strings_len;
-			c->strings_len += len + 1;
-		}
-	}
-	memcpy(copy->values.delta, row->delta, sizeof(copy->values.delta));
-	memcpy(copy->values.total, row->total, sizeof(copy->values.total));
-	if (v->stacks && row->nstacks) {
-		copy->has_stack = true;
-		copy->stack = *row->stacks[0];
-	}
-	c->nrows++;
+	pmem_values(&f->devices->aggregate, true, t->run_total);
 }
 
 static void draw(struct view *v);
 
-/* A paused display keeps its copy; the frame's counts still join the run's. */
+/* The frame as it came (the tally keeps what it points to), and what of it
+ * the tally does not keep.  Paused, the screen stays: the frame drawn was
+ * kept when `p` was pressed; without the memory to keep it, the new frame
+ * is taken, unseen until a key redraws. */
 static void top_interval_end(struct view *v, const struct frame *f)
 {
 	struct top *t = v->top;
 
-	(void)f;
-	if (t->state.paused)
+	if (t->state.paused && t->frozen)
 		return;
-	t->incoming = t->shown;
-	t->shown = &t->copies[t->shown == &t->copies[0] ? 1 : 0];
-	draw(v);
+	t->frame = *f;
+	t->frozen = false;
+	t->taken = true;
+	memcpy(t->frame_lost_run, t->lost_run, sizeof(t->frame_lost_run));
+	t->crash_line[0] = '\0';
+	if (f->crash)
+		format_crash_line(t->crash_line, sizeof(t->crash_line), f->crash, t->settings.utf8);
+	if (!t->state.paused)
+		draw(v);
+}
+
+/* `p`: the screen stays as it is: the frame drawn is kept from the tally's
+ * next steps (before the first, there is none to keep). */
+static void freeze(struct top *t)
+{
+	if (t->frozen || (t->taken && frame_keep(&t->paused, &t->frame)))
+		return;
+	if (t->taken)
+		t->frame = t->paused.frame;
+	t->frozen = true;
 }
 
 /* ---- cells ---- */
 
-static const uint64_t *shown_values(const struct top *t, const struct top_values *values)
+static const uint64_t *row_values(const struct top *t, const struct proc_io *row)
 {
-	return t->state.cumulative ? values->total : values->delta;
+	return iostats_values(row, t->state.cumulative);
+}
+
+static const uint64_t *device_values(const struct top *t, const struct pmem_device *dev,
+				     uint64_t values[PMEM_NR_COUNTERS])
+{
+	pmem_values(dev, t->state.cumulative, values);
+	return values;
 }
 
 /* A byte count: per second over the interval, or the total. */
 static void cell_bytes(char *buf, size_t size, const struct top *t, uint64_t value)
 {
 	format_bytes(buf, size, t->state.cumulative ? (double)value :
-			       (double)value / t->shown->interval_s);
+			       (double)value / t->frame.interval_s);
 }
 
 /* A count in at most width characters: per second, or the total, with
@@ -250,7 +221,7 @@ static void cell_count(char *buf, size_t size, unsigned int width, const struct 
 		       uint64_t value)
 {
 	static const char units[] = "kMGT";
-	double shown = t->state.cumulative ? (double)value : (double)value / t->shown->interval_s;
+	double shown = t->state.cumulative ? (double)value : (double)value / t->frame.interval_s;
 	int unit = -1;
 
 	if (value == 0)
@@ -404,25 +375,20 @@ static bool put_line(struct view *v, const char *text)
 static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
-	const struct top_copy *c = t->shown;
-	const struct top_device *dev = &c->aggregate;
 	const char *per = t->state.cumulative ? "" : "/s";
 	char item[128], bytes[32], when[16] = "";
-	const uint64_t *values;
+	uint64_t values[PMEM_NR_COUNTERS];
 	struct line l = { .len = 0 };
 	bool full = false;
 	struct tm tm;
 
-	for (size_t i = 0; t->state.device[0] && i < c->ndevices; i++)
-		if (!strcmp(c->devices[i].name, t->state.device))
-			dev = &c->devices[i];
-	values = shown_values(t, &dev->values);
-	localtime_r(&c->wall.tv_sec, &tm);
+	device_values(t, chosen_device(t), values);
+	localtime_r(&t->frame.wall.tv_sec, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	snprintf(item, sizeof(item), "diskio %s", when);
 	line_item(&l, item, v->screen.cols, &full);
 	snprintf(item, sizeof(item), "lost %" PRIu64,
-		 lost_total(t->state.cumulative ? c->lost_run : c->lost));
+		 lost_total(t->state.cumulative ? t->frame_lost_run : t->frame.lost));
 	line_item(&l, item, v->screen.cols, &full);
 	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_READ_BYTES]);
 	snprintf(item, sizeof(item), "read %s%s", bytes, per);
@@ -468,12 +434,12 @@ static void header_state(struct view *v)
 
 static void crash_line(struct view *v)
 {
-	const struct top_crash *crash = &v->top->shown->crash;
+	const char *crash = v->top->crash_line;
 	struct line l = { .len = 0 };
 
-	if (!crash->line[0])
+	if (!crash[0])
 		return;
-	line_add(&l, crash->line, strlen(crash->line));
+	line_add(&l, crash, strlen(crash));
 	put_line(v, l.text);
 }
 
@@ -520,15 +486,17 @@ static size_t lines_fitting(size_t n, size_t room)
 	return room ? room - 1 : 0;
 }
 
-static void device_line(struct view *v, const struct top_device *dev,
+static void device_line(struct view *v, const struct pmem_device *dev,
 			const struct top_layout *layout)
 {
 	const struct top *t = v->top;
-	const uint64_t *values = shown_values(t, &dev->values);
-	char cells[TOP_NR_DEV_COLUMNS][64];
+	uint64_t values[PMEM_NR_COUNTERS];
+	char cells[TOP_NR_DEV_COLUMNS][64], name[PMEM_NAME_MAX];
 	struct line l = { .len = 0 };
+	double p99_us;
 
-	snprintf(cells[TOP_DEV_NAME], sizeof(cells[0]), "%s", dev->name);
+	device_values(t, dev, values);
+	snprintf(cells[TOP_DEV_NAME], sizeof(cells[0]), "%s", device_name(dev, name));
 	cell_bytes(cells[TOP_DEV_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
 	cell_bytes(cells[TOP_DEV_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
 	cell_bytes(cells[TOP_DEV_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
@@ -539,9 +507,8 @@ static void device_line(struct view *v, const struct top_device *dev,
 	cell_count(cells[TOP_DEV_DISCARD_IOPS], sizeof(cells[0]),
 		   top_dev_columns[TOP_DEV_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
 	cell_avg_ms(cells[TOP_DEV_AVG], sizeof(cells[0]), values);
-	if (dev->has_p99[t->state.cumulative])
-		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]),
-			dev->p99_us[t->state.cumulative] / 1000.0);
+	if (device_p99_us(dev, t->state.cumulative, &p99_us))
+		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]), p99_us / 1000.0);
 	else
 		snprintf(cells[TOP_DEV_P99], sizeof(cells[0]), "-");
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
@@ -555,7 +522,7 @@ static void device_line(struct view *v, const struct top_device *dev,
 static void device_table(struct view *v)
 {
 	struct top *t = v->top;
-	const struct top_copy *c = t->shown;
+	const struct pmem_metrics *devices = t->frame.devices;
 	bool wanted[TOP_NR_DEV_COLUMNS];
 	struct top_layout layout;
 	size_t n = 0, room, shown;
@@ -567,14 +534,16 @@ static void device_table(struct view *v)
 	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1,
 		       v->screen.cols, &layout);
 	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
-	if (!grow((void **)&t->devices_shown, &t->devices_shown_capacity, c->ndevices,
+	if (!grow((void **)&t->devices_shown, &t->devices_shown_capacity, devices->count,
 		  sizeof(*t->devices_shown)))
 		return;
-	for (size_t i = 0; i < c->ndevices; i++) {
-		const struct top_device *dev = &c->devices[i];
+	for (size_t i = 0; i < devices->count; i++) {
+		const struct pmem_device *dev = &devices->devices[i];
+		uint64_t values[PMEM_NR_COUNTERS];
+		char name[PMEM_NAME_MAX];
 
-		if (t->state.device[0] ? !strcmp(dev->name, t->state.device) :
-		    has_values(shown_values(t, &dev->values)))
+		if (t->state.device[0] ? !strcmp(device_name(dev, name), t->state.device) :
+		    has_values(device_values(t, dev, values)))
 			t->devices_shown[n++] = dev;
 	}
 	left = lines_left(v);
@@ -607,86 +576,71 @@ static int compare_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
+/* What the sorts by numbers compare (the others compare names). */
+static const enum row_counter sort_counters[TOP_NR_SORTS] = {
+	[TOP_SORT_BYTES] = ROW_BYTES, [TOP_SORT_IOS] = ROW_IOS, [TOP_SORT_LATENCY] = ROW_LATENCY,
+	[TOP_SORT_READ] = ROW_COUNTER + PMEM_READ_BYTES,
+	[TOP_SORT_WRITE] = ROW_COUNTER + PMEM_WRITE_BYTES,
+	[TOP_SORT_DISCARD] = ROW_COUNTER + PMEM_DISCARD_BYTES,
+	[TOP_SORT_READ_IOS] = ROW_COUNTER + PMEM_READ_IOS,
+	[TOP_SORT_WRITE_IOS] = ROW_COUNTER + PMEM_WRITE_IOS,
+	[TOP_SORT_DISCARD_IOS] = ROW_COUNTER + PMEM_DISCARD_IOS,
+	[TOP_SORT_DIRTY] = ROW_COUNTER + PMEM_DIRTIED_BYTES,
+};
+
 /* Ascending order of key; the caller turns it around for "desc". */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct top *t = arg;
-	const struct top_row *a = *(const struct top_row *const *)pa;
-	const struct top_row *b = *(const struct top_row *const *)pb;
-	const uint64_t *va = shown_values(t, &a->values), *vb = shown_values(t, &b->values);
-	const char *strings = t->shown->strings;
+	const struct proc_io *a = *(const struct proc_io *const *)pa;
+	const struct proc_io *b = *(const struct proc_io *const *)pb;
+	const uint64_t *va = row_values(t, a), *vb = row_values(t, b);
+	char name_a[LINE_SIZE], name_b[LINE_SIZE];
 	int order = 0;
 
 	switch (t->state.sort) {
 	case TOP_SORT_PID:
-		order = compare_u64(a->pid, b->pid);
+		order = compare_u64(row_pid(t, a), row_pid(t, b));
 		break;
 	case TOP_SORT_COMM:
-		order = strcmp(a->comm, b->comm);
+		order = strcmp(row_comm(t, a, name_a), row_comm(t, b, name_b));
 		break;
 	case TOP_SORT_DEVICE:
-		order = strcmp(a->device, b->device);
-		break;
-	case TOP_SORT_BYTES:
-		order = row_counter_compare(va, vb, ROW_BYTES);
-		break;
-	case TOP_SORT_READ:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_BYTES);
-		break;
-	case TOP_SORT_WRITE:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_BYTES);
-		break;
-	case TOP_SORT_DISCARD:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_BYTES);
-		break;
-	case TOP_SORT_IOS:
-		order = row_counter_compare(va, vb, ROW_IOS);
-		break;
-	case TOP_SORT_READ_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_IOS);
-		break;
-	case TOP_SORT_WRITE_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_IOS);
-		break;
-	case TOP_SORT_DISCARD_IOS:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_IOS);
-		break;
-	case TOP_SORT_LATENCY:
-		order = row_counter_compare(va, vb, ROW_LATENCY);
-		break;
-	case TOP_SORT_DIRTY:
-		order = row_counter_compare(va, vb, ROW_COUNTER + PMEM_DIRTIED_BYTES);
+		order = strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
 		break;
 	case TOP_SORT_CGROUP:
-		order = strcmp(a->cgroup == NO_CGROUP ? "" : strings + a->cgroup,
-			       b->cgroup == NO_CGROUP ? "" : strings + b->cgroup);
+		order = strcmp(row_cgroup(t, a, name_a), row_cgroup(t, b, name_b));
 		break;
 	case TOP_NR_SORTS:
+		break;
+	default:
+		order = row_counter_compare(va, vb, sort_counters[t->state.sort]);
 		break;
 	}
 	if (top_sort_ascending(t->state.sort) == t->state.reverse)
 		order = -order;
 	if (!order)	/* a stable screen: ties by pid, then device */
-		order = compare_u64(a->pid, b->pid) ?: strcmp(a->device, b->device);
+		order = compare_u64(row_pid(t, a), row_pid(t, b)) ?:
+			strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
 	return order;
 }
 
-static void process_line(struct view *v, const struct top_row *row,
+static void process_line(struct view *v, const struct proc_io *row,
 			 const struct top_layout *layout, bool selected)
 {
 	const struct top *t = v->top;
-	const uint64_t *values = shown_values(t, &row->values);
-	char cells[TOP_NR_PROC_COLUMNS][64];
+	const uint64_t *values = row_values(t, row);
+	char cells[TOP_NR_PROC_COLUMNS][64], cgroup[LINE_SIZE];
 	struct line l = { .len = 0 };
 
-	if (t->shown->by_cgroup) {
+	if (t->frame.by_cgroup) {
 		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "-");
 		snprintf(cells[TOP_COL_COMM], sizeof(cells[0]), "-");
 	} else {
-		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "%" PRIu32, row->pid);
-		snprintf(cells[TOP_COL_COMM], sizeof(cells[0]), "%s", row->comm);
+		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "%" PRIu32, row_pid(t, row));
+		row_comm(t, row, cells[TOP_COL_COMM]);
 	}
-	snprintf(cells[TOP_COL_DEVICE], sizeof(cells[0]), "%s", row->device);
+	row_device(t, row, cells[TOP_COL_DEVICE]);
 	cell_bytes(cells[TOP_COL_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
 	cell_bytes(cells[TOP_COL_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
 	cell_bytes(cells[TOP_COL_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
@@ -702,8 +656,8 @@ static void process_line(struct view *v, const struct top_row *row,
 		if (!layout->shown[i])
 			continue;
 		if (i == TOP_COL_CGROUP)	/* as long as it is, cut to its width */
-			line_cell(&l, row->cgroup == NO_CGROUP ? "-" :
-				  t->shown->strings + row->cgroup, layout->width[i], true);
+			line_cell(&l, row->cgroup_name ? row_cgroup(t, row, cgroup) : "-",
+				  layout->width[i], true);
 		else
 			line_cell(&l, cells[i], layout->width[i], top_proc_columns[i].left);
 	}
@@ -714,17 +668,18 @@ static void process_line(struct view *v, const struct top_row *row,
  * whose comm holds the filter; sorted. */
 static size_t select_rows(struct top *t)
 {
-	const struct top_copy *c = t->shown;
+	const struct frame *f = &t->frame;
 	size_t n = 0;
 
-	if (!grow((void **)&t->order, &t->order_capacity, c->nrows, sizeof(*t->order)))
+	if (!grow((void **)&t->order, &t->order_capacity, f->nrows, sizeof(*t->order)))
 		return 0;
-	for (size_t i = 0; i < c->nrows; i++) {
-		const struct top_row *row = &c->rows[i];
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct proc_io *row = f->rows[i];
+		char device[PMEM_NAME_MAX], comm[TASK_COMM_LEN];
 
-		if (!has_values(shown_values(t, &row->values)) ||
-		    (t->state.device[0] && strcmp(row->device, t->state.device)) ||
-		    (t->state.filter[0] && !strstr(row->comm, t->state.filter)))
+		if (!has_values(row_values(t, row)) ||
+		    (t->state.device[0] && strcmp(row_device(t, row, device), t->state.device)) ||
+		    (t->state.filter[0] && !strstr(row_comm(t, row, comm), t->state.filter)))
 			continue;
 		t->order[n++] = row;
 	}
@@ -733,31 +688,28 @@ static size_t select_rows(struct top *t)
 	return n;
 }
 
-static const char *row_cgroup(const struct top *t, const struct top_row *row)
-{
-	return row->cgroup == NO_CGROUP ? "" : t->shown->strings + row->cgroup;
-}
-
-static bool is_selected(const struct top *t, const struct top_row *row)
+static bool is_selected(const struct top *t, const struct proc_io *row)
 {
 	const struct top_selection *sel = &t->selection;
+	char comm[TASK_COMM_LEN], device[PMEM_NAME_MAX], cgroup[LINE_SIZE];
 
-	return sel->known && sel->pid == row->pid && !strcmp(sel->comm, row->comm) &&
-	       !strcmp(sel->device, row->device) &&
-	       !strncmp(sel->cgroup, row_cgroup(t, row), sizeof(sel->cgroup) - 1);
+	return sel->known && sel->pid == row_pid(t, row) &&
+	       !strcmp(sel->comm, row_comm(t, row, comm)) &&
+	       !strcmp(sel->device, row_device(t, row, device)) &&
+	       !strncmp(sel->cgroup, row_cgroup(t, row, cgroup), sizeof(sel->cgroup) - 1);
 }
 
 static void remember_selection(struct top *t, size_t index)
 {
 	struct top_selection *sel = &t->selection;
-	const struct top_row *row = t->order[index];
+	const struct proc_io *row = t->order[index];
 
 	sel->index = index;
 	sel->known = true;
-	sel->pid = row->pid;
-	memcpy(sel->comm, row->comm, sizeof(sel->comm));
-	memcpy(sel->device, row->device, sizeof(sel->device));
-	snprintf(sel->cgroup, sizeof(sel->cgroup), "%s", row_cgroup(t, row));
+	sel->pid = row_pid(t, row);
+	row_comm(t, row, sel->comm);
+	row_device(t, row, sel->device);
+	row_cgroup(t, row, sel->cgroup);
 }
 
 /*
@@ -801,9 +753,9 @@ static void process_table(struct view *v)
 
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
-	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->shown->per_process_latency;
+	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->frame.per_process_latency;
 	memcpy(priority, top_proc_priority, sizeof(priority));
-	if (t->shown->by_cgroup) {
+	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMM] = false;
 		memmove(priority + 1, priority, sizeof(priority) - sizeof(priority[0]));
@@ -894,25 +846,27 @@ static void add_stack_side(struct view *v, struct stack_lines *lines,
 }
 
 /* "pid 42 dd on zram0: 4.0 MiB/s, 1024 ios/s, 0 B/s dirtied" */
-static void stack_title(struct view *v, const struct top_row *row)
+static void stack_title(struct view *v, const struct proc_io *row, const struct row_stack *stack)
 {
 	const struct top *t = v->top;
 	bool cumulative = t->state.cumulative;
 	const char *per = cumulative ? "" : "/s";
 	char text[LINE_SIZE], bytes[32], ios[32], dirtied[32];
+	char comm[TASK_COMM_LEN], device[PMEM_NAME_MAX];
 
-	cell_bytes(bytes, sizeof(bytes), t, row_stack_bytes(&row->stack, cumulative));
-	cell_count(ios, sizeof(ios), 12, t, row_stack_ios(&row->stack, cumulative));
-	cell_bytes(dirtied, sizeof(dirtied), t, row_stack_dirtied(&row->stack, cumulative));
+	cell_bytes(bytes, sizeof(bytes), t, row_stack_bytes(stack, cumulative));
+	cell_count(ios, sizeof(ios), 12, t, row_stack_ios(stack, cumulative));
+	cell_bytes(dirtied, sizeof(dirtied), t, row_stack_dirtied(stack, cumulative));
 	snprintf(text, sizeof(text), "pid %" PRIu32 " %s on %s: %s%s, %s ios%s, %s%s dirtied",
-		 row->pid, row->comm, row->device, bytes, per, ios, per, dirtied, per);
+		 row_pid(t, row), row_comm(t, row, comm), row_device(t, row, device), bytes, per,
+		 ios, per, dirtied, per);
 	put_line(v, text);
 }
 
 /* The frames of row's heaviest stack, kernel side then user side (each
  * innermost first: the line of calls from the I/O outwards), as many as the
  * screen holds. */
-static void stack_frames(struct view *v, const struct top_row *row)
+static void stack_frames(struct view *v, const struct row_stack *stack)
 {
 	struct top *t = v->top;
 	struct stack_lines lines = { .t = t, .n = 0 };
@@ -925,8 +879,8 @@ static void stack_frames(struct view *v, const struct top_row *row)
 			return;
 		}
 	}
-	add_stack_side(v, &lines, &row->stack, false);
-	add_stack_side(v, &lines, &row->stack, true);
+	add_stack_side(v, &lines, stack, false);
+	add_stack_side(v, &lines, stack, true);
 	shown = lines_fitting(lines.n, lines_left(v) == UINT32_MAX ? lines.n : lines_left(v));
 	for (size_t i = 0; i < shown; i++)
 		put_line(v, t->stack_lines[i]);
@@ -938,23 +892,23 @@ static void stack_frames(struct view *v, const struct top_row *row)
 static void stack_overlay(struct view *v)
 {
 	struct top *t = v->top;
-	size_t n = t->shown->taken ? select_rows(t) : 0;
+	size_t n = t->taken ? select_rows(t) : 0;
 	size_t index = place_selection(t, n);
-	const struct top_row *row = index == SIZE_MAX ? NULL : t->order[index];
+	const struct proc_io *row = index == SIZE_MAX ? NULL : t->order[index];
 
 	put_line(v, "");
 	put_line(v, "Heaviest stack (any key closes)");
 	if (!v->stacks)
 		put_line(v, "no stacks: run with --stacks");
-	else if (t->shown->taken && t->shown->by_cgroup)
+	else if (t->taken && t->frame.by_cgroup)
 		put_line(v, "no stacks by cgroup: rows of processes have them");
 	else if (!row)
 		put_line(v, "no row selected: no process row is shown");
-	else if (!row->has_stack)
+	else if (!row->nstacks)
 		put_line(v, "no stack recorded for this row yet");
 	else {
-		stack_title(v, row);
-		stack_frames(v, row);
+		stack_title(v, row, row->stacks[0]);
+		stack_frames(v, row->stacks[0]);
 	}
 }
 
@@ -974,7 +928,7 @@ static void draw(struct view *v)
 	v->lines = 0;
 	if (v->screen.clear)
 		fputs("\033[H", v->out);
-	if (t->shown->taken) {
+	if (t->taken) {
 		header_totals(v);
 	} else {
 		put_line(v, "diskio");
@@ -984,7 +938,7 @@ static void draw(struct view *v)
 		help(v);
 	else if (t->state.stack)
 		stack_overlay(v);
-	else if (!t->shown->taken)
+	else if (!t->taken)
 		sampling(v);
 	else {
 		crash_line(v);
@@ -1010,14 +964,21 @@ static void top_start(struct view *v)
 bool top_feed_keys(struct view *v, const char *bytes, size_t n)
 {
 	struct top *t = v->top;
-	const struct top_copy *c = t->shown;
+	const struct pmem_metrics *devices = t->frame.devices;
+	size_t ndevices = t->taken ? devices->count : 0;
+	bool changed;
 
-	if (!grow((void **)&t->device_names, &t->device_names_capacity, c->ndevices,
-		  sizeof(*t->device_names)))
+	if (!grow((void **)&t->device_names, &t->device_names_capacity, ndevices,
+		  sizeof(*t->device_names)) ||
+	    !grow((void **)&t->device_name_ptrs, &t->device_name_ptrs_capacity, ndevices,
+		  sizeof(*t->device_name_ptrs)))
 		return false;
-	for (size_t i = 0; i < c->ndevices; i++)
-		t->device_names[i] = c->devices[i].name;
-	return top_keys_feed(&t->state, bytes, n, t->device_names, c->ndevices);
+	for (size_t i = 0; i < ndevices; i++)
+		t->device_name_ptrs[i] = device_name(&devices->devices[i], t->device_names[i]);
+	changed = top_keys_feed(&t->state, bytes, n, t->device_name_ptrs, ndevices);
+	if (t->state.paused)
+		freeze(t);
+	return changed;
 }
 
 const struct top_state *top_state(const struct view *v)
@@ -1028,7 +989,7 @@ const struct top_state *top_state(const struct view *v)
 /* One line: how long diskio ran, what it saw in all, and what it lost. */
 static void top_summary(struct view *v, const struct summary *s)
 {
-	const uint64_t *total = v->top->run.total;
+	const uint64_t *total = v->top->run_total;
 	char read[32], write[32], discard[32];
 
 	format_bytes(read, sizeof(read), (double)total[PMEM_READ_BYTES]);
@@ -1051,12 +1012,9 @@ int view_top(struct view *v, FILE *out, const struct top_settings *settings)
 	t->settings = *settings;
 	top_state_init(&t->state, settings->sort, settings->cumulative,
 		       settings->per_process_latency, settings->by_cgroup);
-	t->shown = &t->copies[0];
-	t->incoming = &t->copies[1];
-	t->shown->interval_s = settings->interval_s;
 	*v = (struct view){
-		.start = top_start, .begin = top_begin, .device = top_device, .row = top_row,
-		.interval_end = top_interval_end, .summary = top_summary, .out = out, .top = t
+		.start = top_start, .begin = top_begin, .interval_end = top_interval_end,
+		.summary = top_summary, .out = out, .top = t
 	};
 	return 0;
 }
@@ -1067,14 +1025,11 @@ void view_top_free(struct view *v)
 
 	if (!t)
 		return;
-	for (int i = 0; i < 2; i++) {
-		free(t->copies[i].devices);
-		free(t->copies[i].rows);
-		free(t->copies[i].strings);
-	}
+	frame_kept_free(&t->paused);
 	free(t->order);
 	free(t->devices_shown);
 	free(t->device_names);
+	free(t->device_name_ptrs);
 	free(t->stack_lines);
 	free(t);
 	v->top = NULL;

@@ -2,9 +2,10 @@
 /*
  * The top view (stdout is a terminal): a screen redrawn in place each
  * interval, steered by keys (top_keys.h), laid out to the terminal's width
- * (top_layout.h).  It keeps its own copy of the last frame, so that a key or
- * a resize redraws at once, between intervals.  Pure: it writes escape codes
- * to its FILE; the terminal itself is the loader's (terminal.h).
+ * (top_layout.h).  It keeps the last frame (the tally keeps what it points
+ * to until its next step, frame.h), so that a key or a resize redraws at
+ * once, between intervals.  Pure: it writes escape codes to its FILE; the
+ * terminal itself is the loader's (terminal.h).
  */
 #ifndef DISKIO_TOP_H
 #define DISKIO_TOP_H
@@ -32,8 +33,8 @@ void view_top_free(struct view *v);
  * changed: redraw it with top_redraw(). */
 bool top_feed_keys(struct view *v, const char *bytes, size_t n);
 
-/* Draw the screen again from the view's copy of the last frame (after a
- * key, or with a new v->screen after a resize). */
+/* Draw the screen again from the last frame (after a key, or with a new
+ * v->screen after a resize): call it before the tally's next step. */
 void top_redraw(struct view *v);
 
 /* What the keys have chosen. */

@@ -4,20 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "frame.h"
 #include "stacks.h"
 
-/* Room for n in *array: kept frames are about the same size each time, so
- * just that many. */
 static bool room(void **array, size_t *capacity, size_t n, size_t size)
 {
-	void *fitting = n > *capacity ? reallocarray(*array, n, size) : *array;
-
-	if (fitting && n > *capacity) {
-		*array = fitting;
-		*capacity = n;
-	}
-	return fitting || !n;
+	return !array_reserve(array, capacity, n, size);
 }
 
 int frame_keep(struct kept_frame *k, const struct frame *f)

@@ -466,7 +466,8 @@ static size_t fold_by_cgroup(struct tally *t, size_t n)
 		t->lost[LOST_ROW_ALLOC] += n;
 		return 0;
 	}
-	qsort(t->shown, n, sizeof(*t->shown), compare_cgroup_dev);
+	if (n)		/* t->shown is NULL before the first row */
+		qsort(t->shown, n, sizeof(*t->shown), compare_cgroup_dev);
 	for (size_t i = 0; i < n; i++) {
 		const struct proc_io *row = t->shown[i];
 		struct proc_io *sum = folded ? &t->folded[folded - 1] : NULL;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "top.h"
 #include "top_layout.h"
 
@@ -62,19 +63,7 @@ struct top {
 
 static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
 {
-	size_t capacity_new = *capacity ? *capacity : 16;
-	void *bigger;
-
-	if (needed <= *capacity)
-		return true;
-	while (capacity_new < needed)
-		capacity_new *= 2;
-	bigger = reallocarray(*array, capacity_new, size);
-	if (!bigger)
-		return false;
-	*array = bigger;
-	*capacity = capacity_new;
-	return true;
+	return !array_reserve(array, capacity, needed, size);
 }
 
 /* ---- what the frame shows, as the screen shows it ---- */

@@ -251,8 +251,23 @@ static void write_histogram_object(struct jsonw *w, const struct pmem_device *d,
 	jsonw_object_end(w);
 }
 
+/* "iostat":{"r/s":1.00,...} with iostat -o JSON's names and its two
+ * decimals; nothing where the kernel lists no such device. */
+static void write_iostat_object(struct jsonw *w, const struct pmem_device *d, bool cumulative)
+{
+	double values[IOSTAT_X_NR];
+
+	if (!d->has_iostat)
+		return;
+	iostat_x_values(&d->iostat[cumulative], values);
+	jsonw_object(w, "iostat");
+	for (int i = 0; i < IOSTAT_X_NR; i++)
+		jsonw_double(w, iostat_x_names[i], "%.2f", values[i]);
+	jsonw_object_end(w);
+}
+
 static void write_device_object(struct jsonw *w, const char *key, const struct pmem_device *d,
-				bool cumulative, bool histograms)
+				bool cumulative, bool histograms, bool iostat)
 {
 	uint64_t values[PMEM_NR_COUNTERS], tenths;
 
@@ -267,6 +282,8 @@ static void write_device_object(struct jsonw *w, const char *key, const struct p
 	write_latency_object(w, d, cumulative);
 	if (histograms)
 		write_histogram_object(w, d, cumulative);
+	if (iostat)
+		write_iostat_object(w, d, cumulative);
 	jsonw_object_end(w);
 }
 
@@ -282,12 +299,14 @@ int pmem_write_json(const struct pmem_metrics *m, struct jsonw *w, bool cumulati
 	errno = 0;
 	jsonw_object(w, "devices");
 	for (size_t i = 0; i < m->count; i++) {
-		write_device_object(w, m->devices[i].name, &m->devices[i], cumulative, histograms);
+		write_device_object(w, m->devices[i].name, &m->devices[i], cumulative, histograms,
+				    true);
 		if (ferror(w->out))
 			return stream_error();
 	}
 	jsonw_object_end(w);
-	write_device_object(w, "total", &m->aggregate, cumulative, histograms);
+	/* The sum of every device's requests is no device's queue. */
+	write_device_object(w, "total", &m->aggregate, cumulative, histograms, false);
 	if (ferror(w->out))
 		return stream_error();
 	return 0;

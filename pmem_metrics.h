@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "jsonw.h"
+#include "diskstats.h"
 #include "latency_hist.h"
 
 enum pmem_counter_id {
@@ -73,6 +74,11 @@ struct pmem_device {
 	 * slot (latency_hist.h) */
 	struct pmem_counter op_latency_ns[IO_NR_CLASSES], op_latency_ios[IO_NR_CLASSES];
 	struct pmem_counter latency_slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	/* /proc/diskstats' figures by iostat -x's rules (diskstats.h), over
+	 * the interval [0] and since diskio started [1]; has_iostat false
+	 * when the kernel lists no such device. */
+	bool has_iostat;
+	struct iostat_x iostat[2];
 };
 
 /* One operation's latency on a device, for people. */

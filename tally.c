@@ -45,6 +45,21 @@ static int stacks_init(struct tally *t)
 	return 0;
 }
 
+/* config.diskstats_path into d: 0; -ENOMEM; or 1 when it cannot be read
+ * (one warning: the devices have no iostat figures). */
+static int read_diskstats(struct tally *t, struct diskstats *d)
+{
+	int err = diskstats_read(d, t->config.diskstats_path);
+
+	if (!err || err == -ENOMEM)
+		return err;
+	if (!t->diskstats_failed && t->config.warn)
+		fprintf(t->config.warn, "diskio: warning: cannot read %s: %s; devices have no "
+			"iostat figures\n", t->config.diskstats_path, strerror(-err));
+	t->diskstats_failed = true;
+	return 1;
+}
+
 int tally_init(struct tally *t, const struct tally_config *config, uint64_t start_ns)
 {
 	memset(t, 0, sizeof(*t));
@@ -67,6 +82,17 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	if (config->stacks_mem && stacks_init(t)) {
 		tally_free(t);
 		return -ENOMEM;
+	}
+	if (config->diskstats_path) {
+		int err = read_diskstats(t, &t->diskstats_start);
+
+		if (!err)
+			err = read_diskstats(t, &t->diskstats_last);
+		if (err < 0) {
+			tally_free(t);
+			return err;
+		}
+		t->diskstats_last_ns = start_ns;
 	}
 	if (config->symbols) {
 		t->symbolizer = symbolizer_new(config->symbols, config->symbols_warn);
@@ -99,6 +125,9 @@ void tally_free(struct tally *t)
 	free(t->stack_order);
 	free(t->forget_stacks);
 	symbolizer_free(t->symbolizer);
+	diskstats_free(&t->diskstats_start);
+	diskstats_free(&t->diskstats_last);
+	diskstats_free(&t->diskstats_now);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -718,6 +747,38 @@ static void forget_stacks(struct tally *t)
 
 /* ---- the step ---- */
 
+/* Each device's iostat -x figures, from /proc/diskstats as it is now: over
+ * the interval since the last step and since the start.  A device the last
+ * read did not list is new: its counters started at 0. */
+static void count_iostat(struct tally *t, uint64_t now_ns)
+{
+	struct diskstats swap;
+
+	if (!t->config.diskstats_path || t->diskstats_failed)
+		return;
+	if (read_diskstats(t, &t->diskstats_now)) {
+		for (size_t i = 0; i < t->devices.count; i++)
+			t->devices.devices[i].has_iostat = false;
+		return;
+	}
+	for (size_t i = 0; i < t->devices.count; i++) {
+		struct pmem_device *dev = &t->devices.devices[i];
+		const struct diskstats_entry *now = diskstats_find(&t->diskstats_now, dev->name);
+
+		dev->has_iostat = now != NULL;
+		if (!now)
+			continue;
+		iostat_x_compute(diskstats_find(&t->diskstats_last, dev->name), now,
+				 now_ns - t->diskstats_last_ns, &dev->iostat[0]);
+		iostat_x_compute(diskstats_find(&t->diskstats_start, dev->name), now,
+				 now_ns - t->start_ns, &dev->iostat[1]);
+	}
+	swap = t->diskstats_last;
+	t->diskstats_last = t->diskstats_now;
+	t->diskstats_now = swap;
+	t->diskstats_last_ns = now_ns;
+}
+
 /* The interval's length as it was, in whole milliseconds: a stalled loop
  * makes it longer than asked for, and rates divide by what it was. */
 static double measured_interval_s(struct tally *t, uint64_t now_ns)
@@ -756,6 +817,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_device_latency(t, s);
 		count_row_latency(t, s);
 		pmem_flush(&t->devices);
+		count_iostat(t, now_ns);
 		if (t->config.stacks_mem)
 			count_stacks(t, s);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
@@ -841,6 +903,8 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	/* The stacks' last changes, for the folded lines. */
 	if (t->config.stacks_mem)
 		count_stacks(t, s);
+	if (!t->config.trace)
+		count_iostat(t, now_ns);
 	close_counts(t);
 
 	memset(summary, 0, sizeof(*summary));

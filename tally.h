@@ -17,6 +17,7 @@
 #include "cgroups.h"
 #include "crashfree.h"
 #include "devname.h"
+#include "diskstats.h"
 #include "diskio.h"
 #include "frame.h"
 #include "iostats.h"
@@ -117,6 +118,9 @@ struct tally_config {
 	 * symbolizer's warnings go. */
 	const struct symbolizer_options *symbols;
 	void (*symbols_warn)(const char *fmt, ...);
+	/* "/proc/diskstats": read at the start and at each step, for each
+	 * device's iostat -x figures; NULL: none. */
+	const char *diskstats_path;
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -194,6 +198,10 @@ struct tally {
 	struct stack_key *forget_stacks;
 	size_t nforget_stacks, forget_stacks_capacity;
 	struct symbolizer *symbolizer;	/* config.symbols: names of frames */
+	/* config.diskstats_path as read at the start, at the last step and now */
+	struct diskstats diskstats_start, diskstats_last, diskstats_now;
+	uint64_t diskstats_last_ns;	/* when diskstats_last was read */
+	bool diskstats_failed;		/* warned once: no iostat figures */
 };
 
 /* 0, or -ENOMEM.  The crash-free tracker starts fresh at start_ns; a state

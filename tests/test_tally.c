@@ -1757,3 +1757,101 @@ Test(devices, a_forgotten_rows_last_completions_are_counted)
 	cr_assert_eq(l.ios, 3);
 	tally_free(&t);
 }
+
+/* The kernel's /proc/diskstats, as the tally reads it at its start and at
+ * each step. */
+static void write_diskstats(const char *path, uint64_t reads, uint64_t read_ms,
+			    uint64_t busy_ms)
+{
+	FILE *file = fopen(path, "w");
+
+	cr_assert_not_null(file);
+	fprintf(file, " 253      16 vda %" PRIu64 " 0 %" PRIu64 " %" PRIu64
+		" 0 0 0 0 0 %" PRIu64 " %" PRIu64 " 0 0 0 0 0 0\n"
+		"   8       0 sda 1 0 8 1 0 0 0 0 0 1 1 0 0 0 0 0 0\n",
+		reads, reads * 8, read_ms, busy_ms, read_ms);
+	cr_assert_eq(fclose(file), 0);
+}
+
+/* Each device's iostat -x figures over the interval and since the start,
+ * in the frame's devices and the summary's: 100 reads of 4 KiB taking 50
+ * ms in the first second, 300 taking 450 ms in the second. */
+Test(shown, devices_get_iostat_figures_from_diskstats)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	char path[PATH_MAX];
+	struct snap sp;
+	struct frame f;
+	struct summary summary;
+	const struct pmem_device *vda;
+
+	snprintf(path, sizeof(path), "%s/diskstats", sysfs_root);
+	write_diskstats(path, 1000, 2000, 7000);
+	config.sysfs_root = sysfs_root;
+	config.diskstats_path = path;
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 10, DEV_B, "reader", (struct proc_dev_stats){
+		.bytes = { [IO_READ] = 100 * 4096 }, .ios = { [IO_READ] = 100 } });
+	write_diskstats(path, 1100, 2050, 7500);
+	step(&t, &sp, 1, false, &f);
+	vda = find_device(f.devices, "vda");
+	cr_assert(vda && vda->has_iostat);
+	cr_assert_float_eq(vda->iostat[0].r_s, 100.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].rkB_s, 400.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].r_await, 0.5, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].rareq_sz, 4.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].util, 50.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].aqu_sz, 0.05, 1e-6);
+	tally_close_interval(&t);
+
+	snap_row(&sp, 10, DEV_B, "reader", (struct proc_dev_stats){
+		.bytes = { [IO_READ] = 400 * 4096 }, .ios = { [IO_READ] = 400 } });
+	write_diskstats(path, 1400, 2500, 8500);
+	step(&t, &sp, 2, false, &f);
+	vda = find_device(f.devices, "vda");
+	cr_assert(vda && vda->has_iostat);
+	cr_assert_float_eq(vda->iostat[0].r_s, 300.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[0].r_await, 1.5, 1e-6);
+	cr_assert_float_eq(vda->iostat[1].r_s, 200.0, 1e-6);
+	cr_assert_float_eq(vda->iostat[1].r_await, 1.25, 1e-6);
+	cr_assert_float_eq(vda->iostat[1].util, 75.0, 1e-6);
+	tally_close_interval(&t);
+
+	write_diskstats(path, 1800, 2900, 9500);
+	tally_summary(&t, &sp.s, AT(4), &wall, &summary);
+	vda = find_device(summary.devices, "vda");
+	cr_assert(vda && vda->has_iostat);
+	cr_assert_float_eq(vda->iostat[1].r_s, 200.0, 1e-6);
+	unlink(path);
+	tally_free(&t);
+}
+
+/* Without the file the devices have no figures, and one warning says why. */
+Test(shown, no_diskstats_no_iostat_figures)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	char *text = NULL;
+	size_t len = 0;
+	const struct pmem_device *vda;
+
+	config.sysfs_root = sysfs_root;
+	config.diskstats_path = "/nonexistent/diskstats";
+	config.warn = open_memstream(&text, &len);
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 10, DEV_B, "reader", (struct proc_dev_stats){
+		.bytes = { [IO_READ] = 4096 }, .ios = { [IO_READ] = 1 } });
+	step(&t, &sp, 1, false, &f);
+	vda = find_device(f.devices, "vda");
+	cr_assert(vda && !vda->has_iostat);
+	fclose(config.warn);
+	cr_assert(strstr(text, "diskio: warning: cannot read /nonexistent/diskstats"), "%s", text);
+	cr_assert_eq(strchr(text, '\n'), text + len - 1, "one line: %s", text);
+	free(text);
+	tally_free(&t);
+}

@@ -112,10 +112,12 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		unsigned int cols;
 		const char *expect;
 	} cases[] = {
-		{ 60, "DEVICE READ/s WRITE/s R_IOPS W_IOPS P99_ms" },
-		{ 80, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS AVG_ms P99_ms" },
-		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms" },
-		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms" },
+		{ 60, "DEVICE READ/s WRITE/s P99_ms AQU-SZ %UTIL" },
+		{ 80, "DEVICE READ/s WRITE/s W_IOPS P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
+		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
+		       "W_AWAIT AQU-SZ %UTIL" },
+		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
+		       "W_AWAIT AQU-SZ %UTIL" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -355,6 +357,11 @@ static struct fx *fx_new(void)
 	pmem_add_latency(&f->pm, vda, IO_READ, 20, 100);
 	dev_add(&f->pm, "zram0", 8192, 0, 2, 0);
 	pmem_flush(&f->pm);
+	/* vda's iostat -x figures (zram0 has none: the kernel lists it not) */
+	vda = pmem_device_get(&f->pm, "vda");
+	vda->has_iostat = true;
+	vda->iostat[0] = (struct iostat_x){ .r_await = 0.25, .w_await = 12.5, .aqu_sz = 3.21,
+					    .util = 87.5 };
 	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
 	crashfree_update(&f->cf, 3 * 3600 * NS_PER_S + 5);
 	cr_assert_eq(crashfree_record_crash(&f->cf, "my daemon", 3 * 3600 * NS_PER_S + 10), 0);
@@ -491,7 +498,10 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 		  term_line(&t, 2));
 	y = term_find(&t, "P99_ms");
 	cr_assert_geq(y, 0, "no P99_ms heading");
-	cr_assert(strstr(term_line(&t, y), "R_IOPS") && strstr(term_line(&t, y), "W_IOPS"));
+	/* 80 columns: iostat -x's figures beside the write rates and the p99 */
+	cr_assert(strstr(term_line(&t, y), "W_IOPS") && strstr(term_line(&t, y), "R_AWAIT") &&
+		  strstr(term_line(&t, y), "W_AWAIT") && strstr(term_line(&t, y), "AQU-SZ") &&
+		  strstr(term_line(&t, y), "%UTIL"), "%s", term_line(&t, y));
 	/* vda's p99 as latency_hist.c computes it, in ms; 640 writes over 2 s
 	 * are 320 per second */
 	hist.slots[20] = 740;
@@ -501,8 +511,10 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), p99), "p99 %s missing: %s", p99, term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), " 50 "), "read IOPS: %s", term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), "1.50"), "average 1.5 ms: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 0.250 "), "r_await: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 12.50 "), "w_await: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 3.21 "), "aqu-sz: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), " 87.5"), "util: %s", term_line(&t, y));
 	/* zram0 has no histogram: "-" where its p99 would be */
 	y = term_find(&t, "zram0  ");
 	cr_assert_geq(y, 0);

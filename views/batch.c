@@ -133,6 +133,22 @@ void batch_write_histogram(FILE *out, const struct pmem_device *dev, unsigned in
 	}
 }
 
+/* " r/s=1.00 ... util=12.50": iostat -x's figures under iostat -o JSON's
+ * names, "-" each where the kernel lists no such device. */
+static void batch_iostat(FILE *out, const struct pmem_device *dev, bool cumulative)
+{
+	double values[IOSTAT_X_NR];
+
+	if (dev->has_iostat)
+		iostat_x_values(&dev->iostat[cumulative], values);
+	for (int i = 0; i < IOSTAT_X_NR; i++) {
+		if (dev->has_iostat)
+			fprintf(out, " %s=%.2f", iostat_x_names[i], values[i]);
+		else
+			fprintf(out, " %s=-", iostat_x_names[i]);
+	}
+}
+
 static void batch_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
 {
 	uint64_t values[PMEM_NR_COUNTERS];
@@ -142,6 +158,7 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 	pmem_values(dev, f->cumulative, values);
 	batch_counters(v->out, values);
 	batch_latency_percentiles(v->out, dev, f->cumulative);
+	batch_iostat(v->out, dev, f->cumulative);
 	fputc('\n', v->out);
 	if (v->histograms)
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++)

@@ -475,6 +475,23 @@ static size_t lines_fitting(size_t n, size_t room)
 	return room ? room - 1 : 0;
 }
 
+/* iostat -x's awaits, queue size and utilisation; "-" where the kernel
+ * lists no such device. */
+static void iostat_cells(char cells[][64], const struct pmem_device *dev, bool cumulative)
+{
+	const struct iostat_x *x = &dev->iostat[cumulative];
+
+	if (!dev->has_iostat) {
+		for (int i = TOP_DEV_R_AWAIT; i <= TOP_DEV_UTIL; i++)
+			snprintf(cells[i], 64, "-");
+		return;
+	}
+	cell_ms(cells[TOP_DEV_R_AWAIT], 64, x->r_await);
+	cell_ms(cells[TOP_DEV_W_AWAIT], 64, x->w_await);
+	snprintf(cells[TOP_DEV_AQU_SZ], 64, "%.2f", x->aqu_sz);
+	snprintf(cells[TOP_DEV_UTIL], 64, "%.1f", x->util);
+}
+
 static void device_line(struct view *v, const struct pmem_device *dev,
 			const struct top_layout *layout)
 {
@@ -500,6 +517,7 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]), p99_us / 1000.0);
 	else
 		snprintf(cells[TOP_DEV_P99], sizeof(cells[0]), "-");
+	iostat_cells(cells, dev, t->state.cumulative);
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		if (layout->shown[i])
 			line_cell(&l, cells[i], layout->width[i], top_dev_columns[i].left);

@@ -37,11 +37,18 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 		     TOP_DEV_WRITE_IOPS, TOP_DEV_DISCARD_IOPS),
 	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false },
 	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false },
+	[TOP_DEV_R_AWAIT] = { "R_AWAIT", "R_AWAIT", 7, false, false },
+	[TOP_DEV_W_AWAIT] = { "W_AWAIT", "W_AWAIT", 7, false, false },
+	[TOP_DEV_AQU_SZ] = { "AQU-SZ", "AQU-SZ", 6, false, false },
+	[TOP_DEV_UTIL] = { "%UTIL", "%UTIL", 6, false, false },
 };
 
+/* What iostat -x users read first (%util, aqu-sz, the awaits) stays on 80
+ * columns beside the rates and the p99. */
 const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS] = {
-	TOP_DEV_NAME, TOP_DEV_WRITE, TOP_DEV_READ, TOP_DEV_P99, TOP_DEV_WRITE_IOPS,
-	TOP_DEV_READ_IOPS, TOP_DEV_AVG, TOP_DEV_DISCARD, TOP_DEV_DISCARD_IOPS,
+	TOP_DEV_NAME, TOP_DEV_WRITE, TOP_DEV_READ, TOP_DEV_P99, TOP_DEV_UTIL, TOP_DEV_AQU_SZ,
+	TOP_DEV_W_AWAIT, TOP_DEV_R_AWAIT, TOP_DEV_WRITE_IOPS, TOP_DEV_READ_IOPS, TOP_DEV_AVG,
+	TOP_DEV_DISCARD, TOP_DEV_DISCARD_IOPS,
 };
 
 /* Add column i if it fits (always, for the first one). */

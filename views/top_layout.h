@@ -39,10 +39,16 @@ enum top_dev_column {
 	TOP_DEV_DISCARD_IOPS,
 	TOP_DEV_AVG,
 	TOP_DEV_P99,
+	TOP_DEV_R_AWAIT,	/* iostat -x's, from /proc/diskstats */
+	TOP_DEV_W_AWAIT,
+	TOP_DEV_AQU_SZ,
+	TOP_DEV_UTIL,
 	TOP_NR_DEV_COLUMNS
 };
 
-#define TOP_MAX_COLUMNS TOP_NR_PROC_COLUMNS
+/* The wider of the two tables. */
+#define TOP_MAX_COLUMNS ((int)TOP_NR_PROC_COLUMNS > (int)TOP_NR_DEV_COLUMNS ? \
+			 (int)TOP_NR_PROC_COLUMNS : (int)TOP_NR_DEV_COLUMNS)
 
 struct top_column {
 	const char *heading;		/* per-interval rates */

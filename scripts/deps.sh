@@ -15,10 +15,11 @@ fuzz_packages=(libclang-rt-14-dev)
 # curl scrapes node_exporter; make install's: man-db and groff-base render
 # the man page, bash-completion runs the completion, systemd's
 # systemd-analyze verifies the unit; strace and passwd (useradd) run the
-# symbolizer's attacks as another user and watch what diskio opens.
+# symbolizer's attacks as another user and watch what diskio opens; sysstat's
+# iostat is the peer the devices' iostat -x figures are checked against.
 test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux lld
 	prometheus-node-exporter prometheus curl man-db groff-base bash-completion systemd
-	strace passwd "${fuzz_packages[@]}")
+	strace passwd sysstat "${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)
 # make static: libbpf.a, libelf.a (libelf-dev) and libz.a (zlib1g-dev) come with
 # the build set; the static C library is libc6-dev's, a dependency of gcc.

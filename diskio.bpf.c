@@ -200,6 +200,17 @@ struct {
 	__type(value, struct stack_counts);
 } stack_counts SEC(".maps");
 
+/* --stacks on blk-mq disks: the stack each bio was queued from, until its
+ * request starts (block_io_start), whose I/O is counted there.  A bio that
+ * was merged into another's request never starts one: LRU, so that such
+ * entries make room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, BIO_STACKS_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct stack_key);
+} bio_stacks SEC(".maps");
+
 /* Processes user space keeps mappings of (user stacks): their exit is told. */
 struct stack_process {
 	__u32 tgid;
@@ -898,25 +909,27 @@ static __always_inline void note_stack_process_exit(void *ctx, struct task_struc
 	emit_event(ctx, &event, sizeof(event));
 }
 
-/* The counts of who's current stacks; NULL (one loss) when the map is full. */
+/* The counts of who's current stacks (their key in *sk); NULL (one loss)
+ * when the map is full. */
 static __always_inline struct stack_counts *current_stack_counts(void *ctx,
-								 const struct proc_dev_key *who)
+								 const struct proc_dev_key *who,
+								 struct stack_key *sk)
 {
 	static const struct stack_counts zero;
-	struct stack_key sk = { .who = *who };
 	struct stack_counts *counts;
 	long err;
 
-	current_stacks(ctx, &sk);
-	counts = bpf_map_lookup_elem(&stack_counts, &sk);
+	sk->who = *who;
+	current_stacks(ctx, sk);
+	counts = bpf_map_lookup_elem(&stack_counts, sk);
 	if (counts)
 		return counts;
-	err = bpf_map_update_elem(&stack_counts, &sk, &zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(&stack_counts, sk, &zero, BPF_NOEXIST);
 	if (!err)
-		note_user_stack(ctx, &sk);
+		note_user_stack(ctx, sk);
 	else if (err != -EEXIST)
 		goto full;
-	counts = bpf_map_lookup_elem(&stack_counts, &sk);
+	counts = bpf_map_lookup_elem(&stack_counts, sk);
 	if (counts)
 		return counts;
 full:
@@ -924,18 +937,50 @@ full:
 	return NULL;
 }
 
-/* I/O the current task submits for itself: bytes (a bio), an I/O (a bio of
- * a bio-based disk, a request of a blk-mq one), or both. */
-static __always_inline void add_stack_io(void *ctx, const struct proc_dev_key *who,
-					 __u32 class, __u64 bytes, bool count_io)
+/* A bio the current task submits for itself: its bytes, and on a bio-based
+ * disk its I/O.  On a blk-mq disk the I/O is the request's, counted when it
+ * starts (add_stack_request()): the bio's stack is remembered for it. */
+static __always_inline void add_stack_bio(void *ctx, const struct proc_dev_key *who,
+					  __u32 class, __u64 bytes, bool bio_based, __u64 bio_id)
 {
-	struct stack_counts *counts = current_stack_counts(ctx, who);
+	struct stack_key sk = {};
+	struct stack_counts *counts = current_stack_counts(ctx, who, &sk);
 
 	if (!counts)
 		return;
-	if (bytes)
-		__sync_fetch_and_add(&counts->bytes[class], bytes);
-	if (count_io)
+	__sync_fetch_and_add(&counts->bytes[class], bytes);
+	if (bio_based)
+		__sync_fetch_and_add(&counts->ios[class], 1);
+	else
+		bpf_map_update_elem(&bio_stacks, &bio_id, &sk, BPF_ANY);
+}
+
+/* comm is 16 bytes at offset 8: two aligned words. */
+static __always_inline bool same_row(const struct proc_dev_key *a, const struct proc_dev_key *b)
+{
+	const __u64 *ca = (const __u64 *)a->comm, *cb = (const __u64 *)b->comm;
+
+	return a->tgid == b->tgid && a->dev == b->dev && a->cgroup == b->cgroup &&
+	       ca[0] == cb[0] && ca[1] == cb[1];
+}
+
+/* A blk-mq request starts: one I/O, on the stack its first bio was queued
+ * from when it is this row's (the stack at block_io_start is the block
+ * layer's, not the submitter's); else on the current stack. */
+static __always_inline void add_stack_request(void *ctx, const struct proc_dev_key *who,
+					      __u32 class, __u64 bio_id)
+{
+	struct stack_key *queued = bio_id ? bpf_map_lookup_elem(&bio_stacks, &bio_id) : NULL;
+	struct stack_counts *counts = NULL;
+	struct stack_key sk = {};
+
+	if (queued && same_row(&queued->who, who))
+		counts = bpf_map_lookup_elem(&stack_counts, queued);
+	if (queued)
+		bpf_map_delete_elem(&bio_stacks, &bio_id);
+	if (!counts)
+		counts = current_stack_counts(ctx, who, &sk);
+	if (counts)
 		__sync_fetch_and_add(&counts->ios[class], 1);
 }
 
@@ -973,7 +1018,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	}
 	/* Not writeback charged to a dirtier: the stack would be the flusher's. */
 	if (stacks_mode && aggregate && !on_behalf && class < IO_NR_CLASSES)
-		add_stack_io(ctx, &key, class, bytes, bio_based);
+		add_stack_bio(ctx, &key, class, bytes, bio_based, (__u64)bio);
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
@@ -1028,7 +1073,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf)
-		add_stack_io(ctx, &key, class, 0, true);
+		add_stack_request(ctx, &key, class, (__u64)bio);
 	if (track_inflight)
 		remember_inflight(id, &key, 0, sector, bytes, opf);
 }
@@ -1269,7 +1314,8 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 			row_add(&row, &row.stats->dirtied_bytes, bytes);
 		/* The write() caller's stack: its writeback's is the flusher's. */
 		if (stacks_mode) {
-			struct stack_counts *counts = current_stack_counts(ctx, &key);
+			struct stack_key sk = {};
+			struct stack_counts *counts = current_stack_counts(ctx, &key, &sk);
 
 			if (counts)
 				__sync_fetch_and_add(&counts->dirtied_bytes, bytes);

@@ -32,6 +32,7 @@
 #define STACK_TRACES_ENTRIES	16384	/* distinct stacks, kernel and user */
 #define STACK_COUNTS_ENTRIES	16384	/* (row, kernel stack, user stack) */
 #define STACK_PROCESSES_ENTRIES	4096	/* processes whose maps were asked for */
+#define BIO_STACKS_ENTRIES	8192	/* blk-mq bios queued, their request not started */
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */

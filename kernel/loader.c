@@ -189,6 +189,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
 	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
 	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
+	bpf_map__set_max_entries(skel->maps.bio_stacks, plan->bio_stacks_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);

@@ -31,6 +31,7 @@ struct map_plan {
 	uint32_t stack_traces_entries;	/* --stacks: stack_traces, stack_counts, */
 	uint32_t stack_counts_entries;	/* stack_processes */
 	uint32_t stack_processes_entries;
+	uint32_t bio_stacks_entries;	/* --stacks: blk-mq bios until their request */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */

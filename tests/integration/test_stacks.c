@@ -436,3 +436,73 @@ Test(stacks, a_program_in_a_private_mount_namespace_is_named)
 		     "known_reader_a in the namespace: %" PRIu64 " bytes in %d lines", bytes, lines);
 	h_diskio_free(&d);
 }
+
+/* Over pid's rows on device in the interval records: the row's write bytes
+ * and I/Os, and the same summed over its stacks (with the most I/Os one
+ * stack had in one interval). */
+struct stack_sums {
+	int64_t row_bytes, row_ios, stack_bytes, stack_ios, max_stack_ios;
+};
+
+static void sum_stacks(const struct h_diskio *d, uint32_t pid, const char *device,
+		       struct stack_sums *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv row, stacks, stack;
+		size_t pos = 0;
+		int64_t value;
+
+		if (!h_json_is_interval(d->lines[i]) ||
+		    !h_json_find_process(d->lines[i], pid, device, &row))
+			continue;
+		cr_assert(h_json_get_int(row, "write_bytes", &value));
+		s->row_bytes += value;
+		cr_assert(h_json_get_int(row, "write_ios", &value));
+		s->row_ios += value;
+		cr_assert(h_json_get(row, "stacks", &stacks), "%s", d->lines[i]);
+		while (h_json_next_elem(stacks, &pos, &stack)) {
+			cr_assert(h_json_get_int(stack, "bytes", &value));
+			s->stack_bytes += value;
+			cr_assert(h_json_get_int(stack, "ios", &value));
+			s->stack_ios += value;
+			if (value > s->max_stack_ios)
+				s->max_stack_ios = value;
+		}
+	}
+}
+
+/* 200 writes of 64 KiB with O_DIRECT: the stack holding them says ios=200
+ * and the row's stacks sum to its bytes and I/Os, on a blk-mq disk (whose
+ * I/O is a request, started after its bio was queued, on another stack of
+ * the kernel's) and on a bio-based one. */
+static void stacks_carry_their_ios(const struct h_dev *dev)
+{
+	static const struct h_io ops[] = { { 'w', 0, 65536, 200 } };
+	struct stack_sums s;
+	struct h_diskio d;
+	pid_t writer;
+
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "-D", dev->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	writer = h_spawn_io("stackios", dev->path, ops, 1, NULL);
+	h_expect_child_ok(writer, H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	sum_stacks(&d, writer, dev->name, &s);
+	cr_expect_eq(s.row_bytes, 200 * 65536, "%s: row bytes", dev->name);
+	cr_expect_eq(s.row_ios, 200, "%s: row I/Os", dev->name);
+	cr_expect_eq(s.stack_bytes, s.row_bytes, "%s: stacks' bytes", dev->name);
+	cr_expect_eq(s.stack_ios, s.row_ios, "%s: stacks' I/Os", dev->name);
+	cr_expect_gt(s.max_stack_ios, 0, "%s: no stack with I/Os", dev->name);
+	h_diskio_free(&d);
+}
+
+Test(stacks, every_stack_carries_its_ios_on_blk_mq)
+{
+	stacks_carry_their_ios(h_loop_create(DISK_SIZE));
+}
+
+Test(stacks, every_stack_carries_its_ios_on_bio_based)
+{
+	stacks_carry_their_ios(h_zram_create(DISK_SIZE));
+}

@@ -212,7 +212,8 @@ static void end_interval(struct run *run, bool final)
 	check_output(run);
 }
 
-static void run_loop(struct run *run)
+/* true when the run ended after its COUNT intervals. */
+static bool run_loop(struct run *run)
 {
 	const struct options *opts = run->opts;
 	uint64_t interval_ns = (uint64_t)(opts->interval_s * 1e9);
@@ -231,12 +232,13 @@ static void run_loop(struct run *run)
 		done++;
 		end_interval(run, opts->count && done == opts->count);
 		if (opts->count && done >= opts->count)
-			break;
+			return !exiting;
 		deadline += interval_ns;
 		/* After a long stall, start afresh instead of catching up. */
 		if (deadline < monotonic_ns())
 			deadline = monotonic_ns() + interval_ns;
 	}
+	return false;
 }
 
 /* The last events and maps: the summary on stdout (unless it is closed),
@@ -380,6 +382,7 @@ int main(int argc, char **argv)
 	struct options opts;
 	struct run run = { .opts = &opts };
 	struct sigaction action = { .sa_handler = on_signal };
+	bool completed;
 	int err;
 
 	if (reopen_std_fds())
@@ -401,9 +404,10 @@ int main(int argc, char **argv)
 		if (run.view.start)
 			run.view.start(&run.view);
 		check_output(&run);
-		run_loop(&run);
-		/* The top view's one-line summary goes to the normal screen. */
-		view_close(&run.view);
+		completed = run_loop(&run);
+		/* The top view's summary goes to the normal screen, after the
+		 * last frame when the run ended by itself. */
+		view_close(&run.view, completed);
 		finish(&run);
 	}
 	cleanup(&run);

@@ -1103,3 +1103,30 @@ Test(top_view, a_paused_frame_outlives_its_memory)
 	free(fs);
 	fx_free(f);
 }
+
+/* A run of COUNT intervals leaves its last frame on the normal screen: plain
+ * lines, no escape codes, the help closed, then an empty line. */
+Test(top_view, the_last_frame_stays_as_lines)
+{
+	struct fx *f = fx_new();
+	char *text;
+
+	fx_rows(f, 3);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	cr_assert(top_feed_keys(&f->view, "h", 1));
+	fx_recapture(f);
+	top_leave_frame(&f->view);
+	fflush(f->cap.f);
+	text = strndup(f->cap.buf, f->cap.len);
+	cr_assert_not_null(text);
+	cr_assert_null(strchr(text, '\033'), "escape codes: %s", text);
+	cr_assert_null(strchr(text, '\r'), "carriage returns: %s", text);
+	cr_assert(strstr(text, "\nDEVICE "), "%s", text);
+	cr_assert(strstr(text, "COMM"), "%s", text);
+	cr_assert(strstr(text, "proc0"), "%s", text);
+	cr_assert_null(strstr(text, "any key closes"), "the help: %s", text);
+	cr_assert_eq(strcmp(text + strlen(text) - 2, "\n\n"), 0, "%s", text);
+	free(text);
+	fx_free(f);
+}

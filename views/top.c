@@ -963,6 +963,14 @@ void top_redraw(struct view *v)
 	draw(v);
 }
 
+void top_leave_frame(struct view *v)
+{
+	v->top->state.help = false;
+	v->top->state.stack = false;
+	v->screen.clear = false;
+	draw(v);
+}
+
 static void top_start(struct view *v)
 {
 	draw(v);

@@ -37,6 +37,11 @@ bool top_feed_keys(struct view *v, const char *bytes, size_t n);
  * v->screen after a resize): call it before the tally's next step. */
 void top_redraw(struct view *v);
 
+/* After the terminal is given back at the end of a run of COUNT intervals:
+ * the last frame once more, as lines on the normal screen (as top -n 1
+ * leaves its screen), without an open help or stack overlay. */
+void top_leave_frame(struct view *v);
+
 /* What the keys have chosen. */
 const struct top_state *top_state(const struct view *v);
 

@@ -94,8 +94,9 @@ void view_measure(struct view *v);
  * the top view, keys and resizes, drawn at once.  >= 0 or -errno. */
 int view_wait(struct view *v, struct events *events, int timeout_ms);
 /* Give the terminal back (the summary goes to the normal screen);
- * idempotent. */
-void view_close(struct view *v);
+ * keep_last (the run ended after COUNT intervals): the top view's last
+ * frame is left on it first.  Idempotent. */
+void view_close(struct view *v, bool keep_last);
 void view_free(struct view *v);
 
 /* Show a frame: begin, the devices, the rows, interval_end. */

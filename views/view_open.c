@@ -134,16 +134,22 @@ int view_wait(struct view *v, struct events *events, int timeout_ms)
 	return events_poll(events, timeout_ms);
 }
 
-void view_close(struct view *v)
+void view_close(struct view *v, bool keep_last)
 {
-	if (v->terminal)
-		terminal_stop(v->terminal);
+	bool alternate = v->terminal && v->top && v->screen.clear;
+
+	if (!v->terminal)
+		return;
+	terminal_stop(v->terminal);
+	free(v->terminal);
+	v->terminal = NULL;
+	/* The sample asked for stays on the normal screen. */
+	if (keep_last && alternate)
+		top_leave_frame(v);
 }
 
 void view_free(struct view *v)
 {
-	view_close(v);
-	free(v->terminal);
-	v->terminal = NULL;
+	view_close(v, false);
 	view_top_free(v);
 }

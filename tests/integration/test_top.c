@@ -489,3 +489,33 @@ Test(top, sigterm_while_paused_exits_0_with_everything_detached)
 	}
 	cr_assert_eq(left, 0, "%d of diskio's BPF programs still loaded 3 s after it exited", left);
 }
+
+/* diskio INTERVAL COUNT on a terminal (make run's `diskio 5 1`): the sample
+ * asked for stays on the normal screen, as top -n 1 leaves it, its process
+ * row and disk included, and the summary line comes after it.  (q and
+ * Ctrl-C leave only the summary: the first test.) */
+Test(top, a_count_run_leaves_its_last_frame_on_the_screen)
+{
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	const char *frame_at, *summary_at;
+	char args[128], buf[64];
+	pid_t writer;
+
+	start_pane();
+	writer = spawn_writer("keptwriter", zram->path);
+	snprintf(args, sizeof(args), "-D %s 1 2", zram->name);
+	run_in_pane(args);
+	cr_assert(read_when_there("exit", buf, sizeof(buf), FRAME_TIMEOUT_MS + 5000),
+		  "diskio did not exit");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+	h_kill_child(writer);
+	h_untrack_child(writer);
+	expect_screen(has, "diskio ran ", "the summary line");
+	capture_as(true);
+	frame_at = strstr(screen, "COMM");
+	summary_at = strstr(screen, "diskio ran ");
+	cr_assert_not_null(frame_at, "no frame left on the screen:\n%s", screen);
+	cr_assert_lt(frame_at, summary_at, "the frame after the summary:\n%s", screen);
+	cr_assert(row_of("keptwriter"), "the writer's row is not on the screen:\n%s", screen);
+	cr_assert(strstr(screen, zram->name), "the disk is not on the screen:\n%s", screen);
+}

@@ -264,11 +264,14 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	run_in_pane("1 " COUNT);
 	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
 
-	/* At 80x24: the lost count, per-second IOPS and p99 are on screen. */
+	/* At 80x24: the lost count, per-second IOPS, p99 and iostat -x's
+	 * utilisation, queue size and awaits are on screen. */
 	line = screen_line("diskio ");
 	cr_assert(line && strstr(line, "lost "), "no lost count in the header: %s", line);
 	line = screen_line("P99_ms");
-	cr_assert(line && strstr(line, "R_IOPS") && strstr(line, "W_IOPS"), "%s", line);
+	cr_assert(line && strstr(line, "W_IOPS") && strstr(line, "%UTIL") &&
+		  strstr(line, "AQU-SZ") && strstr(line, "R_AWAIT") && strstr(line, "W_AWAIT"),
+		  "%s", line);
 	line = screen_line("COMM");
 	cr_assert(line && strstr(line, "W_IOPS"), "process table without IOPS: %s", line);
 	cr_assert(has("per second"), "the header does not say rates are per second");

@@ -46,9 +46,10 @@ static int sync_directory(const char *dir)
 	return err;
 }
 
-/* render into the open temporary file fd (closed here), then flush and
- * fsync it. */
-static int fill_temp(int fd, mode_t mode, int (*render)(FILE *out, void *arg), void *arg)
+/* render into the open temporary file fd (closed here), then flush it and,
+ * when durable, fsync it. */
+static int fill_temp(int fd, mode_t mode, bool durable, int (*render)(FILE *out, void *arg),
+		     void *arg)
 {
 	FILE *out;
 	int err;
@@ -62,7 +63,7 @@ static int fill_temp(int fd, mode_t mode, int (*render)(FILE *out, void *arg), v
 	err = render(out, arg);
 	if (!err && (fflush(out) == EOF || ferror(out)))
 		err = errno ? -errno : -EIO;
-	if (!err && fsync(fileno(out)))
+	if (!err && durable && fsync(fileno(out)))
 		err = -errno;
 	if (fclose(out) && !err)
 		err = errno ? -errno : -EIO;
@@ -81,15 +82,14 @@ int atomic_file_write_mode(const char *path, mode_t mode, bool durable,
 	if (fd < 0)
 		return -errno;
 	errno = 0;
-	err = fill_temp(fd, mode, render, arg);
+	err = fill_temp(fd, mode, durable, render, arg);
 	if (!err && rename(temp, path))
 		err = -errno;
 	if (err) {
 		unlink(temp);
 		return err;
 	}
-	err = sync_directory(dir);
-	return durable ? err : 0;
+	return durable ? sync_directory(dir) : 0;
 }
 
 int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), void *arg)

@@ -17,6 +17,10 @@ struct state_file {
 	struct crashfree saved;		/* as read, until the tally adopts it */
 	uint64_t read_ns;
 	const struct tally *tally;
+	/* What the file holds of what a power cut must not lose: the counts
+	 * of closed intervals and of crashes (the progress into the current
+	 * interval is saved with them, not every interval). */
+	uint64_t saved_operational, saved_crashfree, saved_crashes;
 };
 
 static int check(struct output *o, uint64_t now_ns)
@@ -35,20 +39,39 @@ static void start(struct output *o, struct tally *t, uint64_t now_ns)
 	(void)now_ns;
 	tally_adopt_crash(t, &s->saved, s->read_ns);
 	s->tally = t;
+	/* As read: the file holds them already (a new file is written at the
+	 * first change or at exit). */
+	s->saved_operational = tally_crash(t)->operational_intervals;
+	s->saved_crashfree = tally_crash(t)->crashfree_intervals;
+	s->saved_crashes = tally_crash(t)->crashes;
 }
 
 static void save(struct state_file *s, uint64_t now_ns)
 {
-	int err = crashfree_save(tally_crash(s->tally), s->path, now_ns);
+	const struct crashfree *crash = tally_crash(s->tally);
+	int err = crashfree_save(crash, s->path, now_ns);
 
-	if (err)
+	if (err) {
 		warn("cannot save state file %s: %s", s->path, strerror(-err));
+		return;
+	}
+	s->saved_operational = crash->operational_intervals;
+	s->saved_crashfree = crash->crashfree_intervals;
+	s->saved_crashes = crash->crashes;
 }
 
+/* Each interval: saved (and fsynced) only when a crash was counted or a
+ * crash interval closed, so that a service that sees no crash flushes the
+ * disk once an hour, not every interval. */
 static void frame(struct output *o, const struct frame *f, uint64_t now_ns)
 {
-	(void)f;
-	save((struct state_file *)o, now_ns);
+	struct state_file *s = (struct state_file *)o;
+	const struct crashfree *crash = f->crash;
+
+	if (crash->operational_intervals != s->saved_operational ||
+	    crash->crashfree_intervals != s->saved_crashfree ||
+	    crash->crashes != s->saved_crashes)
+		save(s, now_ns);
 }
 
 static void reload(struct output *o, uint64_t now_ns)

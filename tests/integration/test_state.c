@@ -35,6 +35,7 @@
 
 static char tmpdir[64];
 static char mnt[128];		/* ext4 mounted by the crash storm test, "" if none */
+static char mnt_dev[32];	/* the loop device under it ("loop3") */
 static char ro_mnt[128];	/* read-only tmpfs of the directory test, "" if none */
 
 /* Remove tmpdir and what the tests put in it (no subdirectories but mnt). */
@@ -463,6 +464,7 @@ static void mount_ext4(void)
 	if (!h_have_program("mkfs.ext4"))
 		cr_skip_test("mkfs.ext4 not installed");
 	dev = h_loop_create(FS_SIZE);
+	snprintf(mnt_dev, sizeof(mnt_dev), "%s", dev->name);
 	h_run(H_ARGS("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
 		     dev->path), NULL, NULL, 120000, &r);
 	cr_assert_eq(r.status, 0, "mkfs.ext4 %s: %s %s", dev->path,
@@ -775,4 +777,97 @@ Test(state, crash_storm_counts_exact_intervals_steady_few_writes, .timeout = 240
 		     total);
 	expect_mode_0600(path, "after the storm");
 	h_diskio_free(&d);
+}
+
+/* The flush requests /proc/diskstats counts for disk name (Linux 5.5+). */
+static int64_t disk_flushes(const char *name)
+{
+	char text[65536], *line;
+	size_t len = strlen(name);
+
+	cr_assert_gt(h_read_file("/proc/diskstats", text, sizeof(text)), 0);
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long field[17];
+		char disk[64];
+
+		if (sscanf(line, " %*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+			   "%llu %llu %llu %llu %llu %llu %llu", disk, &field[0], &field[1],
+			   &field[2], &field[3], &field[4], &field[5], &field[6], &field[7],
+			   &field[8], &field[9], &field[10], &field[11], &field[12], &field[13],
+			   &field[14], &field[15], &field[16]) == 18 &&
+		    strlen(disk) == len && !strcmp(disk, name))
+			return (int64_t)field[15];
+	}
+	return -1;
+}
+
+/*
+ * A quiet service: `diskio -q --prom DIR/diskio.prom --state DIR/state 2`
+ * on ext4, 20 s with nothing crashing.  A second diskio watching it (-p)
+ * sees at most one flush of its own: the .prom file is rewritten every
+ * interval (a new inode each time, node_exporter sees whole files) but
+ * not fsynced, and the state file is saved when a crash is counted or a
+ * crash interval closes, and at exit, not every interval.  After kill -9
+ * the state file is whole: the next run adopts it.
+ */
+Test(state, a_quiet_service_flushes_at_most_once, .timeout = 120)
+{
+	char prom[PATH_MAX], state[PATH_MAX], pid_arg[16];
+	struct h_diskio service, watcher;
+	struct h_counters own = { 0 };
+	int64_t flushes_before, flushes;
+	ino_t inodes[64];
+	size_t ninodes = 0;
+	struct h_result r;
+	int64_t deadline;
+
+	mount_ext4();
+	snprintf(prom, sizeof(prom), "%s/diskio.prom", mnt);
+	snprintf(state, sizeof(state), "%s/crashfree", mnt);
+	/* A state file from an earlier run, for kill -9 to find. */
+	h_run(H_ARGS(h_diskio_path(), "-b", "--state", state, "0.2", "1"), NULL, NULL, 30000, &r);
+	cr_assert_eq(r.status, 0, "the first run: %s", r.err);
+	cr_assert(exists(state), "the first run saved no state file at exit");
+	h_result_free(&r);
+	flushes_before = disk_flushes(mnt_dev);
+	cr_assert_geq(flushes_before, 0, "no flush count of %s in /proc/diskstats", mnt_dev);
+	h_diskio_start(&service, H_ARGS("-q", "--prom", prom, "--state", state,
+					 "--crash-interval", "3600", "2"), NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)service.pid);
+	h_diskio_start(&watcher, H_ARGS("--json", "-p", pid_arg, "1"), NULL);
+	h_diskio_wait_attached(&watcher, H_ATTACH_TIMEOUT_MS);
+	deadline = h_now_ms() + 20000;
+	while (h_now_ms() < deadline) {
+		struct stat st;
+
+		cr_assert(!service.exited, "the service exited: %s", service.err);
+		if (!stat(prom, &st) && (!ninodes || inodes[ninodes - 1] != st.st_ino) &&
+		    ninodes < sizeof(inodes) / sizeof(inodes[0]))
+			inodes[ninodes++] = st.st_ino;
+		h_diskio_pump(&watcher, 200);
+		h_diskio_pump(&service, 0);
+	}
+	flushes = disk_flushes(mnt_dev) - flushes_before;
+	/* kill -9 at some moment: the state file is old or new, never torn. */
+	kill(service.pid, SIGKILL);
+	h_diskio_stop(&service, 0, H_EXIT_TIMEOUT_MS);
+	h_diskio_finish(&watcher, 1);
+	h_json_sum_process(watcher.lines, watcher.nlines, (uint32_t)service.pid, NULL, NULL, &own);
+	cr_log_info("in 20 s: the service's own flushes %" PRId64 ", the disk's %" PRId64
+		    " (its journal's commits included); %zu .prom files", own.flushes, flushes,
+		    ninodes);
+	cr_expect_leq(own.flushes, 1, "the service flushed the disk %" PRId64 " times",
+		      own.flushes);
+	/* ext4 commits its journal every 5 s when metadata changed (the
+	 * renames): 4 or 5 commits, each a pre- and a post-flush on a loop
+	 * device (no FUA); a save with fsync every interval gave 84. */
+	cr_expect_leq(flushes, 10, "the disk had %" PRId64 " flushes in 20 s", flushes);
+	cr_expect_geq(ninodes, 8, "the .prom file was rewritten %zu times in 20 s at 2 s",
+		      ninodes);
+	h_run(H_ARGS(h_diskio_path(), "-b", "--state", state, "0.2", "1"), NULL, NULL, 30000, &r);
+	cr_expect_eq(r.status, 0, "the state file after kill -9: %s", r.err);
+	cr_expect(!strstr(r.err, "state file"), "the state file after kill -9: %s", r.err);
+	h_result_free(&r);
+	h_diskio_free(&watcher);
+	h_diskio_free(&service);
 }

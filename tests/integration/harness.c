@@ -668,6 +668,37 @@ void h_gate_close(struct h_gate *g)
 	g->rfd = -1;
 }
 
+pid_t h_start_fio(const char *path, const char *const args[])
+{
+	char filename[PATH_MAX + 16];
+	const char *argv[64];
+	size_t n = 0;
+	pid_t pid;
+
+	snprintf(filename, sizeof(filename), "--filename=%s", path);
+	argv[n++] = "fio";
+	for (size_t i = 0; args[i] && n < 61; i++)
+		argv[n++] = args[i];
+	argv[n++] = filename;
+	argv[n++] = "--thread";
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null_fd;
+
+		h__child_prepare(-1);
+		null_fd = open("/dev/null", O_WRONLY);
+		dup2(null_fd, STDOUT_FILENO);
+		dup2(null_fd, STDERR_FILENO);
+		execvp("fio", (char *const *)argv);
+		_exit(127);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
 pid_t h_spawn_io(const char *comm, const char *path, const struct h_io *ops, size_t nops,
 		 const struct h_gate *gate)
 {

@@ -278,6 +278,12 @@ void h_gate_close(struct h_gate *g);
 pid_t h_spawn_io(const char *comm, const char *path, const struct h_io *ops, size_t nops,
 		 const struct h_gate *gate);
 
+/* fio on path with the options args (NULL-terminated, without
+ * --filename), its output thrown away, until killed: --thread, so that
+ * h_kill_child() of the returned pid ends the load (a forked job would go on
+ * holding the disk open, which then could not be removed). */
+pid_t h_start_fio(const char *path, const char *const args[]);
+
 /* Text for an I/O child's exit code. */
 const char *h_io_error_str(int code);
 

@@ -223,29 +223,9 @@ Test(hardening, tiny_stats_map_loop_latency_each_drop_counted_once)
 /* fio keeps 32 reads in flight on dev until killed. */
 static pid_t start_fio(const struct h_dev *dev)
 {
-	char filename[96];
-	pid_t pid;
-
-	snprintf(filename, sizeof(filename), "--filename=%s", dev->path);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int null_fd;
-
-		h__child_prepare(-1);
-		null_fd = open("/dev/null", O_WRONLY);
-		dup2(null_fd, STDOUT_FILENO);
-		dup2(null_fd, STDERR_FILENO);
-		/* --thread: the job runs in this process, so killing it ends
-		 * the load (a forked job would go on for a minute, holding the
-		 * disk open: it could not be removed). */
-		execlp("fio", "fio", "--name=load", filename, "--rw=randread", "--bs=4k",
-		       "--direct=1", "--ioengine=libaio", "--iodepth=32", "--time_based",
-		       "--runtime=60", "--thread", (char *)NULL);
-		_exit(127);
-	}
-	h_track_child(pid);
-	return pid;
+	return h_start_fio(dev->path, H_ARGS("--name=load", "--rw=randread", "--bs=4k",
+					     "--direct=1", "--ioengine=libaio", "--iodepth=32",
+					     "--time_based", "--runtime=60"));
 }
 
 /*

@@ -20,29 +20,10 @@ TestSuite(iostat, .init = h_setup, .fini = h_teardown, .timeout = 120);
 /* fio: 1500 reads and 500 writes per second, 4 KiB, until killed. */
 static pid_t start_fio(const struct h_dev *dev)
 {
-	char filename[96];
-	pid_t pid;
-
-	snprintf(filename, sizeof(filename), "--filename=%s", dev->path);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int null_fd;
-
-		h__child_prepare(-1);
-		null_fd = open("/dev/null", O_WRONLY);
-		dup2(null_fd, STDOUT_FILENO);
-		dup2(null_fd, STDERR_FILENO);
-		/* --thread: killing this process ends the load (see
-		 * test_hardening.c). */
-		execlp("fio", "fio", "--name=steady", filename, "--rw=randrw", "--rwmixread=75",
-		       "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=4",
-		       "--rate_iops=1500,500", "--time_based", "--runtime=60", "--thread",
-		       (char *)NULL);
-		_exit(127);
-	}
-	h_track_child(pid);
-	return pid;
+	return h_start_fio(dev->path, H_ARGS("--name=steady", "--rw=randrw", "--rwmixread=75",
+					     "--bs=4k", "--direct=1", "--ioengine=libaio",
+					     "--iodepth=4", "--rate_iops=1500,500", "--time_based",
+					     "--runtime=60"));
 }
 
 /* The number after "KEY": in text (iostat's JSON, "r/s": 1.00) or after

@@ -2,7 +2,8 @@
 /*
  * --state FILE as an output (outputs.h): the crash-free hours of earlier
  * runs read before anything is loaded and adopted by the tally, and the
- * state saved every interval, on a reload and at exit (crashfree.h).
+ * state saved when a crash was counted or a crash interval closed, on a
+ * reload and at exit (crashfree.h).
  */
 #include <stdlib.h>
 #include <string.h>

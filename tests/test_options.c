@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <linux/types.h>
+#include "frame.h"
 #include "options.h"
 
 #define MAX_ARGS 64
@@ -1092,4 +1093,29 @@ Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completi
 		checked++;
 	}
 	cr_assert_geq(checked, 25, "only %u long options found in --help", checked);
+}
+
+/* The man page is checked against the code's own lists, so that a lost
+ * cause or a sort key added there cannot be missing here: each appears in
+ * bold, as the prom metric's list and -s's list write them. */
+Test(options_docs, the_man_page_has_every_lost_cause_and_sort_key)
+{
+	const char *man = read_source_file("dist/diskio.8");
+
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++) {
+		char bold[80], bold_last[80];
+
+		snprintf(bold, sizeof(bold), ".BR %s ,\n", lost_cause_names[cause]);
+		snprintf(bold_last, sizeof(bold_last), ".BR %s .\n", lost_cause_names[cause]);
+		cr_assert(strstr(man, bold) || strstr(man, bold_last),
+			  "lost cause %s is not in dist/diskio.8's list", lost_cause_names[cause]);
+	}
+	for (int key = 0; key < SORT_NR_KEYS; key++) {
+		char bold[80], bold_comma[80];
+
+		snprintf(bold, sizeof(bold), ".B %s\n", sort_key_name(key));
+		snprintf(bold_comma, sizeof(bold_comma), ".BR %s ,\n", sort_key_name(key));
+		cr_assert(strstr(man, bold) || strstr(man, bold_comma),
+			  "sort key %s is not in dist/diskio.8", sort_key_name(key));
+	}
 }

@@ -8,11 +8,6 @@
 #include "frame.h"
 #include "stacks.h"
 
-static bool room(void **array, size_t *capacity, size_t n, size_t size)
-{
-	return !array_reserve(array, capacity, n, size);
-}
-
 int frame_keep(struct kept_frame *k, const struct frame *f)
 {
 	const struct pmem_metrics *devices = f->devices;
@@ -23,16 +18,18 @@ int frame_keep(struct kept_frame *k, const struct frame *f)
 		nstacks += f->rows[i]->nstacks;
 	}
 	/* All the room first: a failure leaves k->frame as it was. */
-	if (!room((void **)&k->rows, &k->rows_capacity, f->nrows, sizeof(*k->rows)) ||
-	    !room((void **)&k->row_ptrs, &k->row_ptrs_capacity, f->nrows, sizeof(*k->row_ptrs)) ||
-	    !room((void **)&k->latency, &k->latency_capacity, nlatency, sizeof(*k->latency)) ||
-	    !room((void **)&k->stacks, &k->stacks_capacity, nstacks, sizeof(*k->stacks)) ||
-	    !room((void **)&k->stack_ptrs, &k->stack_ptrs_capacity, nstacks,
-		  sizeof(*k->stack_ptrs)) ||
-	    !room((void **)&k->devices.devices, &k->devices.capacity, ndevices,
-		  sizeof(*k->devices.devices)) ||
-	    !room((void **)&k->crash_events, &k->crash_events_capacity, f->ncrash_events,
-		  sizeof(*k->crash_events)))
+	if (array_reserve((void **)&k->rows, &k->rows_capacity, f->nrows, sizeof(*k->rows)) ||
+	    array_reserve((void **)&k->row_ptrs, &k->row_ptrs_capacity, f->nrows,
+			  sizeof(*k->row_ptrs)) ||
+	    array_reserve((void **)&k->latency, &k->latency_capacity, nlatency,
+			  sizeof(*k->latency)) ||
+	    array_reserve((void **)&k->stacks, &k->stacks_capacity, nstacks, sizeof(*k->stacks)) ||
+	    array_reserve((void **)&k->stack_ptrs, &k->stack_ptrs_capacity, nstacks,
+			  sizeof(*k->stack_ptrs)) ||
+	    array_reserve((void **)&k->devices.devices, &k->devices.capacity, ndevices,
+			  sizeof(*k->devices.devices)) ||
+	    array_reserve((void **)&k->crash_events, &k->crash_events_capacity,
+			  f->ncrash_events, sizeof(*k->crash_events)))
 		return -ENOMEM;
 
 	k->frame = *f;

@@ -61,11 +61,6 @@ struct top {
 	char (*stack_lines)[STACK_LINE_SIZE];	/* STACK_LINES of them, on first use */
 };
 
-static bool grow(void **array, size_t *capacity, size_t needed, size_t size)
-{
-	return !array_reserve(array, capacity, needed, size);
-}
-
 /* ---- what the frame shows, as the screen shows it ---- */
 
 /* A name of the frame's table as printable ASCII (a process names itself),
@@ -541,8 +536,8 @@ static void device_table(struct view *v)
 	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1,
 		       v->screen.cols, &layout);
 	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
-	if (!grow((void **)&t->devices_shown, &t->devices_shown_capacity, devices->count,
-		  sizeof(*t->devices_shown)))
+	if (array_reserve((void **)&t->devices_shown, &t->devices_shown_capacity,
+			  devices->count, sizeof(*t->devices_shown)))
 		return;
 	for (size_t i = 0; i < devices->count; i++) {
 		const struct pmem_device *dev = &devices->devices[i];
@@ -678,7 +673,7 @@ static size_t select_rows(struct top *t)
 	const struct frame *f = &t->frame;
 	size_t n = 0;
 
-	if (!grow((void **)&t->order, &t->order_capacity, f->nrows, sizeof(*t->order)))
+	if (array_reserve((void **)&t->order, &t->order_capacity, f->nrows, sizeof(*t->order)))
 		return 0;
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct proc_io *row = f->rows[i];
@@ -983,10 +978,10 @@ bool top_feed_keys(struct view *v, const char *bytes, size_t n)
 	size_t ndevices = t->taken ? devices->count : 0;
 	bool changed;
 
-	if (!grow((void **)&t->device_names, &t->device_names_capacity, ndevices,
-		  sizeof(*t->device_names)) ||
-	    !grow((void **)&t->device_name_ptrs, &t->device_name_ptrs_capacity, ndevices,
-		  sizeof(*t->device_name_ptrs)))
+	if (array_reserve((void **)&t->device_names, &t->device_names_capacity, ndevices,
+			  sizeof(*t->device_names)) ||
+	    array_reserve((void **)&t->device_name_ptrs, &t->device_name_ptrs_capacity,
+			  ndevices, sizeof(*t->device_name_ptrs)))
 		return false;
 	for (size_t i = 0; i < ndevices; i++)
 		t->device_name_ptrs[i] = device_name(&devices->devices[i], t->device_names[i]);

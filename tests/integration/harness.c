@@ -621,6 +621,8 @@ bool h_diskstats_read(const char *name, struct h_diskstats *s)
 			s->discard_ios = v[11];
 			s->discard_sectors = v[13];
 		}
+		if (n >= 16)
+			s->flush_ios = v[15];
 		found = true;
 	}
 	fclose(f);
@@ -637,6 +639,7 @@ struct h_diskstats h_diskstats_delta(const struct h_diskstats *before,
 		.write_sectors = after->write_sectors - before->write_sectors,
 		.discard_ios = after->discard_ios - before->discard_ios,
 		.discard_sectors = after->discard_sectors - before->discard_sectors,
+		.flush_ios = after->flush_ios - before->flush_ios,
 		.nfields = after->nfields,
 	};
 	return d;

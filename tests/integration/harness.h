@@ -222,6 +222,7 @@ struct h_diskstats {
 	uint64_t write_sectors;		/* field 10 */
 	uint64_t discard_ios;		/* field 15: discards completed */
 	uint64_t discard_sectors;	/* field 17 */
+	uint64_t flush_ios;		/* field 19: flush requests completed (5.5+) */
 	int nfields;			/* fields on the line, counting major, minor, name */
 };
 

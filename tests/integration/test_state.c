@@ -779,28 +779,6 @@ Test(state, crash_storm_counts_exact_intervals_steady_few_writes, .timeout = 240
 	h_diskio_free(&d);
 }
 
-/* The flush requests /proc/diskstats counts for disk name (Linux 5.5+). */
-static int64_t disk_flushes(const char *name)
-{
-	char text[65536], *line;
-	size_t len = strlen(name);
-
-	cr_assert_gt(h_read_file("/proc/diskstats", text, sizeof(text)), 0);
-	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		unsigned long long field[17];
-		char disk[64];
-
-		if (sscanf(line, " %*u %*u %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
-			   "%llu %llu %llu %llu %llu %llu %llu", disk, &field[0], &field[1],
-			   &field[2], &field[3], &field[4], &field[5], &field[6], &field[7],
-			   &field[8], &field[9], &field[10], &field[11], &field[12], &field[13],
-			   &field[14], &field[15], &field[16]) == 18 &&
-		    strlen(disk) == len && !strcmp(disk, name))
-			return (int64_t)field[15];
-	}
-	return -1;
-}
-
 /*
  * A quiet service: `diskio -q --prom DIR/diskio.prom --state DIR/state 2`
  * on ext4, 20 s with nothing crashing.  A second diskio watching it (-p)
@@ -815,7 +793,8 @@ Test(state, a_quiet_service_flushes_at_most_once, .timeout = 120)
 	char prom[PATH_MAX], state[PATH_MAX], pid_arg[16];
 	struct h_diskio service, watcher;
 	struct h_counters own = { 0 };
-	int64_t flushes_before, flushes;
+	struct h_diskstats disk_before, disk_after;
+	int64_t flushes;
 	ino_t inodes[64];
 	size_t ninodes = 0;
 	struct h_result r;
@@ -829,8 +808,8 @@ Test(state, a_quiet_service_flushes_at_most_once, .timeout = 120)
 	cr_assert_eq(r.status, 0, "the first run: %s", r.err);
 	cr_assert(exists(state), "the first run saved no state file at exit");
 	h_result_free(&r);
-	flushes_before = disk_flushes(mnt_dev);
-	cr_assert_geq(flushes_before, 0, "no flush count of %s in /proc/diskstats", mnt_dev);
+	cr_assert(h_diskstats_read(mnt_dev, &disk_before) && disk_before.nfields >= 20,
+		  "no flush count of %s in /proc/diskstats", mnt_dev);
 	h_diskio_start(&service, H_ARGS("-q", "--prom", prom, "--state", state,
 					 "--crash-interval", "3600", "2"), NULL);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)service.pid);
@@ -847,7 +826,8 @@ Test(state, a_quiet_service_flushes_at_most_once, .timeout = 120)
 		h_diskio_pump(&watcher, 200);
 		h_diskio_pump(&service, 0);
 	}
-	flushes = disk_flushes(mnt_dev) - flushes_before;
+	cr_assert(h_diskstats_read(mnt_dev, &disk_after));
+	flushes = (int64_t)h_diskstats_delta(&disk_before, &disk_after).flush_ios;
 	/* kill -9 at some moment: the state file is old or new, never torn. */
 	kill(service.pid, SIGKILL);
 	h_diskio_stop(&service, 0, H_EXIT_TIMEOUT_MS);

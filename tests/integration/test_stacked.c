@@ -17,6 +17,7 @@
  * (tests/kernels/guest_checks.c).
  */
 #include "harness.h"
+#include <sys/sysmacros.h>
 
 #define MiB		(1024 * 1024)
 #define ZRAM_SIZE	(512ULL * MiB)
@@ -198,4 +199,95 @@ Test(stacked, a_loop_on_tmpfs_has_nothing_below)
 	struct layer layers[] = { { .dev = h_loop_create(IMAGE_SIZE), .below = "-" } };
 
 	write_through(layers, 1, 0);
+}
+
+/* The same in JSON: the rows below say "for", the loop device's record
+ * "below", and the summary's total counts the writer's bytes once. */
+Test(stacked, json_says_for_and_below)
+{
+	static const struct h_io ops[] = { { 'w', 0, MiB, 16 } };
+	const struct h_dev *zram = h_zram_create(ZRAM_SIZE);
+	const struct h_dev *loop = loop_on(zram, true);
+	int64_t served = 0, total = -1;
+	struct h_jv devices, dev, below, elem, total_obj;
+	struct h_diskio d;
+	size_t pos = 0;
+	bool named = false;
+
+	h_diskio_start(&d, H_ARGS("--json", "-D", zram->name, "-D", loop->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("stacked-json", loop->path, ops, 1, NULL), 60000);
+	h_diskio_finish(&d, 2);
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv procs, proc, v;
+		size_t k = 0;
+
+		if (!h_json_processes(d.lines[i], &procs))
+			continue;
+		while (h_json_next_elem(procs, &k, &proc)) {
+			int64_t bytes;
+
+			cr_assert(h_json_get(proc, "for", &v), "no \"for\": %s", d.lines[i]);
+			if (!h_json_str_eq(v, loop->name))
+				continue;
+			cr_assert(h_json_get(proc, "device", &v) && h_json_str_eq(v, zram->name),
+				  "%s", d.lines[i]);
+			cr_assert(h_json_get_int(proc, "write_bytes", &bytes));
+			served += bytes;
+		}
+	}
+	cr_expect_eq(served, 16 * MiB, "rows for %s wrote %" PRId64, loop->name, served);
+	cr_assert(h_json_is_summary(d.lines[d.nlines - 1]));
+	cr_assert(h_json_devices(d.lines[d.nlines - 1], &devices));
+	cr_assert(h_json_get(devices, loop->name, &dev), "%s", d.lines[d.nlines - 1]);
+	cr_assert(h_json_get(dev, "below", &below));
+	while (h_json_next_elem(below, &pos, &elem))
+		named |= h_json_str_eq(elem, zram->name);
+	cr_expect(named, "%s's below does not name %s", loop->name, zram->name);
+	cr_assert(h_json_parse(d.lines[d.nlines - 1], &elem));
+	cr_assert(h_json_get(elem, "total", &total_obj));
+	cr_assert(h_json_get_int(total_obj, "write_bytes", &total));
+	cr_expect(total >= 16 * MiB && total <= 17 * MiB, "the summary's total: %" PRId64, total);
+	h_diskio_free(&d);
+}
+
+/* --submitter: the writeback of ext4 on a loop device is the flusher's,
+ * named as ps names it at that moment: kworker/...-flush-7:N. */
+Test(stacked, the_flusher_is_named_by_its_work)
+{
+	const struct h_dev *loop = h_loop_create(IMAGE_SIZE);
+	const struct h_dev *mnt = h_ext4_mount(loop);
+	char path[256], want[64], rdev[32];
+	struct h_result r;
+	struct h_diskio d;
+	struct stat st;
+	bool found = false;
+
+	cr_assert_eq(stat(loop->path, &st), 0);
+	snprintf(rdev, sizeof(rdev), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	snprintf(want, sizeof(want), "-flush-%s", rdev);
+	snprintf(path, sizeof(path), "of=%s/file", mnt->path);
+	h_diskio_start(&d, H_ARGS("-b", "--submitter", "-D", loop->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_run(H_ARGS("dd", "if=/dev/zero", path, "bs=1M", "count=8", "status=none"), NULL, NULL,
+	      60000, &r);
+	cr_assert_eq(r.status, 0, "dd: %s", r.err);
+	h_result_free(&r);
+	h_run(H_ARGS("sync"), NULL, NULL, 60000, &r);
+	h_result_free(&r);
+	h_diskio_finish(&d, 2);
+	for (size_t i = 0; i < d.nlines && !found; i++) {
+		struct h_batch_row row;
+		size_t n;
+
+		if (d.lines[i][0] == '#' || !h_batch_parse_row(d.lines[i], &row))
+			continue;
+		n = strlen(row.comm);
+		found = !strncmp(row.comm, "kworker/", 8) && n > strlen(want) &&
+			!strcmp(row.comm + n - strlen(want), want) && row.c.write_bytes > 0;
+	}
+	if (!found)
+		h_diskio_dump(&d, "no kworker/...-flush- row");
+	cr_expect(found, "no row named kworker/...%s", want);
+	h_diskio_free(&d);
 }

@@ -1128,6 +1128,13 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	return 0;
 }
 
+/* A bio of stacked_bios completed: its address may name another bio next. */
+static __noinline void forget_stacked_bio(__u64 bio_id)
+{
+	if (!bpf_map_delete_elem(&stacked_bios, &bio_id))
+		__sync_fetch_and_add(&stacked_in_flight, -1);
+}
+
 /*
  * dm and md send the I/O of their device to the disks below as bios of their
  * own, remapped from the device above; a partition's bio is remapped onto
@@ -1165,17 +1172,19 @@ SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u64 start_ns, stamp_mask, bio_id = (__u64)bio;
+	bool stacked = *(volatile __u64 *)&stacked_in_flight;
+	__u64 start_ns, stamp_mask, bio_id = 0;
 	__u32 dev;
 
-	if (*(volatile __u64 *)&stacked_in_flight &&
-	    !bpf_map_delete_elem(&stacked_bios, &bio_id))
-		__sync_fetch_and_add(&stacked_in_flight, -1);
+	if (stacked || track_inflight)
+		bio_id = arg_address(ctx, 1);
+	if (stacked)
+		forget_stacked_bio(bio_id);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
 	if (track_inflight) {
-		complete_tracked(ctx, arg_address(ctx, 1), dev, bpf_ktime_get_ns(), 0);
+		complete_tracked(ctx, bio_id, dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
 	/* Without -L the latency of a bio-based disk needs the kernel's own

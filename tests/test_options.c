@@ -610,26 +610,50 @@ Test(options_good, batch)
 	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
 }
 
+/* -s takes every key the top view sorts by: the one list (iostats.h). */
 Test(options_good, every_sort_key)
 {
-	static const struct {
-		const char *name;
-		enum sort_key key;
-	} keys[] = {
-		{ "bytes", SORT_BYTES }, { "read", SORT_READ }, { "write", SORT_WRITE },
-		{ "ios", SORT_IOS }, { "latency", SORT_LATENCY }, { "pid", SORT_PID },
-		{ "comm", SORT_COMM },
+	/* the keys the view offered and -s once refused, named here so that
+	 * the list cannot lose them unseen */
+	static const char *const once_refused[] = {
+		"r_iops", "w_iops", "d_iops", "discard", "device", "cgroup",
 	};
+	struct run r;
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
 		/* -L: -s latency sorts on nothing without it */
-		const char *args[] = { "-L", "-s", keys[i].name, NULL };
-		struct run r;
+		const char *args[] = { "-L", "-s", sort_keys[i].name, NULL };
 
 		run_parse(&r, args);
 		expect_ok(&r);
-		cr_assert_eq(r.opts.sort, keys[i].key, "-s %s", keys[i].name);
-		cr_assert_str_eq(sort_key_name(keys[i].key), keys[i].name);
+		cr_assert_eq(r.opts.sort, sort_keys[i].key, "-s %s", sort_keys[i].name);
+		cr_assert_str_eq(sort_key_name(sort_keys[i].key), sort_keys[i].name);
+	}
+	for (size_t i = 0; i < sizeof(once_refused) / sizeof(once_refused[0]); i++) {
+		const char *args[] = { "-s", once_refused[i], "--by", "cgroup", NULL };
+
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_str_eq(sort_key_name(r.opts.sort), once_refused[i]);
+	}
+}
+
+/* --help and the error of a bad -s list the keys from the same list. */
+Test(options_docs, help_and_the_error_list_every_sort_key)
+{
+	struct run help, bad;
+
+	PARSE(&help, "--help");
+	cr_assert_eq(WEXITSTATUS(help.status), 0);
+	PARSE(&bad, "-s", "size");
+	expect_usage_error(&bad, "unknown sort key 'size'");
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
+		char word[32];
+
+		snprintf(word, sizeof(word), " %s", sort_keys[i].name);
+		cr_assert(strstr(help.out, word), "--help lacks %s", sort_keys[i].name);
+		cr_assert(strstr(bad.err, word), "the error lacks %s: %s", sort_keys[i].name,
+			  bad.err);
 	}
 }
 

@@ -392,12 +392,12 @@ static void header_state(struct view *v)
 	const struct top *t = v->top;
 	const struct top_state *s = &t->state;
 	struct line l = { .len = 0 };
-	bool full = false, ascending = top_sort_ascending(s->sort) != s->reverse;
+	bool full = false, ascending = sort_key_ascending(s->sort) != s->reverse;
 	char item[128];
 
 	if (s->paused)
 		line_item(&l, "PAUSED", v->screen.cols, &full);
-	snprintf(item, sizeof(item), "sort %s %s", top_sort_name(s->sort),
+	snprintf(item, sizeof(item), "sort %s %s", sort_key_name(s->sort),
 		 ascending ? "asc" : "desc");
 	line_item(&l, item, v->screen.cols, &full);
 	if (s->cumulative)
@@ -558,73 +558,49 @@ static void device_table(struct view *v)
 
 /* The column a sort key keeps on screen however narrow it is; -1: none
  * needed (the sums sort on columns that stay anyway). */
-static int sort_column(enum top_sort sort)
+static int sort_column(enum sort_key sort)
 {
-	static const int columns[TOP_NR_SORTS] = {
-		[TOP_SORT_PID] = TOP_COL_PID, [TOP_SORT_COMM] = TOP_COL_COMM,
-		[TOP_SORT_DEVICE] = TOP_COL_DEVICE, [TOP_SORT_BYTES] = -1,
-		[TOP_SORT_READ] = TOP_COL_READ, [TOP_SORT_WRITE] = TOP_COL_WRITE,
-		[TOP_SORT_DISCARD] = TOP_COL_DISCARD, [TOP_SORT_IOS] = -1,
-		[TOP_SORT_READ_IOS] = TOP_COL_READ_IOPS, [TOP_SORT_WRITE_IOS] = TOP_COL_WRITE_IOPS,
-		[TOP_SORT_DISCARD_IOS] = TOP_COL_DISCARD_IOPS, [TOP_SORT_LATENCY] = TOP_COL_LATENCY,
-		[TOP_SORT_DIRTY] = TOP_COL_DIRTY, [TOP_SORT_CGROUP] = TOP_COL_CGROUP,
-	};
-
-	return sort < TOP_NR_SORTS ? columns[sort] : -1;
+	switch (sort) {
+	case SORT_PID:
+		return TOP_COL_PID;
+	case SORT_COMM:
+		return TOP_COL_COMM;
+	case SORT_DEVICE:
+		return TOP_COL_DEVICE;
+	case SORT_READ:
+		return TOP_COL_READ;
+	case SORT_WRITE:
+		return TOP_COL_WRITE;
+	case SORT_DISCARD:
+		return TOP_COL_DISCARD;
+	case SORT_READ_IOS:
+		return TOP_COL_READ_IOPS;
+	case SORT_WRITE_IOS:
+		return TOP_COL_WRITE_IOPS;
+	case SORT_DISCARD_IOS:
+		return TOP_COL_DISCARD_IOPS;
+	case SORT_LATENCY:
+		return TOP_COL_LATENCY;
+	case SORT_DIRTY:
+		return TOP_COL_DIRTY;
+	case SORT_CGROUP:
+		return TOP_COL_CGROUP;
+	case SORT_BYTES:
+	case SORT_IOS:
+		break;
+	}
+	return -1;
 }
 
-static int compare_u64(uint64_t a, uint64_t b)
-{
-	return (a > b) - (a < b);
-}
-
-/* What the sorts by numbers compare (the others compare names). */
-static const enum row_counter sort_counters[TOP_NR_SORTS] = {
-	[TOP_SORT_BYTES] = ROW_BYTES, [TOP_SORT_IOS] = ROW_IOS, [TOP_SORT_LATENCY] = ROW_LATENCY,
-	[TOP_SORT_READ] = ROW_COUNTER + PMEM_READ_BYTES,
-	[TOP_SORT_WRITE] = ROW_COUNTER + PMEM_WRITE_BYTES,
-	[TOP_SORT_DISCARD] = ROW_COUNTER + PMEM_DISCARD_BYTES,
-	[TOP_SORT_READ_IOS] = ROW_COUNTER + PMEM_READ_IOS,
-	[TOP_SORT_WRITE_IOS] = ROW_COUNTER + PMEM_WRITE_IOS,
-	[TOP_SORT_DISCARD_IOS] = ROW_COUNTER + PMEM_DISCARD_IOS,
-	[TOP_SORT_DIRTY] = ROW_COUNTER + PMEM_DIRTIED_BYTES,
-};
-
-/* Ascending order of key; the caller turns it around for "desc". */
+/* The views' one row order (iostats_compare()), turned around by `r`. */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct top *t = arg;
 	const struct proc_io *a = *(const struct proc_io *const *)pa;
 	const struct proc_io *b = *(const struct proc_io *const *)pb;
-	const uint64_t *va = row_values(t, a), *vb = row_values(t, b);
-	char name_a[LINE_SIZE], name_b[LINE_SIZE];
-	int order = 0;
+	int order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
 
-	switch (t->state.sort) {
-	case TOP_SORT_PID:
-		order = compare_u64(row_pid(t, a), row_pid(t, b));
-		break;
-	case TOP_SORT_COMM:
-		order = strcmp(row_comm(t, a, name_a), row_comm(t, b, name_b));
-		break;
-	case TOP_SORT_DEVICE:
-		order = strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
-		break;
-	case TOP_SORT_CGROUP:
-		order = strcmp(row_cgroup(t, a, name_a), row_cgroup(t, b, name_b));
-		break;
-	case TOP_NR_SORTS:
-		break;
-	default:
-		order = row_counter_compare(va, vb, sort_counters[t->state.sort]);
-		break;
-	}
-	if (top_sort_ascending(t->state.sort) == t->state.reverse)
-		order = -order;
-	if (!order)	/* a stable screen: ties by pid, then device */
-		order = compare_u64(row_pid(t, a), row_pid(t, b)) ?:
-			strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
-	return order;
+	return t->state.reverse ? -order : order;
 }
 
 static void process_line(struct view *v, const struct proc_io *row,

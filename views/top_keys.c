@@ -8,62 +8,11 @@
 #define KEY_CTRL_H	0x08
 #define TOP_MOVES_MAX	100000
 
-static const char *const sort_names[TOP_NR_SORTS] = {
-	[TOP_SORT_PID] = "pid",
-	[TOP_SORT_COMM] = "comm",
-	[TOP_SORT_DEVICE] = "device",
-	[TOP_SORT_BYTES] = "bytes",
-	[TOP_SORT_READ] = "read",
-	[TOP_SORT_WRITE] = "write",
-	[TOP_SORT_DISCARD] = "discard",
-	[TOP_SORT_IOS] = "ios",
-	[TOP_SORT_READ_IOS] = "r_iops",
-	[TOP_SORT_WRITE_IOS] = "w_iops",
-	[TOP_SORT_DISCARD_IOS] = "d_iops",
-	[TOP_SORT_LATENCY] = "latency",
-	[TOP_SORT_DIRTY] = "dirty",
-	[TOP_SORT_CGROUP] = "cgroup",
-};
-
-const char *top_sort_name(enum top_sort sort)
-{
-	return sort < TOP_NR_SORTS ? sort_names[sort] : "?";
-}
-
-bool top_sort_ascending(enum top_sort sort)
-{
-	return sort == TOP_SORT_PID || sort == TOP_SORT_COMM || sort == TOP_SORT_DEVICE ||
-	       sort == TOP_SORT_CGROUP;
-}
-
-enum top_sort top_sort_from_option(enum sort_key key)
-{
-	switch (key) {
-	case SORT_READ:
-		return TOP_SORT_READ;
-	case SORT_WRITE:
-		return TOP_SORT_WRITE;
-	case SORT_IOS:
-		return TOP_SORT_IOS;
-	case SORT_LATENCY:
-		return TOP_SORT_LATENCY;
-	case SORT_PID:
-		return TOP_SORT_PID;
-	case SORT_COMM:
-		return TOP_SORT_COMM;
-	case SORT_DIRTY:
-		return TOP_SORT_DIRTY;
-	case SORT_BYTES:
-		break;
-	}
-	return TOP_SORT_BYTES;
-}
-
 void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bool row_latency,
 		    bool by_cgroup)
 {
 	memset(s, 0, sizeof(*s));
-	s->sort = top_sort_from_option(sort);
+	s->sort = sort;
 	s->cumulative = cumulative;
 	s->latency_columns = true;
 	s->row_latency = row_latency;
@@ -71,24 +20,27 @@ void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bo
 }
 
 /* Whether ←/→ stop at sort: only at columns the table can show. */
-static bool sort_offered(const struct top_state *s, enum top_sort sort)
+static bool sort_offered(const struct top_state *s, enum sort_key sort)
 {
-	if (sort == TOP_SORT_PID || sort == TOP_SORT_COMM)
+	if (sort == SORT_PID || sort == SORT_COMM)
 		return !s->by_cgroup;
-	if (sort == TOP_SORT_LATENCY)
+	if (sort == SORT_LATENCY)
 		return s->row_latency && s->latency_columns;
 	return true;
 }
 
-/* The next offered sort key to the left (step -1) or right (+1), wrapping. */
+/* The next offered sort key to the left (step -1) or right (+1) in the
+ * order of sort_keys[], wrapping. */
 static void move_sort(struct top_state *s, int step)
 {
-	int sort = s->sort;
+	int at = 0;
 
-	for (int i = 0; i < TOP_NR_SORTS; i++) {
-		sort = (sort + step + TOP_NR_SORTS) % TOP_NR_SORTS;
-		if (sort_offered(s, sort)) {
-			s->sort = sort;
+	while (at < SORT_NR_KEYS && sort_keys[at].key != s->sort)
+		at++;
+	for (int i = 0; i < SORT_NR_KEYS; i++) {
+		at = (at + step + SORT_NR_KEYS) % SORT_NR_KEYS;
+		if (sort_offered(s, sort_keys[at].key)) {
+			s->sort = sort_keys[at].key;
 			return;
 		}
 	}

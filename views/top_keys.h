@@ -13,33 +13,6 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 
-/* What the process table is sorted by, in the order ←/→ move through
- * (the order of the columns they sort). */
-enum top_sort {
-	TOP_SORT_PID,
-	TOP_SORT_COMM,
-	TOP_SORT_DEVICE,
-	TOP_SORT_BYTES,		/* read + write + discard */
-	TOP_SORT_READ,
-	TOP_SORT_WRITE,
-	TOP_SORT_DISCARD,
-	TOP_SORT_IOS,		/* read + write + discard I/Os */
-	TOP_SORT_READ_IOS,
-	TOP_SORT_WRITE_IOS,
-	TOP_SORT_DISCARD_IOS,
-	TOP_SORT_LATENCY,
-	TOP_SORT_DIRTY,
-	TOP_SORT_CGROUP,
-	TOP_NR_SORTS
-};
-
-/* "bytes", "read", "w_iops", ...: as the header names it. */
-const char *top_sort_name(enum top_sort sort);
-/* Names sort ascending, numbers descending (before `r`). */
-bool top_sort_ascending(enum top_sort sort);
-/* The sort key of -s. */
-enum top_sort top_sort_from_option(enum sort_key key);
-
 #define TOP_FILTER_MAX (TASK_COMM_LEN - 1)	/* a comm has at most 15 bytes */
 
 /* Where the byte parser is: escape sequences (arrows are ESC [ A/B/C/D or
@@ -51,7 +24,7 @@ enum top_input_stage {
 };
 
 struct top_state {
-	enum top_sort sort;
+	enum sort_key sort;		/* the one list of keys: iostats.h */
 	bool reverse;			/* r: the other direction */
 	bool cumulative;		/* a: totals since start */
 	bool paused;			/* p: the display stands still */

@@ -29,8 +29,8 @@ static void fit_processes(unsigned int cols, bool latency, int keep, struct top_
 	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = latency;
-	top_layout_fit(top_proc_columns, top_proc_priority, TOP_NR_PROC_COLUMNS, wanted, keep, cols,
-		       layout);
+	top_layout_fit(top_proc_columns, top_proc_priority, TOP_PROC_STEPS, TOP_NR_PROC_COLUMNS,
+		       wanted, keep, cols, layout);
 }
 
 static void fit_devices(unsigned int cols, struct top_layout *layout)
@@ -39,8 +39,8 @@ static void fit_devices(unsigned int cols, struct top_layout *layout)
 
 	for (int i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
-	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1, cols,
-		       layout);
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS,
+		       wanted, -1, cols, layout);
 }
 
 /* The shown columns as a string of their headings, in screen order. */
@@ -80,8 +80,8 @@ Test(top_layout, process_columns_at_60_80_120_200)
 		bool latency;
 		const char *expect;
 	} cases[] = {
-		{ 60, false, "PID COMM READ/s WRITE/s W_IOPS" },
-		{ 60, true, "PID COMM READ/s WRITE/s W_IOPS" },
+		{ 60, false, "PID COMM DEVICE READ/s WRITE/s" },
+		{ 60, true, "PID COMM DEVICE READ/s WRITE/s" },
 		{ 80, false, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
 		{ 80, true, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms" },
 		{ 120, false, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS DIRTY/s "
@@ -113,7 +113,7 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		const char *expect;
 	} cases[] = {
 		{ 60, "DEVICE READ/s WRITE/s P99_ms AQU-SZ %UTIL" },
-		{ 80, "DEVICE READ/s WRITE/s W_IOPS P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
+		{ 80, "DEVICE READ/s WRITE/s P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
 		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
 		       "W_AWAIT AQU-SZ %UTIL" },
 		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
@@ -127,6 +127,40 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
 				 cases[i].expect, "%u columns", cases[i].cols);
 		cr_assert_leq(layout.line_width, cases[i].cols);
+	}
+}
+
+/* Reads and writes are dropped together, at every width: a twin shown
+ * without the other would read as if one direction had no I/O. */
+Test(top_layout, read_and_write_columns_go_together)
+{
+	static const int proc_twins[][2] = {
+		{ TOP_COL_READ, TOP_COL_WRITE }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	};
+	static const int dev_twins[][2] = {
+		{ TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS },
+		{ TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT },
+	};
+
+	for (unsigned int cols = 0; cols <= 250; cols++) {
+		for (int latency = 0; latency <= 1; latency++) {
+			struct top_layout layout;
+
+			fit_processes(cols, latency, -1, &layout);
+			for (size_t i = 0; i < 2; i++)
+				cr_assert_eq(layout.shown[proc_twins[i][0]],
+					     layout.shown[proc_twins[i][1]], "%u columns: %s", cols,
+					     shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout));
+		}
+		{
+			struct top_layout layout;
+
+			fit_devices(cols, &layout);
+			for (size_t i = 0; i < 3; i++)
+				cr_assert_eq(layout.shown[dev_twins[i][0]], layout.shown[dev_twins[i][1]],
+					     "%u columns: %s", cols,
+					     shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout));
+		}
 	}
 }
 
@@ -498,19 +532,19 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 		  term_line(&t, 2));
 	y = term_find(&t, "P99_ms");
 	cr_assert_geq(y, 0, "no P99_ms heading");
-	/* 80 columns: iostat -x's figures beside the write rates and the p99 */
-	cr_assert(strstr(term_line(&t, y), "W_IOPS") && strstr(term_line(&t, y), "R_AWAIT") &&
+	/* 80 columns: iostat -x's figures beside the rates and the p99; the
+	 * I/O rates, read and write alike, do not fit */
+	cr_assert(!strstr(term_line(&t, y), "W_IOPS") && !strstr(term_line(&t, y), "R_IOPS") &&
+		  strstr(term_line(&t, y), "R_AWAIT") &&
 		  strstr(term_line(&t, y), "W_AWAIT") && strstr(term_line(&t, y), "AQU-SZ") &&
 		  strstr(term_line(&t, y), "%UTIL"), "%s", term_line(&t, y));
-	/* vda's p99 as latency_hist.c computes it, in ms; 640 writes over 2 s
-	 * are 320 per second */
+	/* vda's p99 as latency_hist.c computes it, in ms */
 	hist.slots[20] = 740;
 	cr_assert(latency_percentile_us(&hist, 0.99, &us));
 	snprintf(p99, sizeof(p99), "%.2f", us / 1000);
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), p99), "p99 %s missing: %s", p99, term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 0.250 "), "r_await: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 12.50 "), "w_await: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 3.21 "), "aqu-sz: %s", term_line(&t, y));
@@ -522,6 +556,15 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "COMM");
 	cr_assert(strstr(term_line(&t, y), "W_IOPS"), "%s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
+	/* 120 columns: the disks' I/O rates too; 640 writes over 2 s are 320
+	 * per second */
+	fx_recapture(f);
+	f->view.screen.cols = 120;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "vda  ");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
 	fx_free(f);
 }
 

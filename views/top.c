@@ -533,8 +533,8 @@ static void device_table(struct view *v)
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
-	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1,
-		       v->screen.cols, &layout);
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS, wanted,
+		       -1, v->screen.cols, &layout);
 	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
 	if (array_reserve((void **)&t->devices_shown, &t->devices_shown_capacity,
 			  devices->count, sizeof(*t->devices_shown)))
@@ -723,7 +723,8 @@ static size_t place_selection(struct top *t, size_t n)
 static void process_table(struct view *v)
 {
 	struct top *t = v->top;
-	unsigned int priority[TOP_NR_PROC_COLUMNS];
+	struct top_step priority[TOP_PROC_STEPS + 1];
+	size_t nsteps = 0;
 	bool wanted[TOP_NR_PROC_COLUMNS];
 	struct top_layout layout;
 	size_t n, room, shown, selected;
@@ -732,14 +733,14 @@ static void process_table(struct view *v)
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->frame.per_process_latency;
-	memcpy(priority, top_proc_priority, sizeof(priority));
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMM] = false;
-		memmove(priority + 1, priority, sizeof(priority) - sizeof(priority[0]));
-		priority[0] = TOP_COL_CGROUP;
+		priority[nsteps++] = (struct top_step){ TOP_COL_CGROUP, -1 };
 	}
-	top_layout_fit(top_proc_columns, priority, TOP_NR_PROC_COLUMNS, wanted,
+	memcpy(priority + nsteps, top_proc_priority, sizeof(top_proc_priority));
+	nsteps += TOP_PROC_STEPS;
+	top_layout_fit(top_proc_columns, priority, nsteps, TOP_NR_PROC_COLUMNS, wanted,
 		       sort_column(t->state.sort), v->screen.cols, &layout);
 	if (!lines_left(v))
 		return;

@@ -568,6 +568,65 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	fx_free(f);
 }
 
+/* The header says why records were lost: the causes that lost most
+ * first, by the names the batch and JSON lines give them. */
+Test(top_view, lost_causes_in_the_header)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	int y;
+
+	fx_rows(f, 3);
+	memset(f->frame.lost, 0, sizeof(f->frame.lost));
+	f->frame.lost[LOST_RINGBUF_FULL] = 2;
+	f->frame.lost[LOST_STATS_MAP_FULL] = 10;
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 0), "lost 12 "), "%s", term_line(&t, 0));
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert_str_eq(term_line(&t, y), "lost by cause: stats_map_full 10, ringbuf_full 2");
+
+	/* Every cause lost some, most the last one: it comes first, and at
+	 * 60 columns the others that do not fit are "...". */
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		f->frame.lost[i] = 1;
+	f->frame.lost[LOST_STACKS_TABLE_FULL] = 7;
+	fx_recapture(f);
+	f->view.screen.cols = 60;
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert_eq(strncmp(term_line(&t, y), "lost by cause: stacks_table_full 7, stats_map_full 1,",
+			     53), 0, "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), ", ..."), "%s", term_line(&t, y));
+	cr_assert_leq(strlen(term_line(&t, y)), 60);
+
+	/* Accumulated: the causes since start (12 + 19 of the two frames). */
+	top_feed_keys(&f->view, "a", 1);
+	fx_recapture(f);
+	f->view.screen.cols = 200;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), "stats_map_full 11, stacks_table_full 7, ringbuf_full 3"),
+		  "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, 0), "lost 31 "), "%s", term_line(&t, 0));
+
+	/* Nothing lost: no such line. */
+	memset(f->frame.lost, 0, sizeof(f->frame.lost));
+	top_feed_keys(&f->view, "a", 1);
+	fx_recapture(f);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_lt(term_find(&t, "lost by cause"), 0);
+	fx_free(f);
+}
+
 Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
 {
 	static const unsigned int widths[] = { 60, 80, 120, 200 };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "format.h"
 #include "top.h"
 #include "top_layout.h"
 
@@ -356,6 +357,12 @@ static bool put_line(struct view *v, const char *text)
 
 /* ---- the header ---- */
 
+/* The losses the header shows: of the interval, or since start (-a, a). */
+static const uint64_t *frame_lost(const struct top *t)
+{
+	return t->state.cumulative ? t->frame_lost_run : t->frame.lost;
+}
+
 static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
@@ -371,8 +378,7 @@ static void header_totals(struct view *v)
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	snprintf(item, sizeof(item), "diskio %s", when);
 	line_item(&l, item, v->screen.cols, &full);
-	snprintf(item, sizeof(item), "lost %" PRIu64,
-		 lost_total(t->state.cumulative ? t->frame_lost_run : t->frame.lost));
+	snprintf(item, sizeof(item), "lost %" PRIu64, lost_total(frame_lost(t)));
 	line_item(&l, item, v->screen.cols, &full);
 	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_READ_BYTES]);
 	snprintf(item, sizeof(item), "read %s%s", bytes, per);
@@ -413,6 +419,45 @@ static void header_state(struct view *v)
 	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
 	line_item(&l, item, v->screen.cols, &full);
 	line_item(&l, "h help", v->screen.cols, &full);
+	put_line(v, l.text);
+}
+
+/* When records were lost, why: "lost by cause: stats_map_full 10,
+ * ringbuf_full 2", the causes that lost most first (ties in the batch
+ * lines' order), as many as fit the width, then "..." for the others. */
+static void lost_line(struct view *v)
+{
+	const uint64_t *lost = frame_lost(v->top);
+	bool named[LOST_NR_CAUSES] = { false };
+	struct line l = { .len = 0 };
+	unsigned int cols = v->screen.cols;
+
+	if (!lost_total(lost))
+		return;
+	line_add(&l, "lost by cause:", strlen("lost by cause:"));
+	for (int k = 0; k < LOST_NR_CAUSES; k++) {
+		char item[64];
+		int most = -1;
+		size_t len;
+
+		for (int i = 0; i < LOST_NR_CAUSES; i++) {
+			enum lost_cause c = lost_shown[i];
+
+			if (lost[c] && !named[c] && (most < 0 || lost[c] > lost[most]))
+				most = c;
+		}
+		if (most < 0)
+			break;
+		named[most] = true;
+		len = (size_t)snprintf(item, sizeof(item), "%s %s %" PRIu64, k ? "," : "",
+				       lost_cause_names[most], lost[most]);
+		/* room for it, and for ", ..." should another follow */
+		if (cols && l.len + len + 5 > cols) {
+			line_add(&l, k ? ", ..." : " ...", k ? 5 : 4);
+			break;
+		}
+		line_add(&l, item, len);
+	}
 	put_line(v, l.text);
 }
 
@@ -921,6 +966,7 @@ static void draw(struct view *v)
 		sampling(v);
 	else {
 		crash_line(v);
+		lost_line(v);
 		device_table(v);
 		process_table(v);
 	}

@@ -627,7 +627,7 @@ Test(top_view, lost_causes_in_the_header)
 	fx_free(f);
 }
 
-Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
+Test(top_view, every_width_fits_and_the_last_line_says_which_rows)
 {
 	static const unsigned int widths[] = { 60, 80, 120, 200 };
 
@@ -646,12 +646,11 @@ Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
 		for (y = heading + 1; y < 24 && strstr(term_line(&t, y), "proc"); y++)
 			shown++;
 		cr_assert_eq(y, 23, "width %u: rows up to the last line but one", widths[w]);
-		cr_assert_eq(term_find(&t, "+"), 23);
 		{
-			char more[32];
+			char position[32];
 
-			snprintf(more, sizeof(more), "+%u more", 40 - shown);
-			cr_assert_str_eq(term_line(&t, 23), more, "width %u", widths[w]);
+			snprintf(position, sizeof(position), "rows 1-%u of 40", shown);
+			cr_assert_str_eq(term_line(&t, 23), position, "width %u", widths[w]);
 		}
 		fx_free(f);
 	}
@@ -804,7 +803,8 @@ Test(top_view, resize_redraws_at_the_new_size)
 	f->view.screen.cols = 60;
 	top_redraw(&f->view);
 	fx_screen(f, &t);
-	cr_assert_eq(strncmp(term_line(&t, 14), "+", 1), 0, "%s", term_line(&t, 14));
+	cr_assert_eq(strncmp(term_line(&t, 14), "rows 1-", 7), 0, "%s", term_line(&t, 14));
+	cr_assert(strstr(term_line(&t, 14), " of 40"), "%s", term_line(&t, 14));
 	cr_assert_geq(term_find(&t, lost_all_ones()), 0);
 	cr_assert_geq(term_find(&t, "P99_ms"), 0);
 	fx_free(f);
@@ -1020,6 +1020,250 @@ Test(top_view, the_selection_follows_its_row_then_keeps_its_place)
 	view_show_frame(&f->view, &f->frame);
 	fx_redraw_onto(f, &t, &from);
 	cr_assert_str_eq(selected_comm(&t), "proc0", "the only row left");
+	fx_free(f);
+}
+
+/* ---- scrolling ---- */
+
+#define NSCROLL 200
+
+/* The process rows on the screen: their proc numbers in screen order (the
+ * rows after the COMM heading, up to the position line), and the position
+ * line's "rows A-B of N" (first, last, of; 0 without the line). */
+struct shown_rows {
+	unsigned int proc[TERM_ROWS], n;
+	unsigned int first, last, of;
+	int heading;
+};
+
+static void read_rows(const struct term *t, struct shown_rows *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->heading = term_find(t, "COMM");
+	cr_assert_geq(r->heading, 0);
+	for (unsigned int y = r->heading + 1; y < t->rows; y++) {
+		const char *line = term_line(t, y);
+		unsigned int pid, proc;
+
+		if (sscanf(line, "rows %u-%u of %u", &r->first, &r->last, &r->of) == 3)
+			break;
+		if (!line[0]) {		/* all rows fit: nothing after them */
+			for (unsigned int below = y + 1; below < t->rows; below++)
+				cr_assert_str_empty(term_line(t, below));
+			break;
+		}
+		cr_assert_eq(sscanf(line, "%u proc%u", &pid, &proc), 2,
+			     "line %u is no row: '%s' (an empty line among the rows?)", y, line);
+		cr_assert_eq(pid, 100 + proc);
+		r->proc[r->n++] = proc;
+	}
+}
+
+/* The shown rows are the position line's, each once, and what is selected
+ * is among them. */
+static void check_window(const struct term *t, const struct shown_rows *r, unsigned int of)
+{
+	int selected = term_reversed_line(t);
+
+	cr_assert_eq(r->of, of, "position line: of %u, not %u", r->of, of);
+	cr_assert_eq(r->last - r->first + 1, r->n, "rows %u-%u, but %u shown", r->first, r->last,
+		     r->n);
+	cr_assert_leq(r->last, of);
+	cr_assert(selected < 0 || (selected > r->heading && selected <= r->heading + (int)r->n),
+		  "the selection (line %d) is off the rows shown", selected);
+}
+
+/* The first arrow, then ↓ to the end: every one of 200 rows comes on
+ * screen, the window moving a row at a time once the selection reaches its
+ * bottom, and the last line says where it is. */
+Test(top_view, every_row_of_200_is_reached_by_scrolling)
+{
+	struct fx *f = fx_new();
+	bool seen[NSCROLL] = { false };
+	unsigned int nseen = 0, page;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_eq(r.first, 1);
+	page = r.n;
+	cr_assert_geq(page, 10, "a 24-line screen shows more rows than that");
+	fx_keys(f, &t, &from, "\033[B");
+	for (unsigned int press = 0; press < NSCROLL + 5; press++) {
+		read_rows(&t, &r);
+		check_window(&t, &r, NSCROLL);
+		cr_assert_eq(r.n, page, "the page does not change while scrolling");
+		cr_assert_geq(term_reversed_line(&t), 0, "press %u: no selection", press);
+		for (unsigned int i = 0; i < r.n; i++)
+			if (!seen[r.proc[i]]) {
+				seen[r.proc[i]] = true;
+				nseen++;
+			}
+		fx_keys(f, &t, &from, "j");
+	}
+	cr_assert_eq(nseen, NSCROLL, "only %u of %d rows reached", nseen, NSCROLL);
+	cr_assert_eq(r.last, NSCROLL, "held down, the last row ends the screen");
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n, "the last row is selected");
+	fx_free(f);
+}
+
+/* PgDn moves a page, End and Home to the ends, PgUp back a page. */
+Test(top_view, page_keys_home_and_end_scroll_by_pages)
+{
+	struct fx *f = fx_new();
+	bool seen[NSCROLL] = { false };
+	unsigned int nseen = 0, page, presses = 0;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	page = r.n;
+	for (;;) {
+		check_window(&t, &r, NSCROLL);
+		for (unsigned int i = 0; i < r.n; i++)
+			if (!seen[r.proc[i]]) {
+				seen[r.proc[i]] = true;
+				nseen++;
+			}
+		if (nseen == NSCROLL || presses++ == NSCROLL)
+			break;
+		fx_keys(f, &t, &from, "\033[6~");
+		read_rows(&t, &r);
+	}
+	cr_assert_eq(nseen, NSCROLL);
+	cr_assert_leq(presses, NSCROLL / page + 1, "%u presses for %u rows a page", presses, page);
+	fx_keys(f, &t, &from, "\033[H");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1, "Home");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	/* a page at a time, the selection keeping its line, as in htop */
+	fx_keys(f, &t, &from, "\033[6~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1 + page, "a page down");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	fx_keys(f, &t, &from, "j\033[6~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1 + 2 * page, "another page down");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 2);
+	fx_keys(f, &t, &from, "\033[F");
+	read_rows(&t, &r);
+	cr_assert_eq(r.last, NSCROLL, "End");
+	cr_assert_eq(r.first, NSCROLL - page + 1);
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n);
+	fx_keys(f, &t, &from, "\033[5~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, NSCROLL - 2 * page + 1, "a page up from the end");
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n);
+	fx_keys(f, &t, &from, "\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~"
+		"\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1, "held down: the top, no further");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	fx_free(f);
+}
+
+/* Scrolled to the end, then rows go away: the window moves up rather than
+ * leave empty lines, the selection keeps its place within the rows; all
+ * rows fitting again, the position line goes. */
+Test(top_view, scrolling_stays_sane_when_rows_go_away)
+{
+	struct fx *f = fx_new();
+	unsigned int selected_proc;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\033[F");
+	f->frame.nrows = 50;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	check_window(&t, &r, 50);
+	cr_assert_eq(r.last, 50);
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n, "the last row, as before");
+	f->frame.nrows = 5;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	cr_assert_eq(r.of, 0, "all rows fit: no position line");
+	cr_assert_eq(r.n, 5);
+	cr_assert_eq(term_reversed_line(&t), r.heading + 5);
+	fx_keys(f, &t, &from, "\033[H");
+	read_rows(&t, &r);
+	selected_proc = r.proc[0];
+	f->frame.nrows = NSCROLL;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_geq(term_reversed_line(&t), 0);
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc,
+		     "rows come back: the selected row shows wherever it is now");
+	fx_free(f);
+}
+
+/* A resize and a new sort keep the selected row in sight. */
+Test(top_view, the_selection_stays_in_sight_on_resize_and_sort)
+{
+	struct fx *f = fx_new();
+	struct shown_rows r;
+	struct term t;
+	unsigned int selected_proc;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 40, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\033[6~\033[6~\033[6~j");
+	read_rows(&t, &r);
+	selected_proc = r.proc[term_reversed_line(&t) - r.heading - 1];
+
+	fx_recapture(f);
+	f->view.screen.rows = 16;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_geq(term_reversed_line(&t), 0, "smaller: the selection still shows");
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc);
+
+	fx_recapture(f);
+	f->view.screen.rows = 60;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc, "larger");
+
+	for (const char *k = "r<<<"; *k; k++) {
+		fx_keys(f, &t, &from, (char[2]){ *k, 0 });
+		read_rows(&t, &r);
+		check_window(&t, &r, NSCROLL);
+		cr_assert_geq(term_reversed_line(&t), 0, "after %c: the selection is off screen", *k);
+		cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc,
+			     "after %c", *k);
+	}
 	fx_free(f);
 }
 

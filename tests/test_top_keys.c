@@ -141,7 +141,12 @@ Test(top_keys, unknown_keys_change_nothing)
 {
 	struct top_state s = fresh(), before = fresh();
 
-	cr_assert_not(feed(&s, "xyz1\t\001\033[H\033[5~"));
+	/* Insert, Delete, back-tab, F1, Ctrl-A..D: none of ours */
+	cr_assert_not(feed(&s, "xyz1\t\001\002\004\033[2~\033[3~\033[Z\033OP"));
+	/* the parser's notes of the last sequence are all that may differ */
+	before.sequence_is_ss3 = s.sequence_is_ss3;
+	before.sequence_number = s.sequence_number;
+	before.sequence_past_number = s.sequence_past_number;
 	cr_assert_eq(memcmp(&s, &before, sizeof(s)), 0);
 }
 
@@ -287,6 +292,57 @@ Test(top_keys, up_down_and_k_j_count_moves_after_the_first_shows_the_selection)
 	feed(&s, "k");
 	cr_assert(s.selecting);
 	cr_assert_eq(s.moves, 0);
+}
+
+Test(top_keys, page_keys_home_and_end_count_pages_and_jumps)
+{
+	/* the sequences of xterm, the Linux console, rxvt and tmux */
+	static const char *const page_down[] = { "\033[6~", "\033[6;5~" };
+	static const char *const page_up[] = { "\033[5~" };
+	static const char *const home[] = { "\033[H", "\033OH", "\033[1~", "\033[7~" };
+	static const char *const end[] = { "\033[F", "\033OF", "\033[4~", "\033[8~" };
+	struct top_state s = fresh();
+
+	for (size_t i = 0; i < sizeof(page_down) / sizeof(page_down[0]); i++) {
+		s = fresh();
+		cr_assert(feed(&s, page_down[i]), "%zu", i);
+		cr_assert(s.selecting, "a page key shows the selection");
+		cr_assert_eq(s.pages, 1, "%zu", i);
+		cr_assert_eq(s.stage, TOP_INPUT_GROUND);
+	}
+	s = fresh();
+	feed(&s, page_up[0]);
+	feed(&s, page_up[0]);
+	cr_assert_eq(s.pages, -2);
+	for (size_t i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+		s = fresh();
+		feed(&s, "jjj\033[6~");
+		cr_assert(feed(&s, home[i]), "%zu", i);
+		cr_assert_eq(s.jump, TOP_JUMP_FIRST, "%zu", i);
+		cr_assert_eq(s.moves, 0, "Home forgets the moves before it");
+		cr_assert_eq(s.pages, 0);
+		feed(&s, "j");
+		cr_assert_eq(s.moves, 1, "moves after Home count from the first row");
+	}
+	for (size_t i = 0; i < sizeof(end) / sizeof(end[0]); i++) {
+		s = fresh();
+		cr_assert(feed(&s, end[i]), "%zu", i);
+		cr_assert_eq(s.jump, TOP_JUMP_LAST, "%zu", i);
+		cr_assert(s.selecting);
+	}
+	/* split across reads, as a slow terminal may send it */
+	s = fresh();
+	feed(&s, "\033[");
+	feed(&s, "6");
+	cr_assert_eq(s.pages, 0);
+	feed(&s, "~");
+	cr_assert_eq(s.pages, 1);
+	/* not while the filter is typed: the editor takes no sequences */
+	s = fresh();
+	feed(&s, "c\033[6~\033[F");
+	cr_assert_eq(s.pages, 0);
+	cr_assert_eq(s.jump, TOP_JUMP_NONE);
+	cr_assert(s.editing);
 }
 
 Test(top_keys, enter_opens_the_stack_and_any_key_closes_it)

@@ -39,6 +39,7 @@ struct top {
 	struct top_settings settings;
 	struct top_state state;
 	struct top_selection selection;
+	size_t first_row;			/* the process table scrolled to it */
 	/* The frame drawn: the last one shown, or while paused the one drawn
 	 * when `p` was pressed, kept in paused (frozen) from the tally's next
 	 * steps.  Its rows and devices are drawn under printable names. */
@@ -737,17 +738,21 @@ static void remember_selection(struct top *t, size_t index)
 
 /*
  * Where the selection is among the first n rows of t->order (select_rows()),
- * after the moves the keys counted, which it uses up: the selected row if
- * it is among them, else the same place, within the n rows.  SIZE_MAX when
- * nothing is selected or there are no rows.
+ * after the jump, moves and pages (of page rows) the keys counted, which it
+ * uses up: from the selected row if it is among them, else from the same
+ * place, kept within the n rows.  SIZE_MAX when nothing is selected or
+ * there are no rows.
  */
-static size_t place_selection(struct top *t, size_t n)
+static size_t place_selection(struct top *t, size_t n, size_t page)
 {
 	struct top_selection *sel = &t->selection;
 	long index = (long)sel->index;
-	int moves = t->state.moves;
+	long moves = (long)t->state.moves + (long)t->state.pages * (long)page;
+	enum top_jump jump = t->state.jump;
 
 	t->state.moves = 0;
+	t->state.pages = 0;
+	t->state.jump = TOP_JUMP_NONE;
 	if (!t->state.selecting || !n)
 		return SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
@@ -756,6 +761,10 @@ static size_t place_selection(struct top *t, size_t n)
 			break;
 		}
 	}
+	if (jump == TOP_JUMP_FIRST)
+		index = 0;
+	else if (jump == TOP_JUMP_LAST)
+		index = (long)n - 1;
 	index += moves;
 	if (index >= (long)n)
 		index = (long)n - 1;
@@ -765,6 +774,47 @@ static size_t place_selection(struct top *t, size_t n)
 	return (size_t)index;
 }
 
+/*
+ * The first of n rows to show page at a time: where the table was
+ * scrolled, moved just enough to show the selected row (SIZE_MAX: none),
+ * and never past the last page, so that rows that went away leave no
+ * empty lines.
+ */
+static size_t scroll_to(size_t first, size_t n, size_t page, size_t selected)
+{
+	if (selected != SIZE_MAX && page) {
+		if (selected < first)
+			first = selected;
+		else if (selected >= first + page)
+			first = selected - page + 1;
+	}
+	if (first + page > n)
+		first = n > page ? n - page : 0;
+	return first;
+}
+
+/* Below the rows when they do not all show: "rows 41-60 of 200", and
+ * with -r, how many rows it cut ("+27 more"). */
+static void put_position(struct view *v, size_t first, size_t shown, size_t n, size_t cut)
+{
+	char text[96];
+	size_t len = 0;
+
+	if (shown < n)
+		len = (size_t)snprintf(text, sizeof(text), "rows %zu-%zu of %zu", shown ? first + 1 : 0,
+				       first + shown, n);
+	if (cut)
+		snprintf(text + len, sizeof(text) - len, "%s+%zu more", len ? ", " : "", cut);
+	if (shown < n || cut)
+		put_line(v, text);
+}
+
+/*
+ * The process table: the rows that fit, scrolled to keep the selection in
+ * sight (the one pane that scrolls: the disks have `d`), and a last line
+ * saying which rows are shown when not all of them are.  -r keeps the
+ * first ROWS rows of the order, the others are not shown at all.
+ */
 static void process_table(struct view *v)
 {
 	struct top *t = v->top;
@@ -772,8 +822,9 @@ static void process_table(struct view *v)
 	size_t nsteps = 0;
 	bool wanted[TOP_NR_PROC_COLUMNS];
 	struct top_layout layout;
-	size_t n, room, shown, selected;
+	size_t n, listed, room, page, selected;
 	unsigned int left;
+	long page_move;
 
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
@@ -792,18 +843,25 @@ static void process_table(struct view *v)
 	put_line(v, "");
 	put_headings(v, top_proc_columns, TOP_NR_PROC_COLUMNS, &layout);
 	n = select_rows(t);
+	listed = v->screen.max_rows && v->screen.max_rows < n ? v->screen.max_rows : n;
 	left = lines_left(v);
-	room = left == UINT32_MAX ? n : left;
-	if (v->screen.max_rows && v->screen.max_rows < n) {
-		/* -r: that many rows, and "+N more" if the screen has room */
-		shown = v->screen.max_rows < room ? v->screen.max_rows : lines_fitting(n, room);
-	} else {
-		shown = lines_fitting(n, room);
-	}
-	selected = place_selection(t, shown);
-	for (size_t i = 0; i < shown; i++)
+	room = left == UINT32_MAX ? listed : left;
+	/* a line for the position when the rows do not all fit or -r cut some */
+	if (listed <= room && listed == n)
+		page = listed;
+	else
+		page = listed < room ? listed : (room ? room - 1 : 0);
+	/* PgUp, PgDn move the window with the selection, a page at a time */
+	page_move = (long)t->state.pages * (long)page;
+	selected = place_selection(t, listed, page);
+	if (page_move < 0)
+		t->first_row = (size_t)-page_move < t->first_row ? t->first_row + page_move : 0;
+	else
+		t->first_row += (size_t)page_move;
+	t->first_row = scroll_to(t->first_row, listed, page, selected);
+	for (size_t i = t->first_row; i < t->first_row + page && i < listed; i++)
 		process_line(v, t->order[i], &layout, i == selected);
-	put_more(v, n - shown);
+	put_position(v, t->first_row, page < listed ? page : listed, listed, n - listed);
 }
 
 /* ---- the screen ---- */
@@ -824,9 +882,10 @@ static void help(struct view *v)
 	put_line(v, "  Esc      clear the filter");
 	put_line(v, "  d        device: all, then each in turn");
 	put_line(v, "  L        latency columns on or off");
-	snprintf(keys, sizeof(keys), "  %s  select a process row",
+	snprintf(keys, sizeof(keys), "  %s  select a process row; the table scrolls",
 		 v->top->settings.utf8 ? "\u2191 \u2193 k j" : "k j    ");
 	put_line(v, keys);
+	put_line(v, "  PgUp PgDn  a page up, down; Home End  the first, last row");
 	put_line(v, "  Enter    the selected row's heaviest stack (--stacks)");
 	put_line(v, "  h ?      this help");
 	put_line(v, "  q        quit");
@@ -917,7 +976,7 @@ static void stack_overlay(struct view *v)
 {
 	struct top *t = v->top;
 	size_t n = t->taken ? select_rows(t) : 0;
-	size_t index = place_selection(t, n);
+	size_t index = place_selection(t, n, 1);
 	const struct proc_io *row = index == SIZE_MAX ? NULL : t->order[index];
 
 	put_line(v, "");

@@ -98,12 +98,34 @@ static void move_selection(struct top_state *s, int step)
 		s->moves += step;
 }
 
+/* Keys that only escape sequences stand for: above any byte. */
+#define KEY_PAGE_UP	0x101
+#define KEY_PAGE_DOWN	0x102
+#define KEY_HOME	0x103
+#define KEY_END		0x104
+
+/* PgUp/PgDn: a page up or down; Home/End: the first or last row.  Each
+ * shows the selection if it was not. */
+static void move_page(struct top_state *s, int pages)
+{
+	s->selecting = true;
+	if (s->pages > -TOP_MOVES_MAX && s->pages < TOP_MOVES_MAX)
+		s->pages += pages;
+}
+
+static void jump(struct top_state *s, enum top_jump where)
+{
+	s->selecting = true;
+	s->jump = where;
+	s->moves = 0;
+	s->pages = 0;
+}
+
 /* One key (the arrows come as '<', '>', 'k' and 'j'). */
-static bool key(struct top_state *s, unsigned char key, const char *const *devices,
-		size_t ndevices)
+static bool key(struct top_state *s, int key, const char *const *devices, size_t ndevices)
 {
 	if (s->editing)
-		return edit_key(s, key);
+		return edit_key(s, (unsigned char)key);
 	if (s->help || s->stack) {	/* any key closes an overlay, and does nothing else */
 		s->help = false;
 		s->stack = false;
@@ -159,12 +181,25 @@ static bool key(struct top_state *s, unsigned char key, const char *const *devic
 		s->selecting = true;	/* without a selection: the first row's */
 		s->stack = true;
 		return true;
+	case KEY_PAGE_UP:
+		move_page(s, -1);
+		return true;
+	case KEY_PAGE_DOWN:
+		move_page(s, 1);
+		return true;
+	case KEY_HOME:
+		jump(s, TOP_JUMP_FIRST);
+		return true;
+	case KEY_END:
+		jump(s, TOP_JUMP_LAST);
+		return true;
 	}
 	return false;
 }
 
-/* The key an arrow's final byte stands for; 0: not an arrow. */
-static unsigned char arrow_key(unsigned char final)
+/* The key a sequence's final byte (and first parameter) stands for; 0:
+ * none of ours. */
+static int sequence_key(const struct top_state *s, unsigned char final)
 {
 	switch (final) {
 	case 'A':
@@ -175,6 +210,23 @@ static unsigned char arrow_key(unsigned char final)
 		return '>';
 	case 'D':
 		return '<';
+	case 'H':
+		return KEY_HOME;
+	case 'F':
+		return KEY_END;
+	case '~':
+		switch (s->sequence_number) {
+		case 1:
+		case 7:
+			return KEY_HOME;
+		case 4:
+		case 8:
+			return KEY_END;
+		case 5:
+			return KEY_PAGE_UP;
+		case 6:
+			return KEY_PAGE_DOWN;
+		}
 	}
 	return 0;
 }
@@ -198,6 +250,8 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 			if (c == '[' || c == 'O') {
 				s->stage = TOP_INPUT_SEQUENCE;
 				s->sequence_is_ss3 = c == 'O';
+				s->sequence_number = 0;
+				s->sequence_past_number = false;
 				break;
 			}
 			/* ESC then something else: the Esc key, then that key. */
@@ -207,13 +261,20 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 			break;
 		case TOP_INPUT_SEQUENCE:
 			/* Parameters and intermediates (0x20-0x3f) until the final
-			 * byte; only the plain arrows mean something. */
-			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3)
+			 * byte; only the arrows, PgUp, PgDn, Home and End mean
+			 * something. */
+			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3) {
+				if (c >= '0' && c <= '9' && !s->sequence_past_number &&
+				    s->sequence_number < 1000)
+					s->sequence_number = s->sequence_number * 10 + (c - '0');
+				else
+					s->sequence_past_number = true;
 				break;
+			}
 			s->stage = TOP_INPUT_GROUND;
-			if (s->editing || !arrow_key(c))
+			if (s->editing || !sequence_key(s, c))
 				break;	/* not for the filter's line editor */
-			changed |= key(s, arrow_key(c), devices, ndevices);
+			changed |= key(s, sequence_key(s, c), devices, ndevices);
 			break;
 		}
 	}

@@ -1143,3 +1143,60 @@ Test(options_docs, the_man_page_has_every_lost_cause_and_sort_key)
 			  "sort key %s is not in dist/diskio.8", sort_key_name(key));
 	}
 }
+
+/* The words of the first "compgen -W '...'" after marker in the completion. */
+static size_t completion_words(const char *completion, const char *marker, char words[][32],
+			       size_t max)
+{
+	const char *p = strstr(completion, marker), *end;
+	size_t n = 0;
+
+	cr_assert_not_null(p, "dist/diskio.bash has no '%s'", marker);
+	p = strstr(p, "compgen -W '");
+	cr_assert_not_null(p);
+	p += strlen("compgen -W '");
+	end = strchr(p, '\'');
+	cr_assert_not_null(end);
+	while (p < end) {
+		size_t len;
+
+		p += strspn(p, " \t\n");
+		len = strcspn(p, " \t\n'");
+		if (!len)
+			break;
+		cr_assert_lt(n, max);
+		cr_assert_lt(len, 32);
+		memcpy(words[n], p, len);
+		words[n][len] = '\0';
+		n++;
+		p += len;
+	}
+	return n;
+}
+
+/* The completion offers -s's keys and --stacks's values from the code's
+ * lists: exactly those, each accepted by the parser. */
+Test(options_docs, the_completion_offers_the_codes_sort_keys_and_stacks)
+{
+	static const char *const stacks[] = { "kernel", "user", "both" };
+	const char *completion = read_source_file("dist/diskio.bash");
+	char words[32][32];
+	size_t n = completion_words(completion, "-s | --sort)", words, 32);
+	struct run r;
+
+	cr_assert_eq(n, SORT_NR_KEYS, "the completion offers %zu sort keys, the code has %d", n,
+		     SORT_NR_KEYS);
+	for (size_t i = 0; i < SORT_NR_KEYS; i++)
+		cr_assert_str_eq(words[i], sort_keys[i].name, "the completion's sort key %zu", i);
+	n = completion_words(completion, "--stacks)", words, 32);
+	cr_assert_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		char arg[48];
+		const char *args[] = { arg, NULL };
+
+		cr_assert_str_eq(words[i], stacks[i]);
+		snprintf(arg, sizeof(arg), "--stacks=%.31s", words[i]);
+		run_parse(&r, args);
+		expect_ok(&r);
+	}
+}

@@ -1121,7 +1121,8 @@ Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completi
 
 /* The man page is checked against the code's own lists, so that a lost
  * cause or a sort key added there cannot be missing here: each appears in
- * bold, as the prom metric's list and -s's list write them. */
+ * bold, as the prom metric's list and -s's list write them.  (The output
+ * keys: tests/test_render.c, from what the views write.) */
 Test(options_docs, the_man_page_has_every_lost_cause_and_sort_key)
 {
 	const char *man = read_source_file("dist/diskio.8");

@@ -260,8 +260,10 @@ test: deps-test
 	$(Q)$(MAKE) --no-print-directory integration
 	$(Q)$(MAKE) --no-print-directory test-kernels
 
+# The Criterion tests, then the bash completion run by bash with bash-completion loaded.
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	$(Q)echo "== tests/test_completion.sh"; tests/test_completion.sh dist/diskio.bash
 
 # The packager's CFLAGS and LDFLAGS reach the build: make CFLAGS=-O1 LDFLAGS=-Wl,-z,now in
 # a copy of the tree (this tree's build is left alone), checked in the V=1 log and by readelf.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line of diskio: argp, strict numbers, one clear line per mistake. */
+#define _GNU_SOURCE
 #include <argp.h>
 #include <ctype.h>
 #include <errno.h>
@@ -85,8 +86,7 @@ static const struct argp_option option_table[] = {
 	{ "batch", 'b', NULL, 0, "Batch lines for awk, even on a terminal", 0 },
 	{ "no-clear", 'C', NULL, 0, "Top view: do not redraw in place, append", 0 },
 	{ "rows", 'r', "ROWS", 0, "Show at most ROWS processes per interval", 0 },
-	{ "sort", 's', "SORT", 0,
-	  "Sort by bytes (default), read, write, ios, latency, pid, comm or dirty", 0 },
+	{ "sort", 's', "SORT", 0, NULL, 0 },	/* its text: sort_keys_text() */
 	{ "accumulated", 'a', NULL, 0, "Show totals since start, not per interval", 0 },
 	{ "latency", 'L', NULL, 0, "Per-process average latency (costs more per I/O)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
@@ -266,6 +266,35 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 	return 0;
 }
 
+#define SORT_KEYS_TEXT_SIZE 256
+
+/* "pid, comm, ... or cgroup": -s's keys from the one list (iostats.h), in
+ * the order of the top view's columns. */
+static const char *sort_keys_text(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < SORT_NR_KEYS && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%s", i == 0 ? "" :
+			      i + 1 == SORT_NR_KEYS ? " or " : ", ", sort_keys[i].name);
+	return buf;
+}
+
+/* -s's help, from the list of keys. */
+static char *help_filter(int key, const char *text, void *input)
+{
+	char keys[SORT_KEYS_TEXT_SIZE], *help;
+
+	(void)input;
+	if (key != 's')
+		return (char *)text;
+	if (asprintf(&help, "Sort by %s (default: bytes; names ascending, numbers descending)",
+		     sort_keys_text(keys, sizeof(keys))) < 0)
+		return (char *)text;
+	return help;
+}
+
 /* A whole decimal number in [min, max]; anything else is an error. */
 static int parse_uint(const char *text, uint64_t min, uint64_t max, uint64_t *value)
 {
@@ -378,8 +407,12 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 				return 0;
 			}
 		}
-		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid, comm "
-			   "or dirty", arg);
+		{
+			char keys[SORT_KEYS_TEXT_SIZE];
+
+			argp_error(state, "unknown sort key '%s': %s", arg,
+				   sort_keys_text(keys, sizeof(keys)));
+		}
 		return EINVAL;
 	case 'a':
 		opts->cumulative = true;
@@ -596,6 +629,7 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 		.parser = parse_option,
 		.args_doc = args_doc,
 		.doc = doc,
+		.help_filter = help_filter,
 	};
 	struct parse_state ps = { .opts = opts };
 	error_t error;

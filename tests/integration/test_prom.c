@@ -759,7 +759,7 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 	snprintf(path, sizeof(path), "%s/dest/usr/local/share/bash-completion/completions/diskio",
 		 tmpdir);
 	complete(path, "diskio --prom-", &r);
-	cr_assert_str_eq(r.out, "--prom-idle\n--prom-rows\n", "%s", r.out);
+	cr_assert_str_eq(r.out, "--prom-idle\n--prom-label\n--prom-rows\n", "%s", r.out);
 	h_result_free(&r);
 	complete(path, "diskio --qu", &r);
 	cr_assert_str_eq(r.out, "--quiet\n");

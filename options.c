@@ -21,6 +21,8 @@
 #define MAX_STACKS_MEM		(4ULL << 30)	/* a res_table's offsets are 32-bit */
 #define MAX_STACKS_TOP		1000
 
+_Static_assert(MAX_PROM_LABELS == PROM_MAX_LABELS, "one limit of --prom-label");
+
 const char *argp_program_version = "diskio " DISKIO_VERSION;
 const char *argp_program_bug_address = NULL;
 
@@ -75,6 +77,7 @@ enum {
 	OPT_PROM,
 	OPT_PROM_ROWS,
 	OPT_PROM_IDLE,
+	OPT_PROM_LABEL,
 	OPT_STACKS,
 	OPT_STACKS_MEM,
 	OPT_STACKS_TOP,
@@ -118,6 +121,8 @@ static const struct argp_option option_table[] = {
 	  "(default 50)", 0 },
 	{ "prom-idle", OPT_PROM_IDLE, "SECONDS", 0,
 	  "Drop a --prom series unchanged for SECONDS (default 3600, 0: never)", 0 },
+	{ "prom-label", OPT_PROM_LABEL, "KEY=VALUE", 0,
+	  "Add this label to every --prom series, e.g. release=2.1 (repeatable, up to 16)", 0 },
 	{ "quiet", 'q', NULL, 0,
 	  "Print nothing on stdout, errors only (a service with --prom or --state)", 0 },
 	{ "stacks", OPT_STACKS, "WHICH", OPTION_ARG_OPTIONAL,
@@ -179,9 +184,11 @@ static int check_prom(const struct parse_state *ps, struct argp_state *state)
 {
 	const struct options *opts = ps->opts;
 
-	if (!opts->prom_path && (ps->prom_rows_given || ps->prom_idle_given)) {
+	if (!opts->prom_path && (ps->prom_rows_given || ps->prom_idle_given ||
+				 opts->nr_prom_labels)) {
 		argp_error(state, "%s has no effect without --prom FILE",
-			   ps->prom_rows_given ? "--prom-rows" : "--prom-idle");
+			   ps->prom_rows_given ? "--prom-rows" :
+			   ps->prom_idle_given ? "--prom-idle" : "--prom-label");
 		return EINVAL;
 	}
 	if (opts->prom_path && opts->trace) {
@@ -540,6 +547,21 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->prom_idle_s = value;
 		ps->prom_idle_given = true;
 		break;
+	case OPT_PROM_LABEL: {
+		const char *problem = prom_label_problem(arg, opts->prom_labels,
+							 opts->nr_prom_labels);
+
+		if (problem) {
+			argp_error(state, "invalid --prom-label '%s': %s", arg, problem);
+			return EINVAL;
+		}
+		if (opts->nr_prom_labels >= MAX_PROM_LABELS) {
+			argp_error(state, "too many --prom-label: at most %d", MAX_PROM_LABELS);
+			return EINVAL;
+		}
+		opts->prom_labels[opts->nr_prom_labels++] = arg;
+		break;
+	}
 	case 'q':
 		opts->quiet = true;
 		break;

@@ -120,8 +120,8 @@ _diskio()
 			return
 		fi
 		;;
-	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --stacks-mem | \
-		--stacks-top)
+	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --prom-label | \
+		--stacks-mem | --stacks-top)
 		return
 		;;
 	esac
@@ -131,7 +131,8 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle --prom-rows
+			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle
+			--prom-label --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter -t --threads --usage' -- "$cur"))
 	fi

@@ -928,6 +928,66 @@ Test(options_bad, prom_bad_values)
 	expect_usage_error(&r, "'1.5'");
 }
 
+Test(options_good, prom_labels_kept_in_order)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "x.prom");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_prom_labels, 0);
+	PARSE(&r, "--prom", "x.prom", "--prom-label", "release=2.1", "--prom-label=dc=eu west",
+	      "--prom-label", "note=a=b\"c");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_prom_labels, 3);
+	cr_assert_str_eq(r.opts.prom_labels[0], "release=2.1");
+	cr_assert_str_eq(r.opts.prom_labels[1], "dc=eu west");
+	cr_assert_str_eq(r.opts.prom_labels[2], "note=a=b\"c", "the first '=' ends the name");
+}
+
+Test(options_bad, prom_label_checked)
+{
+	static const char *const bad[][2] = {
+		{ "release", "not KEY=VALUE" },
+		{ "9lives=x", "label name" },
+		{ "__name__=x", "reserved" },
+		{ "device=x", "diskio's own" },
+		{ "instance=x", "instance and job" },
+		{ "release=", "empty value" },
+		{ "release=\xff", "UTF-8" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--prom", "x.prom", "--prom-label", bad[i][0], NULL };
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "invalid --prom-label");
+		cr_assert(strstr(r.err, bad[i][1]), "%s: %s", bad[i][0], r.err);
+	}
+	PARSE(&r, "--prom", "x.prom", "--prom-label", "release=A", "--prom-label", "release=B");
+	expect_usage_error(&r, "given twice");
+	PARSE(&r, "--prom-label", "release=A");
+	expect_usage_error(&r, "--prom-label has no effect without --prom");
+	{
+		const char *args[MAX_ARGS] = { "--prom", "x.prom" };
+		char names[MAX_PROM_LABELS + 1][16];
+		int n = 2;
+
+		for (int i = 0; i <= MAX_PROM_LABELS; i++) {
+			snprintf(names[i], sizeof(names[i]), "l%d=v", i);
+			args[n++] = "--prom-label";
+			args[n++] = names[i];
+		}
+		args[n] = NULL;
+		run_parse(&r, args);
+		expect_usage_error(&r, "too many --prom-label: at most 16");
+		args[n - 2] = NULL;
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_eq(r.opts.nr_prom_labels, MAX_PROM_LABELS);
+	}
+}
+
 Test(options_bad, prom_with_trace)
 {
 	struct run r;

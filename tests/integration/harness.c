@@ -3,6 +3,9 @@
 #define H__HARNESS_C	/* no CRITERION_JOBS constructor here: see harness.h */
 #include "harness.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "json_reader.h"
 
 /* ================================================================ time == */
@@ -149,6 +152,31 @@ ssize_t h_read_file(const char *path, char *buf, size_t size)
 	buf[len] = '\0';
 	close(fd);
 	return len;
+}
+
+static void h__remove_tree(const char *dir, int depth)
+{
+	struct dirent *entry;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((entry = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+		if (unlink(path) && errno == EISDIR && depth < 8)
+			h__remove_tree(path, depth + 1);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+void h_remove_tree(const char *dir)
+{
+	h__remove_tree(dir, 0);
 }
 
 /* ============================================================= commands == */
@@ -1649,4 +1677,117 @@ int h_pid_bpf_prog_ids(pid_t pid, uint32_t *ids, int max)
 	}
 	closedir(dir);
 	return n;
+}
+
+/* =========================================================== Prometheus == */
+
+int h_free_port(void)
+{
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0, "bind: %s",
+		     strerror(errno));
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
+	port = ntohs(addr.sin_port);
+	close(fd);
+	return port;
+}
+
+char *h_http_get(const char *url)
+{
+	struct h_result r;
+	char *body = NULL;
+
+	h_run(H_ARGS("curl", "-sf", "--max-time", "5", url), NULL, NULL, 8000, &r);
+	if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0)
+		body = strdup(r.out);
+	h_result_free(&r);
+	return body;
+}
+
+char *h_scrape(int port)
+{
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	return h_http_get(url);
+}
+
+pid_t h_spawn_daemon(const char *const argv[], const char *log_path)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) :
+				     open("/dev/null", O_WRONLY);
+
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		h__child_prepare(-1);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+pid_t h_start_node_exporter(const char *dir, int *port)
+{
+	char listen[64], textdir[PATH_MAX + 64];
+	int64_t deadline = h_now_ms() + 20000;
+	pid_t pid;
+
+	if (!h_have_program("prometheus-node-exporter"))
+		cr_assert_fail("prometheus-node-exporter is not installed (scripts/deps.sh test)");
+	*port = h_free_port();
+	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", *port);
+	snprintf(textdir, sizeof(textdir), "--collector.textfile.directory=%s", dir);
+	pid = h_spawn_daemon(H_ARGS("prometheus-node-exporter", listen,
+				    "--collector.disable-defaults", "--collector.textfile", textdir),
+			     NULL);
+	while (h_now_ms() < deadline) {
+		char *body = h_scrape(*port);
+
+		if (body) {
+			free(body);
+			return pid;
+		}
+		h_sleep_ms(100);
+	}
+	cr_assert_fail("node_exporter did not answer on port %d", *port);
+	return -1;
+}
+
+double h_prom_sum(const char *text, const char *metric, const char *const need[], int *n)
+{
+	size_t len = strlen(metric);
+	double sum = 0;
+
+	*n = 0;
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *end = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
+		const char *value;
+		bool all = true;
+
+		if (strncmp(p, metric, len) || (p[len] != '{' && p[len] != ' '))
+			continue;
+		value = memrchr(p, ' ', end - p);
+		for (size_t i = 0; need && need[i]; i++)
+			all &= memmem(p, value - p, need[i], strlen(need[i])) != NULL;
+		if (all) {
+			sum += strtod(value + 1, NULL);
+			(*n)++;
+		}
+	}
+	return sum;
 }

@@ -121,6 +121,10 @@ int h_write_file(const char *path, const char *text);
 /* Read a whole small file into buf (NUL-terminated); length or -errno. */
 ssize_t h_read_file(const char *path, char *buf, size_t size);
 
+/* Remove dir and everything in it, subdirectories up to 8 deep (no
+ * asserts: for cleanup). */
+void h_remove_tree(const char *dir);
+
 /* ============================================================= commands == */
 
 /* Run as another user: h_run()'s `as` argument. */
@@ -515,5 +519,34 @@ int h_bpftool_progs(struct h_prog *progs, int max);
 /* IDs of the BPF programs process pid holds: "prog_id:" in the fdinfo of its
  * program and link descriptors (each ID once).  Returns how many (<= max). */
 int h_pid_bpf_prog_ids(pid_t pid, uint32_t *ids, int max);
+
+/* =========================================================== Prometheus == */
+
+/* A TCP port on 127.0.0.1 that was free a moment ago. */
+int h_free_port(void);
+
+/* GET url with curl (at most 5 s); the body (malloc'd), or NULL when the
+ * server does not answer or answers with an error. */
+char *h_http_get(const char *url);
+
+/* GET http://127.0.0.1:port/metrics (node_exporter's). */
+char *h_scrape(int port);
+
+/* Start a daemon: exe (searched in PATH) with argv, stdin from /dev/null,
+ * stdout and stderr to log_path (appended; NULL: /dev/null), tracked, so
+ * that h_cleanup() kills it, and PR_SET_PDEATHSIG, so that it dies with a
+ * test killed by Criterion's timeout.  Returns its pid. */
+pid_t h_spawn_daemon(const char *const argv[], const char *log_path);
+
+/* Debian's node_exporter on 127.0.0.1 and a free port (into *port) with only
+ * the textfile collector, reading dir; asserts that it is installed and that
+ * it answers within 20 s.  Returns its pid (tracked). */
+pid_t h_start_node_exporter(const char *dir, int *port);
+
+/* The sum of the samples of metric, in Prometheus' text format, whose
+ * labels hold every one of need[] (e.g. "device=\"zram1\"", NULL-terminated,
+ * need NULL: any), whatever their order (node_exporter sorts them); the
+ * number of samples matched into *n. */
+double h_prom_sum(const char *text, const char *metric, const char *const need[], int *n);
 
 #endif /* DISKIO_HARNESS_H */

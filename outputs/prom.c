@@ -78,7 +78,7 @@ void prom_format_ns_as_seconds(char *buf, size_t size, uint64_t ns)
 
 /* Label names the file itself writes. */
 static const char *const own_label_names[] = {
-	"device", "comm", "cgroup", "op", "le", "cause", "version",
+	"device", "comm", "cgroup", "for", "op", "le", "cause", "version",
 };
 /* Those Prometheus sets on every series it scrapes: it would rename the
  * user's to exported_instance, exported_job. */
@@ -284,13 +284,15 @@ static size_t series_of_device(const struct prom_totals *p, const char *device)
 
 /* device="D",comm="C",cgroup="G" from escaped values (comm, cgroup may be
  * NULL: no such label); NULL when memory is out. */
-static char *label_set(const char *device, const char *comm, const char *cgroup)
+static char *label_set(const char *device, const char *comm, const char *cgroup,
+		       const char *serves)
 {
 	char *labels;
 
-	if (asprintf(&labels, "device=\"%s\"%s%s%s%s%s%s", device,
+	if (asprintf(&labels, "device=\"%s\"%s%s%s%s%s%s%s%s%s", device,
 		     comm ? ",comm=\"" : "", comm ? comm : "", comm ? "\"" : "",
-		     cgroup ? ",cgroup=\"" : "", cgroup ? cgroup : "", cgroup ? "\"" : "") < 0)
+		     cgroup ? ",cgroup=\"" : "", cgroup ? cgroup : "", cgroup ? "\"" : "",
+		     serves ? ",for=\"" : "", serves ? serves : "", serves ? "\"" : "") < 0)
 		return NULL;
 	return labels;
 }
@@ -323,10 +325,11 @@ static struct prom_series *add_series(struct prom_totals *p, char *labels, char 
  * two series never carry the same labels.
  */
 static struct prom_series *series_for(struct prom_totals *p, const char *device,
-				      const char *comm, const char *cgroup, uint64_t now_ns)
+				      const char *comm, const char *cgroup, const char *serves,
+				      uint64_t now_ns)
 {
 	struct prom_series *s;
-	char *labels = label_set(device, comm, cgroup), *dev_copy;
+	char *labels = label_set(device, comm, cgroup, serves), *dev_copy;
 	bool by_cgroup = p->config.by_cgroup;
 
 	if (!labels)
@@ -344,7 +347,8 @@ static struct prom_series *series_for(struct prom_totals *p, const char *device,
 	if (series_of_device(p, device) < p->config.max_rows)
 		return add_series(p, labels, dev_copy, false, now_ns);
 	free(labels);
-	labels = label_set(device, by_cgroup ? NULL : PROM_OTHER, by_cgroup ? PROM_OTHER : NULL);
+	labels = label_set(device, by_cgroup ? NULL : PROM_OTHER, by_cgroup ? PROM_OTHER : NULL,
+			   serves);
 	if (!labels) {
 		free(dev_copy);
 		return NULL;
@@ -394,13 +398,16 @@ static int add_row(struct prom_totals *p, const struct frame *f, const struct pr
 	char *device = escaped_name(f, row->device_name);
 	char *comm = f->by_cgroup ? NULL : escaped_name(f, row->comm_name);
 	char *cgroup = row->cgroup_name ? escaped_name(f, row->cgroup_name) : NULL;
+	char *serves = row->serves_name ? escaped_name(f, row->serves_name) : NULL;
 	struct prom_series *s = NULL;
 
-	if (device && (comm || f->by_cgroup) && (cgroup || !row->cgroup_name))
-		s = series_for(p, device, comm, cgroup, now_ns);
+	if (device && (comm || f->by_cgroup) && (cgroup || !row->cgroup_name) &&
+	    (serves || !row->serves_name))
+		s = series_for(p, device, comm, cgroup, serves, now_ns);
 	free(device);
 	free(comm);
 	free(cgroup);
+	free(serves);
 	if (!s)
 		return -ENOMEM;
 	for (int c = 0; c < PROM_NR_COUNTS; c++)

@@ -605,7 +605,7 @@ static __always_inline __u64 arg_address(void *ctx, int n)
 {
 	__u64 pointer = ((__u64 *)ctx)[n];
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 address = 0;
+	__u64 address = 0, offset;
 
 	if (cpu < ADDRESS_SCRATCH_CPUS) {
 		struct address_scratch *scratch = &address_scratch[cpu & (ADDRESS_SCRATCH_CPUS - 1)];
@@ -621,7 +621,12 @@ static __always_inline __u64 arg_address(void *ctx, int n)
 		if (check == pointer)
 			return address;
 	}
-	bpf_probe_read_kernel(&address, sizeof(address), (__u64 *)ctx + n);
+	/* An opaque offset: given ctx + 8 in a register for the helper, the
+	 * compiler may load the argument through it too, which the verifier
+	 * refuses (a modified context pointer). */
+	offset = n * sizeof(__u64);
+	asm volatile("" : "+r"(offset));
+	bpf_probe_read_kernel(&address, sizeof(address), (char *)ctx + offset);
 	return address;
 }
 

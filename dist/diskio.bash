@@ -48,7 +48,7 @@ _diskio()
 		return
 		;;
 	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --stacks-mem | \
-		--stacks-top)
+		--stacks-top | --latency-sample)
 		return
 		;;
 	esac
@@ -58,7 +58,8 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle --prom-rows
+			--crash-interval --debug-dir --folded --histogram --json --latency-sample --prom
+			--prom-idle --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter --usage' -- "$cur"))
 	fi

@@ -159,6 +159,8 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 	batch_counters(v->out, values);
 	batch_latency_percentiles(v->out, dev, f->cumulative);
 	batch_iostat(v->out, dev, f->cumulative);
+	fprintf(v->out, " latency_sample=%" PRIu32 " latency_samples_dropped=%" PRIu64,
+		pmem_latency_sample(dev), pmem_value(&dev->latency_samples_dropped, f->cumulative));
 	fputc('\n', v->out);
 	if (v->histograms)
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++)

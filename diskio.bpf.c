@@ -61,6 +61,12 @@ const volatile bool rq_fallback_hooks = false;
  * submitter's context. */
 const volatile bool getrq_hook = false;
 
+/* Default mode (--latency-sample): 1 in latency_sample_every bios of
+ * bio-based disks has its latency measured, those whose hash is below
+ * latency_sample_cutoff (diskio.h).  0 when I/Os are tracked: every one is. */
+const volatile __u64 latency_sample_cutoff = 0;
+const volatile __u32 latency_sample_every = 0;
+
 /* --stacks: STACKS_KERNEL | STACKS_USER, 0 without.  Every stack path is
  * behind this constant, so the verifier drops it from the default mode. */
 const volatile __u32 stacks_mode = 0;
@@ -69,10 +75,9 @@ const volatile __u32 stacks_mode = 0;
 const volatile bool per_thread = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
- * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
- * block_bio_complete, so user space attaches it only then: recent kernels
- * (6.18) stamp no bio of a bio-based disk, and an unattached hook costs
- * nothing per I/O. */
+ * stamp (recent kernels, 6.18, stamp none).  block_bio_complete is attached
+ * when I/Os are tracked (-L, -T, -p, -c) or sampled (the default mode), and
+ * also once stamps are seen: then even without either it times them. */
 bool bio_stamps_seen = false;
 
 /* Stacked devices (dm, md) need block_bio_complete too, to forget their
@@ -83,7 +88,8 @@ bool stacked_tracked = false;
 
 /* Set by user space once every hook is attached.  An I/O that starts before
  * its completion hook is attached would hold its in-flight slot until the
- * address is used again, and be counted as a completion unseen. */
+ * address is used again, and be counted as a completion unseen (a latency
+ * sample, its slot). */
 bool inflight_armed = false;
 
 /* Per-CPU: the hot path adds without locked instructions; user space sums.
@@ -143,6 +149,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct inflight);
 } inflight SEC(".maps");
+
+/* The sampled bios of bio-based disks in flight (sample_bio_start()), each
+ * in the slot its number hashes to: one entry without sampling. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LATENCY_SAMPLE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct latency_sample);
+} latency_samples SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -632,24 +647,25 @@ static __always_inline void row_add(const struct row *row, __u64 *counter, __u64
 }
 
 /* A completion of class: its latency summed and in the histogram of map's
- * entry key (a disk's or a row's).  The I/O itself is counted in its row: a
- * full map loses the sample only, which user space sees as a histogram
- * short of the row's or disk's completions (then no percentiles). */
-static __always_inline bool add_latency(void *map, const void *key, __u32 class,
-					__u64 latency_ns)
+ * entry key (a disk's or a row's), which is returned.  The I/O itself is
+ * counted in its row: a full map (NULL) loses the sample only, which user
+ * space sees as a histogram short of the row's or disk's completions (then
+ * no percentiles). */
+static __always_inline struct dev_latency *add_latency(void *map, const void *key, __u32 class,
+						       __u64 latency_ns)
 {
 	static const struct dev_latency zero;
 	struct dev_latency *entry;
 
 	if (class >= IO_NR_CLASSES)
-		return false;
+		return NULL;
 	entry = lookup_or_try_init(map, key, &zero);
 	if (!entry)
-		return false;
+		return NULL;
 	__sync_fetch_and_add(&entry->latency_ns[class], latency_ns);
 	__sync_fetch_and_add(&entry->ios[class], 1);
 	__sync_fetch_and_add(&entry->slots[class][latency_slot(latency_ns)], 1);
-	return true;
+	return entry;
 }
 
 static __always_inline __u32 io_flags(__u32 opf)
@@ -742,7 +758,7 @@ static __always_inline __u64 arg_address(void *ctx, int n)
 {
 	__u64 pointer = ((__u64 *)ctx)[n];
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 address = 0;
+	__u64 address = 0, offset;
 
 	if (cpu < ADDRESS_SCRATCH_CPUS) {
 		struct address_scratch *scratch = &address_scratch[cpu & (ADDRESS_SCRATCH_CPUS - 1)];
@@ -758,7 +774,12 @@ static __always_inline __u64 arg_address(void *ctx, int n)
 		if (check == pointer)
 			return address;
 	}
-	bpf_probe_read_kernel(&address, sizeof(address), (__u64 *)ctx + n);
+	/* An opaque offset: given ctx + 8 in a register for the helper, the
+	 * compiler may load the argument through it too, which the verifier
+	 * refuses (a modified context pointer). */
+	offset = n * sizeof(__u64);
+	asm volatile("" : "+r"(offset));
+	bpf_probe_read_kernel(&address, sizeof(address), (char *)ctx + offset);
 	return address;
 }
 
@@ -1121,6 +1142,109 @@ static __always_inline void add_stack_request(void *ctx, const struct proc_dev_k
 		__sync_fetch_and_add(&counts->ios[class], 1);
 }
 
+/* ---- sampled latency of bio-based disks (diskio.h, latency_sampled()) ---- */
+
+/* A sample's slot is taken over when the bio in it was submitted this long
+ * ago: its completion was not seen (the kernel skipped the hook), or it is
+ * so slow that losing its sample does not matter. */
+#define LATENCY_SAMPLE_STALE_NS	(30ULL * 1000000000ULL)
+
+static char bio_origin;
+
+/*
+ * A number for a bio, the same at submission and at completion: its
+ * distance from a variable of this program.  The verifier lets a program
+ * loaded with CAP_PERFMON subtract one pointer from another, and forbids
+ * any other arithmetic on them: no helper call, unlike arg_address().
+ */
+static __always_inline __u64 bio_number(struct bio *bio)
+{
+	return (__u64)bio - (__u64)&bio_origin;
+}
+
+/* A chosen bio had no free slot: the sample is smaller, the I/O itself was
+ * counted.  Counted in the disk's latency entry (rare: not the hot path). */
+static __always_inline void sample_dropped(__u32 dev)
+{
+	static const struct dev_latency zero;
+	struct dev_latency *entry = lookup_or_try_init(&device_latency, &dev, &zero);
+
+	if (entry)
+		__sync_fetch_and_add(&entry->samples_dropped, 1);
+}
+
+/*
+ * A bio of a bio-based disk is submitted (default mode): if it is one of
+ * the 1 in latency_sample_every chosen, its submission time goes to its
+ * slot.  A bio the kernel stamps itself is measured exactly at completion
+ * instead.  An unchosen bio clears its slot if it holds this bio's number:
+ * left there by an earlier I/O of the same bio whose completion was not
+ * seen, it must not time this one.
+ */
+static __always_inline void sample_bio_start(struct bio *bio, __u32 dev, __u32 class)
+{
+	__u64 id, owner, now, stamp_mask;
+	struct latency_sample *slot;
+	__u32 index;
+
+	if (!latency_sample_cutoff || class >= IO_NR_CLASSES)
+		return;
+	id = bio_number(bio);
+	index = latency_sample_slot(id);
+	slot = bpf_map_lookup_elem(&latency_samples, &index);
+	if (!slot)
+		return;
+	if (!latency_sampled(id, bio->bi_iter.bi_sector, latency_sample_cutoff) ||
+	    !inflight_armed || bio_issue_ns(bio, &stamp_mask)) {
+		if (slot->bio == id)
+			__sync_val_compare_and_swap(&slot->bio, id, 0);
+		return;
+	}
+	now = bpf_ktime_get_ns();
+	owner = slot->bio;
+	if ((owner && owner != id && now - slot->start_ns < LATENCY_SAMPLE_STALE_NS) ||
+	    __sync_val_compare_and_swap(&slot->bio, owner, id) != owner) {
+		sample_dropped(dev);
+		return;
+	}
+	slot->start_ns = now;
+}
+
+/*
+ * A bio completes (default mode): if its number is in its slot, it was
+ * chosen, and its latency goes to its disk's histogram.  true when nothing
+ * more is to be done with the bio: the kernel stamps no bio (the only other
+ * use of the hook, I/Os not being tracked).  An unchosen bio costs a hash
+ * and one load; its disk is not even looked at.
+ */
+static __always_inline bool sample_bio_done(struct bio *bio)
+{
+	struct latency_sample *slot;
+	struct dev_latency *entry;
+	__u64 id, start_ns;
+	__u32 index, dev;
+
+	if (!latency_sample_cutoff)
+		return false;
+	id = bio_number(bio);
+	index = latency_sample_slot(id);
+	slot = bpf_map_lookup_elem(&latency_samples, &index);
+	if (!slot || slot->bio != id)
+		return !bio_stamps_seen;
+	start_ns = slot->start_ns;
+	/* Freed only after reading the start (a full barrier); lost to a
+	 * submission that took the slot over meanwhile. */
+	if (__sync_val_compare_and_swap(&slot->bio, id, 0) != id)
+		return !bio_stamps_seen;
+	/* Only bios of selected bio-based disks are chosen. */
+	dev = disk_dev(bio_disk(bio));
+	entry = add_latency(&device_latency, &dev, io_classify(bio->bi_opf),
+			    elapsed_since(bpf_ktime_get_ns(), start_ns, ~0ULL));
+	if (entry)
+		entry->sample_every = latency_sample_every;
+	return true;
+}
+
 SEC("tp_btf/block_bio_queue")
 int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
@@ -1163,6 +1287,8 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		add_stack_bio(ctx, &key, class, bytes, bio_based, (__u64)bio);
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
+	if (bio_based && !track_inflight)
+		sample_bio_start(bio, key.dev, class);
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
 		remember_inflight(arg_address(ctx, 0), &key, bpf_ktime_get_ns(),
 				  bio->bi_iter.bi_sector, bytes, opf);
@@ -1221,6 +1347,8 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 		bio_id = arg_address(ctx, 1);
 	if (stacked)
 		forget_stacked_bio(bio_id);
+	if (sample_bio_done(bio))
+		return 0;
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
@@ -1228,8 +1356,8 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 		complete_tracked(ctx, bio_id, dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
-	/* Without -L the latency of a bio-based disk needs the kernel's own
-	 * stamp, which most queues do not keep: check it first, it is cheap. */
+	/* Without -L the exact latency of a bio-based disk needs the kernel's
+	 * own stamp, which most queues do not keep: check it first, it is cheap. */
 	start_ns = bio_issue_ns(bio, &stamp_mask);
 	if (!start_ns || !dev_selected(dev))
 		return 0;

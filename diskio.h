@@ -35,6 +35,9 @@
 #define BIO_STACKS_ENTRIES	8192	/* blk-mq bios queued, their request not started */
 #define STACKED_BIOS_ENTRIES	16384	/* bios dm or md sent to a disk below, in flight */
 #define THREAD_GROUPS_ENTRIES	16384	/* -t: threads with rows, their thread group */
+/* Default mode: the sampled bios in flight (latency_samples), a power of two */
+#define LATENCY_SAMPLE_SLOTS	4096
+#define LATENCY_SAMPLE_SLOT_BITS	12
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
@@ -159,6 +162,58 @@ struct dev_latency {
 	__u64 latency_ns[IO_NR_CLASSES];
 	__u64 ios[IO_NR_CLASSES];
 	__u64 slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	/* A bio-based disk's entry in the default mode: 1 in how many of its
+	 * bios were measured (0: every I/O), and how many chosen bios were not,
+	 * for want of a free slot in latency_samples. */
+	__u64 sample_every;
+	__u64 samples_dropped;
+};
+
+/*
+ * Default mode, bio-based disks (no request, so no start time of the
+ * kernel's): the latency of 1 in N bios.  A bio is chosen by a hash of its
+ * number (its address, or any number that stays the same while it is in
+ * flight) and of its first sector at submission, so that a bio used again
+ * for the next I/O (a synchronous direct read builds its bio on the
+ * submitter's stack: the same address every time) is not always chosen or
+ * always passed over.  Its submission time waits in the slot of
+ * latency_samples that its number alone hashes to, which is how the
+ * completion knows it was chosen: an unchosen bio costs a hash and one load
+ * at each hook, no helper call and no hash map operation.
+ */
+#define DISKIO_GOLDEN_RATIO_64	0x9E3779B97F4A7C15ULL	/* 2^64 / phi: Fibonacci hashing */
+
+/* Chosen when the hash is below this: ceil(2^32 / every), every >= 1. */
+static inline __u64 latency_sample_threshold(__u32 every)
+{
+	return every ? ((1ULL << 32) + every - 1) / every : 0;
+}
+
+/* 32 bits of (bio, sector) spread evenly: consecutive or strided bios and
+ * sectors land far apart. */
+static __always_inline __u32 latency_sample_hash(__u64 bio, __u64 sector)
+{
+	return (__u32)(((bio ^ (sector * DISKIO_GOLDEN_RATIO_64)) * DISKIO_GOLDEN_RATIO_64) >> 32);
+}
+
+static __always_inline bool latency_sampled(__u64 bio, __u64 sector, __u64 threshold)
+{
+	return latency_sample_hash(bio, sector) < threshold;
+}
+
+/* The slot of latency_samples a bio's start waits in: its number alone,
+ * the one thing the completion hook knows of it as it was at submission. */
+static __always_inline __u32 latency_sample_slot(__u64 bio)
+{
+	return (__u32)((bio * DISKIO_GOLDEN_RATIO_64) >> (64 - LATENCY_SAMPLE_SLOT_BITS)) &
+	       (LATENCY_SAMPLE_SLOTS - 1);
+}
+
+/* A chosen bio in flight: its number (0: the slot is free) and when it
+ * was submitted. */
+struct latency_sample {
+	__u64 bio;
+	__u64 start_ns;
 };
 
 /* What is remembered about an I/O between submission and completion, keyed by

@@ -55,6 +55,8 @@ bool sort_key_ascending(enum sort_key key);
 struct latency_counts {
 	uint64_t latency_ns[IO_NR_CLASSES], ios[IO_NR_CLASSES];
 	uint64_t slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	uint64_t sample_every;		/* a disk's: as the kernel has it, not a count */
+	uint64_t samples_dropped;
 };
 
 /* A row's latency when I/Os are tracked: the kernel's running counts per

@@ -83,6 +83,7 @@ enum {
 	OPT_STACKS_TOP,
 	OPT_FOLDED,
 	OPT_DEBUG_DIR,
+	OPT_LATENCY_SAMPLE,
 };
 
 static const struct argp_option option_table[] = {
@@ -92,6 +93,8 @@ static const struct argp_option option_table[] = {
 	{ "sort", 's', "SORT", 0, NULL, 0 },	/* its text: sort_keys_text() */
 	{ "accumulated", 'a', NULL, 0, "Show totals since start, not per interval", 0 },
 	{ "latency", 'L', NULL, 0, "Per-process average latency (costs more per I/O)", 0 },
+	{ "latency-sample", OPT_LATENCY_SAMPLE, "N", 0,
+	  "Time 1 in N bios of bio-based disks (zram, dm, md; default 16)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
 	{ "pid", 'p', "PID", 0, "Only this process (repeatable, up to 16)", 0 },
 	{ "comm", 'c', "COMM", 0, "Only processes named COMM (exact, up to 15 bytes)", 0 },
@@ -151,6 +154,7 @@ struct parse_state {
 	bool sort_given;	/* -s, even -s bytes */
 	bool prom_rows_given, prom_idle_given;
 	bool stacks_mem_given, stacks_top_given;
+	bool latency_sample_given;
 };
 
 /* --quiet shows nothing: options about what is shown would change nothing. */
@@ -238,6 +242,13 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 				return EINVAL;
 			}
 		}
+	}
+	if (ps->latency_sample_given && (opts->per_process_latency || opts->trace ||
+					  opts->nr_pids || opts->filter_comm || opts->nr_cgroups)) {
+		argp_error(state, "--latency-sample has no effect with %s: it times every I/O",
+			   opts->per_process_latency ? "-L" : opts->trace ? "-T" :
+			   opts->nr_pids ? "-p" : opts->filter_comm ? "-c" : "--cgroup");
+		return EINVAL;
 	}
 	if (opts->trace && opts->stacks) {
 		argp_error(state, "--stacks has no effect with -T (trace mode): it keeps no rows");
@@ -429,6 +440,15 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case 'T':
 		opts->trace = true;
+		break;
+	case OPT_LATENCY_SAMPLE:
+		if (parse_uint(arg, 1, MAX_LATENCY_SAMPLE, &value)) {
+			argp_error(state, "invalid --latency-sample '%s': 1 in N bios, N a whole "
+				   "number from 1 (every bio) to %d", arg, MAX_LATENCY_SAMPLE);
+			return EINVAL;
+		}
+		opts->latency_sample = value;
+		ps->latency_sample_given = true;
 		break;
 	case 'p':
 		if (parse_uint(arg, 1, PID_MAX_LIMIT, &value)) {
@@ -662,6 +682,7 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->crash_interval_s = 3600;
 	opts->prom_rows = PROM_DEFAULT_ROWS;
 	opts->prom_idle_s = PROM_DEFAULT_IDLE_S;
+	opts->latency_sample = DEFAULT_LATENCY_SAMPLE;
 	opts->stacks_mem = DEFAULT_STACKS_MEM;
 	opts->stacks_top = DEFAULT_STACKS_TOP;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):

@@ -31,6 +31,7 @@ struct options {
 	enum sort_key sort;
 	bool cumulative;	/* -a */
 	bool per_process_latency;	/* -L */
+	uint32_t latency_sample;	/* --latency-sample: 1 in N bios of bio-based disks timed */
 	bool trace;		/* -T */
 	uint32_t pids[MAX_FILTER_PIDS];
 	uint32_t nr_pids;
@@ -61,6 +62,10 @@ struct options {
 	const char *debug_dir;		/* --debug-dir DIR, NULL without */
 };
 
+/* doc/performance.md says why: the cost per I/O against the samples a
+ * percentile needs. */
+#define DEFAULT_LATENCY_SAMPLE	16
+#define MAX_LATENCY_SAMPLE	65536
 #define DEFAULT_STACKS_MEM	(16ULL << 20)
 #define DEFAULT_STACKS_TOP	5
 
@@ -68,7 +73,8 @@ struct options {
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
  * modes that exclude each other (--json with -b) or options that would have
  * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom, --stacks with
- * -T; -C with -b or --json; -s latency without -L; -s pid or comm with --by
+ * -T; --latency-sample with -L, -T, -p, -c or --cgroup (their I/Os are all
+ * timed); -C with -b or --json; -s latency without -L; -s pid or comm with --by
  * cgroup; --prom-rows, --prom-idle, --prom-label without --prom; --stacks-mem, --stacks-top,
  * --folded, --debug-dir without --stacks (--debug-dir: without user stacks); -b, --json, -C, -a, -r, -s, --histogram with
  * --quiet; --quiet with neither --prom nor --state).

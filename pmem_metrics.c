@@ -118,6 +118,22 @@ void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned 
 	m->aggregate.latency_slots[op][slot].total += n;
 }
 
+void pmem_note_latency_sample(struct pmem_metrics *m, struct pmem_device *dev, uint64_t every,
+			      uint64_t dropped)
+{
+	if (!dev)
+		return;
+	if (every && every <= UINT32_MAX)
+		dev->latency_sample = (uint32_t)every;
+	dev->latency_samples_dropped.total += dropped;
+	m->aggregate.latency_samples_dropped.total += dropped;
+}
+
+uint32_t pmem_latency_sample(const struct pmem_device *dev)
+{
+	return dev->latency_sample ? dev->latency_sample : 1;
+}
+
 void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumulative,
 		       struct latency_hist *hist)
 {
@@ -166,6 +182,8 @@ static void pmem_device_flush(struct pmem_device *dev)
 
 			c->delta = counter_delta(&c->at_flush, c->total);
 		}
+	dev->latency_samples_dropped.delta = counter_delta(&dev->latency_samples_dropped.at_flush,
+							   dev->latency_samples_dropped.total);
 }
 
 void pmem_flush(struct pmem_metrics *m)
@@ -307,6 +325,11 @@ static void write_device_object(struct jsonw *w, const char *key, const struct p
 	else
 		jsonw_null(w, "avg_latency_us");
 	write_latency_object(w, d, cumulative);
+	if (iostat) {	/* a device's, not the total's */
+		jsonw_u64(w, "latency_sample", pmem_latency_sample(d));
+		jsonw_u64(w, "latency_samples_dropped",
+			  pmem_value(&d->latency_samples_dropped, cumulative));
+	}
 	if (histograms)
 		write_histogram_object(w, d, cumulative);
 	if (iostat) {

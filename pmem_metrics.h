@@ -75,6 +75,10 @@ struct pmem_device {
 	 * slot (latency_hist.h) */
 	struct pmem_counter op_latency_ns[IO_NR_CLASSES], op_latency_ios[IO_NR_CLASSES];
 	struct pmem_counter latency_slots[IO_NR_CLASSES][LATENCY_SLOTS];
+	/* A bio-based disk's latency is that of 1 in latency_sample of its
+	 * bios (0: of every I/O); chosen bios not measured, for want of room. */
+	uint32_t latency_sample;
+	struct pmem_counter latency_samples_dropped;
 	/* /proc/diskstats' figures by iostat -x's rules (diskstats.h), over
 	 * the interval [0] and since diskio started [1]; has_iostat false
 	 * when the kernel lists no such device. */
@@ -140,6 +144,15 @@ void pmem_add_op_latency(struct pmem_metrics *m, struct pmem_device *dev, unsign
  * ignored, like a NULL dev. */
 void pmem_add_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
 		      unsigned int slot, uint64_t n);
+
+/* The kernel measured dev's latency on 1 in every of its bios (0: on every
+ * I/O, which leaves what was known) and could not measure dropped of those
+ * it chose; dropped is added to the aggregate too. */
+void pmem_note_latency_sample(struct pmem_metrics *m, struct pmem_device *dev, uint64_t every,
+			      uint64_t dropped);
+
+/* 1 in how many of dev's I/Os its latency figures come from (1: all). */
+uint32_t pmem_latency_sample(const struct pmem_device *dev);
 
 /* dev's latency histogram of operation op: this interval's, or since start. */
 void pmem_latency_hist(const struct pmem_device *dev, unsigned int op, bool cumulative,

@@ -494,6 +494,9 @@ static bool latency_change(struct latency_counts *seen, const struct dev_latency
 			changed |= change->slots[op][k] != 0;
 		}
 	}
+	change->sample_every = now->sample_every;
+	change->samples_dropped = counter_delta(&seen->samples_dropped, now->samples_dropped);
+	changed |= change->samples_dropped != 0;
 	return changed;
 }
 
@@ -511,6 +514,8 @@ static void add_device_latency(struct tally *t, struct pmem_device *metrics,
 		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
 			pmem_add_latency(&t->devices, metrics, op, k, change->slots[op][k]);
 	}
+	pmem_note_latency_sample(&t->devices, metrics, change->sample_every,
+				 change->samples_dropped);
 }
 
 /* Each device's latency, per operation, as the kernel keeps it when I/Os

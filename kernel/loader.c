@@ -61,6 +61,8 @@ int loader_plan(struct loader *l, const struct options *opts)
 			 !env_flag("DISKIO_FORCE_PERF_BUFFER");
 	l->track_inflight = opts->per_process_latency || opts->trace || opts->nr_pids ||
 			    opts->filter_comm || opts->nr_cgroups;
+	/* Tracked I/Os are all timed; trace mode keeps no histograms. */
+	l->latency_sample_every = l->track_inflight ? 0 : opts->latency_sample;
 	return 0;
 }
 
@@ -162,6 +164,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	struct map_needs needs = {
 		.rows = !opts->trace,
 		.track_inflight = l->track_inflight,
+		.latency_samples = l->latency_sample_every != 0,
 		.owners = l->owners_used,
 		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
 		.stacks = opts->stacks != 0,
@@ -187,6 +190,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
 	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
 	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
+	bpf_map__set_max_entries(skel->maps.latency_samples, plan->latency_sample_slots);
 	bpf_map__set_max_entries(skel->maps.owners, plan->owners_entries);
 	bpf_map__set_max_entries(skel->maps.crashed_groups, plan->crashed_groups_entries);
 	bpf_map__set_max_entries(skel->maps.stack_traces, plan->stack_traces_entries);
@@ -208,6 +212,8 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	set_filters(skel, opts, filters);
 	choose_dirty_hook(l, hooks);
 	skel->rodata->track_inflight = l->track_inflight;
+	skel->rodata->latency_sample_every = l->latency_sample_every;
+	skel->rodata->latency_sample_cutoff = latency_sample_threshold(l->latency_sample_every);
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
@@ -218,8 +224,9 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	size_maps(l, hooks);
 }
 
-/* block_bio_complete is needed for -L and -T, and for the latency of
- * bio-based disks once the kernel has been seen stamping their bios. */
+/* block_bio_complete is needed for -L and -T, for the sampled latency of
+ * bio-based disks, and for their exact latency once the kernel has been
+ * seen stamping their bios. */
 static int attach_bio_complete(struct loader *l)
 {
 	struct diskio_bpf *skel = l->skel;
@@ -227,7 +234,8 @@ static int attach_bio_complete(struct loader *l)
 	bool stacked = !l->opts->trace && (l->stacked_devices || skel->bss->remaps_seen);
 
 	if (!skel->links.handle_bio_complete && !l->bio_complete_failed &&
-	    (l->track_inflight || skel->bss->bio_stamps_seen || stacked)) {
+	    (l->track_inflight || l->latency_sample_every || skel->bss->bio_stamps_seen ||
+	     stacked)) {
 		skel->links.handle_bio_complete =
 			bpf_program__attach(skel->progs.handle_bio_complete);
 		if (!skel->links.handle_bio_complete) {

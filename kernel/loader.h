@@ -36,6 +36,7 @@ struct loader {
 	int nr_cpus;
 	bool use_ringbuf;
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
+	uint32_t latency_sample_every;	/* bio-based disks: 1 in N bios timed; 0: none */
 	bool owners_used;		/* writeback is charged to its dirtier */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
 	bool stacked_devices;		/* at start, some device had holders (dm, md) */

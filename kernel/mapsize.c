@@ -57,6 +57,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 				    ROW_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
 	plan->inflight_buckets = needs->track_inflight ? INFLIGHT_BUCKETS : 1;
+	plan->latency_sample_slots = needs->latency_samples ? LATENCY_SAMPLE_SLOTS : 1;
 	plan->owners_entries = needs->owners ? OWNERS_ENTRIES : 1;
 	plan->crashed_groups_entries = needs->legacy_exit_hook ? CRASHED_GROUPS_ENTRIES : 1;
 	plan->stack_traces_entries = needs->stacks ? STACK_TRACES_ENTRIES : 1;
@@ -136,6 +137,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += array_map_bytes(plan->inflight_buckets, sizeof(struct inflight_bucket), false,
 				 nr_cpus);
 	bytes += array_map_bytes(plan->inflight_slots, sizeof(struct inflight), false, nr_cpus);
+	bytes += array_map_bytes(plan->latency_sample_slots, sizeof(struct latency_sample), false,
+				 nr_cpus);
 	bytes += array_map_bytes(LOST_NR_CAUSES, sizeof(__u64), true, nr_cpus);
 	bytes += hash_map_bytes(plan->owners_entries, sizeof(struct inode_key),
 				sizeof(struct write_owner), false, false, nr_cpus);

@@ -26,6 +26,7 @@ struct map_plan {
 	uint32_t row_latency_entries;
 	uint32_t inflight_slots;	/* inflight: what is kept of each I/O */
 	uint32_t inflight_buckets;	/* inflight_ids: their ids */
+	uint32_t latency_sample_slots;	/* latency_samples */
 	uint32_t owners_entries;
 	uint32_t crashed_groups_entries;
 	uint32_t stack_traces_entries;	/* --stacks: stack_traces, stack_counts, */
@@ -42,6 +43,7 @@ struct map_plan {
 struct map_needs {
 	bool rows;			/* not -T */
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
+	bool latency_samples;		/* bio-based disks' latency sampled (default mode) */
 	bool owners;			/* writeback charged to its dirtier */
 	bool legacy_exit_hook;		/* crashed_groups is used */
 	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */

@@ -615,6 +615,29 @@ static void render_histogram(FILE *out, const struct prom_totals *p,
 	fprintf(out, "%" PRIu64 "\n", cumulative);
 }
 
+/* What part of a device's I/Os its histogram holds: 1 (every I/O), or
+ * 1/N on a bio-based disk whose bios are sampled (--latency-sample N). */
+static void render_latency_sample(FILE *out, const struct prom_totals *p,
+				  const struct pmem_metrics *devices)
+{
+	struct device_label label;
+
+	family(out, "diskio_latency_sample_ratio", "gauge",
+	       "Fraction of the device's I/Os whose latency diskio_io_latency_seconds holds.");
+	for (size_t d = 0; d < devices->count; d++) {
+		sample(out, p, "diskio_latency_sample_ratio", "device=\"%s\"",
+		       device_label(&devices->devices[d], &label));
+		fprintf(out, "%.9g\n", 1.0 / pmem_latency_sample(&devices->devices[d]));
+	}
+	family(out, "diskio_latency_samples_dropped_total", "counter",
+	       "Bios chosen for a latency sample but not timed: no free slot in the kernel.");
+	for (size_t d = 0; d < devices->count; d++) {
+		sample(out, p, "diskio_latency_samples_dropped_total", "device=\"%s\"",
+		       device_label(&devices->devices[d], &label));
+		fprintf(out, "%" PRIu64 "\n", devices->devices[d].latency_samples_dropped.total);
+	}
+}
+
 static void render_devices(FILE *out, const struct prom_totals *p,
 			   const struct pmem_metrics *devices)
 {
@@ -628,6 +651,7 @@ static void render_devices(FILE *out, const struct prom_totals *p,
 	for (size_t d = 0; d < devices->count; d++)
 		for (int op = 0; op < IO_NR_CLASSES; op++)
 			render_histogram(out, p, &devices->devices[d], op);
+	render_latency_sample(out, p, devices);
 }
 
 static void render_lost(FILE *out, const struct prom_totals *p)

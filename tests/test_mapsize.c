@@ -44,6 +44,7 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 	cr_assert_eq(sizeof(struct write_owner), 48);
 	cr_assert_eq(sizeof(struct inflight), 64);
 	cr_assert_eq(sizeof(struct inflight_bucket), 64);
+	cr_assert_eq(sizeof(struct latency_sample), 16);
 }
 
 Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
@@ -59,7 +60,7 @@ Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 }
 
 static const struct map_needs default_mode = {
-	.rows = true, .owners = true, .ringbuf_bytes = 1 << 20,
+	.rows = true, .latency_samples = true, .owners = true, .ringbuf_bytes = 1 << 20,
 };
 static const struct map_needs latency_mode = {
 	.rows = true, .track_inflight = true, .owners = true, .ringbuf_bytes = 1 << 20,
@@ -108,6 +109,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES);
 	cr_assert_eq(plan.row_latency_entries, 1);
 	cr_assert_eq(plan.inflight_slots, 1);
+	cr_assert_eq(plan.latency_sample_slots, LATENCY_SAMPLE_SLOTS);
 	cr_assert_eq(plan.owners_entries, OWNERS_ENTRIES);
 	cr_assert_eq(plan.crashed_groups_entries, 1);
 	cr_assert_eq(plan.perf_pages_per_cpu, 0);
@@ -116,6 +118,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.inflight_slots, INFLIGHT_SLOTS);
 	cr_assert_eq(plan.device_latency_entries, 1, "a disk's latency is its rows'");
 	cr_assert_eq(plan.row_latency_entries, ROW_LATENCY_ENTRIES);
+	cr_assert_eq(plan.latency_sample_slots, 1, "every tracked I/O is timed");
 
 	map_plan_for(&trace_mode, 2, &plan);
 	cr_assert_eq(plan.stats_entries, 1);

@@ -1261,3 +1261,53 @@ Test(options_docs, the_completion_offers_the_codes_sort_keys_and_stacks)
 		expect_ok(&r);
 	}
 }
+
+/* --latency-sample: 1 in N bios of bio-based disks; default 16. */
+Test(options_good, latency_sample_default_and_given)
+{
+	struct run r;
+
+	run_parse_none(&r);
+	expect_ok(&r);
+	cr_assert_eq(r.opts.latency_sample, DEFAULT_LATENCY_SAMPLE);
+	cr_assert_eq(DEFAULT_LATENCY_SAMPLE, 16);
+	PARSE(&r, "--latency-sample", "1");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.latency_sample, 1);
+	PARSE(&r, "--latency-sample=65536", "-D", "zram0");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.latency_sample, 65536);
+}
+
+Test(options_bad, latency_sample_out_of_range_or_not_a_number)
+{
+	static const char *const bad[] = { "0", "65537", "-1", "16x", "", " 16", "1.5" };
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--latency-sample", bad[i], NULL };
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "invalid --latency-sample");
+	}
+}
+
+/* Modes that time every I/O: a sample rate would change nothing. */
+Test(options_bad, latency_sample_with_modes_that_time_every_io)
+{
+	static const char *const modes[][3] = {
+		{ "-L", NULL }, { "-T", NULL }, { "-p", "1" }, { "-c", "fio" },
+		{ "--cgroup", "/system.slice" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		const char *args[] = { "--latency-sample", "4", modes[i][0], modes[i][1], NULL };
+		char mention[64];
+
+		run_parse(&r, args);
+		snprintf(mention, sizeof(mention), "--latency-sample has no effect with %s",
+			 modes[i][0]);
+		expect_usage_error(&r, mention);
+	}
+}

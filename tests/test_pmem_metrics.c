@@ -733,13 +733,15 @@ Test(latency, average_value_in_microseconds)
 
 /* A device object's layers when sysfs knows none (devlayers.h). */
 #define NO_LAYERS ",\"below\":[],\"dm_name\":null"
+/* A device's own keys after its latency (not the total's): every I/O timed. */
+#define EVERY_IO_TIMED ",\"latency_sample\":1,\"latency_samples_dropped\":0"
 
 /* What a device with nothing counted looks like. */
 #define ZERO_COUNTS "{\"read_bytes\":0,\"write_bytes\":0,\"discard_bytes\":0," \
 	"\"read_ios\":0,\"write_ios\":0,\"discard_ios\":0,\"flushes\":0," \
 	"\"avg_latency_us\":null" NO_LATENCY
 #define ZERO_OBJECT ZERO_COUNTS "}"
-#define ZERO_DEVICE ZERO_COUNTS NO_LAYERS "}"
+#define ZERO_DEVICE ZERO_COUNTS EVERY_IO_TIMED NO_LAYERS "}"
 
 Test(json, empty_registry)
 {
@@ -788,7 +790,7 @@ static void append_object(char **cursor, size_t *left, const uint64_t *v,
 	       ",\"discard_bytes\":%" PRIu64 ",\"read_ios\":%" PRIu64
 	       ",\"write_ios\":%" PRIu64 ",\"discard_ios\":%" PRIu64
 	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s" NO_LATENCY "%s}",
-	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg, device ? NO_LAYERS : "");
+	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg, device ? EVERY_IO_TIMED NO_LAYERS : "");
 }
 
 Test(json, twenty_devices_in_order_with_exact_values)
@@ -910,7 +912,7 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY NO_LAYERS "}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY EVERY_IO_TIMED NO_LAYERS "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
 		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY "}");
@@ -921,7 +923,7 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY NO_LAYERS "}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY EVERY_IO_TIMED NO_LAYERS "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
 		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY "}");

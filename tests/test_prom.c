@@ -570,6 +570,29 @@ Test(prom_devices, counters_and_cumulative_histogram)
 	cr_assert_eq(buckets, LATENCY_SLOTS - 1);
 	cr_assert_eq(count_lines(text, "diskio_io_latency_seconds_bucket{device=\"nvme0n1\",op=\"write\""),
 		     LATENCY_SLOTS);
+	cr_assert(strstr(text, "diskio_latency_sample_ratio{device=\"nvme0n1\"} 1\n"),
+		  "a blk-mq disk's every request is timed");
+	free(text);
+	fx_free(f);
+}
+
+/* A bio-based disk timed 1 in 16 bios: its histogram holds 1/16 of its I/Os. */
+Test(prom_devices, latency_sample_ratio_and_drops)
+{
+	struct fx *f = fx_new(0, 0);
+	struct pmem_device *dev = pmem_device_get(&f->pm, "zram1");
+	char *text;
+
+	pmem_add_latency(&f->pm, dev, IO_READ, 10, 3);
+	pmem_note_latency_sample(&f->pm, dev, 16, 4);
+	pmem_flush(&f->pm);
+	text = render(f);
+	check_exposition(text);
+	cr_assert(strstr(text, "# TYPE diskio_latency_sample_ratio gauge\n"), "%s", text);
+	cr_assert(strstr(text, "diskio_latency_sample_ratio{device=\"zram1\"} 0.0625\n"), "%s",
+		  text);
+	cr_assert(strstr(text, "# TYPE diskio_latency_samples_dropped_total counter\n"));
+	cr_assert_eq(sample(text, "diskio_latency_samples_dropped_total{device=\"zram1\"}"), 4);
 	free(text);
 	fx_free(f);
 }

@@ -442,6 +442,13 @@ Test(render_batch, cumulative_shows_totals)
 	fx_free(f);
 }
 
+static bool str_ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && !strcmp(s + n - m, end);
+}
+
 Test(render_batch, other_lines_start_with_hash)
 {
 	struct fx *f = fx_new();
@@ -449,10 +456,15 @@ Test(render_batch, other_lines_start_with_hash)
 	size_t len, n, hash = 0, data = 0;
 	bool header = false, vda = false, zram = false, crash = false;
 
+	struct pmem_device *zram0 = pmem_device_get(&f->pm, "zram0");
+
 	add_row(f, 1, "dd", 2, "vda", 4096, 8192, 0);
 	add_row(f, 2, "cp", 2, "zram0", 4096, 8192, 0);
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		f->frame.lost[i] = i + 1;
+	/* zram0's latency is that of 1 in 16 bios; 2 chosen found no slot. */
+	zram0->latency_sample = 16;
+	zram0->latency_samples_dropped = (struct pmem_counter){ .total = 2, .delta = 2 };
 	out = render_to_string(render_batch, &f->frame, &len);
 	n = split_lines(out, len, lines, 64);
 	for (size_t i = 0; i < n; i++) {
@@ -482,10 +494,15 @@ Test(render_batch, other_lines_start_with_hash)
 			vda = true;
 			cr_assert(strstr(l, " write_ios=16"), "%s", l);
 			cr_assert(strstr(l, " avg_latency_us=52.1"), "%s", l);
+			cr_assert(str_ends_with(l, " latency_sample=1 latency_samples_dropped=0"
+						   " below=- dm_name=-"),
+				  "every I/O timed, the last fields: %s", l);
 		} else if (!strncmp(l, "# device zram0 ", 15)) {
 			zram = true;
 			cr_assert(strstr(l, " discard_bytes=65536"), "%s", l);
 			cr_assert(strstr(l, " avg_latency_us=-"), "%s", l);
+			cr_assert(str_ends_with(l, " latency_sample=16 latency_samples_dropped=2 below=- dm_name=-"),
+				  "%s", l);
 		} else if (!strncmp(l, "# crash ", 8)) {
 			crash = true;
 			cr_assert(strstr(l, " interval_s=3600"), "%s", l);

@@ -979,6 +979,43 @@ Test(devices, latency_histograms_per_interval_and_operation)
 	tally_free(&t);
 }
 
+/* A bio-based disk's entry says 1 in how many bios it timed and how many
+ * chosen ones found no slot: the rate is shown as the kernel has it (a disk
+ * without it timed every I/O), the drops per interval and since start. */
+Test(devices, latency_sample_rate_and_drops_per_disk)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	const struct pmem_device *a, *b;
+	struct snap sp;
+	struct frame f;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_latency(&sp, DEV_A, 16000, 8);
+	sp.latency[0].latency.sample_every = 16;
+	sp.latency[0].latency.samples_dropped = 3;
+	snap_latency(&sp, DEV_B, 4000, 2);
+	step(&t, &sp, 1, false, &f);
+	a = find_device(f.devices, NAME_A);
+	b = find_device(f.devices, NAME_B);
+	cr_assert_eq(pmem_latency_sample(a), 16);
+	cr_assert_eq(pmem_value(&a->latency_samples_dropped, false), 3);
+	cr_assert_eq(pmem_latency_sample(b), 1, "every I/O timed");
+	cr_assert_eq(pmem_value(&b->latency_samples_dropped, false), 0);
+	tally_close_interval(&t);
+
+	/* Only drops changed: still a change of the disk's entry. */
+	sp.latency[0].latency.samples_dropped = 5;
+	step(&t, &sp, 2, false, &f);
+	a = find_device(f.devices, NAME_A);
+	cr_assert_eq(pmem_value(&a->latency_samples_dropped, false), 2, "this interval's");
+	cr_assert_eq(pmem_value(&a->latency_samples_dropped, true), 5, "since start");
+	cr_assert_eq(pmem_value(&f.devices->aggregate.latency_samples_dropped, false), 2);
+	cr_assert_eq(pmem_latency_sample(a), 16);
+	tally_free(&t);
+}
+
 /* ======================================================================
  * 5. Restarted kernel entries, forgotten rows, reused keys
  * ====================================================================== */

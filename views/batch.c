@@ -159,6 +159,8 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 	batch_counters(v->out, values);
 	batch_latency_percentiles(v->out, dev, f->cumulative);
 	batch_iostat(v->out, dev, f->cumulative);
+	fprintf(v->out, " latency_sample=%" PRIu32 " latency_samples_dropped=%" PRIu64,
+		pmem_latency_sample(dev), pmem_value(&dev->latency_samples_dropped, f->cumulative));
 	fputs(" below=", v->out);
 	if (dev->layers.below[0])
 		fputs(dev->layers.below, v->out);	/* kernel names: no space, no '/' */

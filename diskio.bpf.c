@@ -80,10 +80,8 @@ const volatile bool per_thread = false;
  * also once stamps are seen: then even without either it times them. */
 bool bio_stamps_seen = false;
 
-/* Stacked devices (dm, md) need block_bio_complete too, to forget their
- * bios: user space attaches it when sysfs shows a device with holders, or
- * once a remap was seen here, then sets stacked_tracked. */
-bool remaps_seen = false;
+/* Stacked devices (dm, md) need block_bio_complete, to forget their bios:
+ * user space sets this once it is attached (at start, unless -T). */
 bool stacked_tracked = false;
 
 /* Set by user space once every hook is attached.  An I/O that starts before
@@ -1320,10 +1318,8 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 	bdev = bio->bi_bdev;
 	if (!bdev || bdev->bd_dev == dev)
 		return 0;
-	if (!stacked_tracked) {
-		remaps_seen = true;
+	if (!stacked_tracked)
 		return 0;
-	}
 	stacked.lower = disk_dev(bdev->bd_disk);
 	err = bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_NOEXIST);
 	if (!err)

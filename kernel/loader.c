@@ -4,9 +4,7 @@
  * kernel and run, loaded, attached; its maps read and pruned.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,13 +223,13 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 }
 
 /* block_bio_complete is needed for -L and -T, for the sampled latency of
- * bio-based disks, and for their exact latency once the kernel has been
- * seen stamping their bios. */
+ * bio-based disks and their exact latency once the kernel has been seen
+ * stamping their bios, and with rows (not -T) to forget the bios dm and md
+ * sent to the disks below. */
 static int attach_bio_complete(struct loader *l)
 {
 	struct diskio_bpf *skel = l->skel;
-
-	bool stacked = !l->opts->trace && (l->stacked_devices || skel->bss->remaps_seen);
+	bool stacked = !l->opts->trace;
 
 	if (!skel->links.handle_bio_complete && !l->bio_complete_failed &&
 	    (l->track_inflight || l->latency_sample_every || skel->bss->bio_stamps_seen ||
@@ -248,36 +246,6 @@ static int attach_bio_complete(struct loader *l)
 	return 0;
 }
 
-/* Whether some block device has holders (dm, md, bcache above it). */
-static bool any_holders(const char *sysfs_root)
-{
-	char path[PATH_MAX];
-	struct dirent *disk;
-	bool found = false;
-	DIR *block;
-
-	snprintf(path, sizeof(path), "%s/block", sysfs_root);
-	block = opendir(path);
-	if (!block)
-		return false;
-	while (!found && (disk = readdir(block))) {
-		struct dirent *holder;
-		DIR *holders;
-
-		if (disk->d_name[0] == '.' ||
-		    snprintf(path, sizeof(path), "%s/block/%s/holders", sysfs_root,
-			     disk->d_name) >= (int)sizeof(path))
-			continue;
-		holders = opendir(path);
-		if (!holders)
-			continue;
-		while (!found && (holder = readdir(holders)))
-			found = holder->d_name[0] != '.';
-		closedir(holders);
-	}
-	closedir(block);
-	return found;
-}
 
 
 //----
@@ -307,7 +275,6 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		return -1;
 	}
 	err = diskio_bpf__attach(l->skel);
-	l->stacked_devices = any_holders("/sys");
 	if (!err)
 		err = attach_bio_complete(l);
 	if (err) {

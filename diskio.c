@@ -301,6 +301,7 @@ static int start_tally(struct run *run, const char *cgroup_mount)
 		.cgroup_mount = cgroup_mount[0] ? cgroup_mount : NULL,
 		.crash_interval_ns = opts->crash_interval_s * 1000000000ULL,
 		.sysfs_root = "/sys",
+		.proc_root = "/proc",
 		.diskstats_path = "/proc/diskstats",
 		.process_alive = process_alive,
 		.warn = stderr,

@@ -53,6 +53,10 @@ struct proc_io {
 	res_key comm_name;
 	res_key device_name;
 	res_key cgroup_name;			/* its path; 0: no cgroup2 */
+	/* The device above whose I/O this row carried out on a disk below
+	 * (a loop device's worker, dm or md): counted on its disk, not again
+	 * in the totals.  0: the row's own I/O. */
+	res_key serves_name;
 	uint64_t seen[PMEM_NR_COUNTERS];	/* last values read from the kernel */
 	uint64_t delta[PMEM_NR_COUNTERS];	/* change in the current interval */
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */

@@ -4,7 +4,9 @@
  * kernel and run, loaded, attached; its maps read and pruned.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,14 +221,51 @@ static int attach_bio_complete(struct loader *l)
 {
 	struct diskio_bpf *skel = l->skel;
 
-	if (skel->links.handle_bio_complete || l->bio_complete_failed ||
-	    !(l->track_inflight || skel->bss->bio_stamps_seen))
-		return 0;
-	skel->links.handle_bio_complete = bpf_program__attach(skel->progs.handle_bio_complete);
-	if (skel->links.handle_bio_complete)
-		return 0;
-	l->bio_complete_failed = true;
-	return -errno;
+	bool stacked = !l->opts->trace && (l->stacked_devices || skel->bss->remaps_seen);
+
+	if (!skel->links.handle_bio_complete && !l->bio_complete_failed &&
+	    (l->track_inflight || skel->bss->bio_stamps_seen || stacked)) {
+		skel->links.handle_bio_complete =
+			bpf_program__attach(skel->progs.handle_bio_complete);
+		if (!skel->links.handle_bio_complete) {
+			l->bio_complete_failed = true;
+			return -errno;
+		}
+	}
+	if (stacked && skel->links.handle_bio_complete)
+		skel->bss->stacked_tracked = true;
+	return 0;
+}
+
+/* Whether some block device has holders (dm, md, bcache above it). */
+static bool any_holders(const char *sysfs_root)
+{
+	char path[PATH_MAX];
+	struct dirent *disk;
+	bool found = false;
+	DIR *block;
+
+	snprintf(path, sizeof(path), "%s/block", sysfs_root);
+	block = opendir(path);
+	if (!block)
+		return false;
+	while (!found && (disk = readdir(block))) {
+		struct dirent *holder;
+		DIR *holders;
+
+		if (disk->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/block/%s/holders", sysfs_root,
+			     disk->d_name) >= (int)sizeof(path))
+			continue;
+		holders = opendir(path);
+		if (!holders)
+			continue;
+		while (!found && (holder = readdir(holders)))
+			found = holder->d_name[0] != '.';
+		closedir(holders);
+	}
+	closedir(block);
+	return found;
 }
 
 
@@ -257,6 +296,7 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		return -1;
 	}
 	err = diskio_bpf__attach(l->skel);
+	l->stacked_devices = any_holders("/sys");
 	if (!err)
 		err = attach_bio_complete(l);
 	if (err) {

@@ -38,6 +38,7 @@ struct loader {
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	bool owners_used;		/* writeback is charged to its dirtier */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
+	bool stacked_devices;		/* at start, some device had holders (dm, md) */
 	uint64_t owners_swept_ns;
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;

@@ -135,7 +135,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += array_map_bytes(plan->inflight_buckets, sizeof(struct inflight_bucket), false,
 				 nr_cpus);
 	bytes += array_map_bytes(plan->inflight_slots, sizeof(struct inflight), false, nr_cpus);
-	bytes += array_map_bytes(LOST_NR_KERNEL_CAUSES, sizeof(__u64), true, nr_cpus);
+	bytes += array_map_bytes(LOST_NR_CAUSES, sizeof(__u64), true, nr_cpus);
 	bytes += hash_map_bytes(plan->owners_entries, sizeof(struct inode_key),
 				sizeof(struct write_owner), false, false, nr_cpus);
 	bytes += array_map_bytes(1, sizeof(struct inode_key) + sizeof(struct write_owner), true,
@@ -149,6 +149,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->stack_processes_entries, 16, 1, false, true, nr_cpus);
 	bytes += hash_map_bytes(plan->bio_stacks_entries, sizeof(__u64), sizeof(struct stack_key),
 				false, true, nr_cpus);
+	bytes += hash_map_bytes(STACKED_BIOS_ENTRIES, sizeof(__u64), sizeof(__u64), false, false,
+				nr_cpus);	/* stacked_bios */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
 	if (plan->ringbuf_bytes)

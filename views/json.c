@@ -143,6 +143,12 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	} else {
 		jsonw_null(w, "cgroup");
 	}
+	if (row->serves_name) {
+		name = res_name(f->names, row->serves_name, &len);
+		jsonw_string(w, "for", name, len);
+	} else {
+		jsonw_null(w, "for");
+	}
 	json_row_latency(w, f, row);
 	if (v->stacks)
 		json_row_stacks(v, f, row);

@@ -1314,6 +1314,7 @@ struct stack_sums {
 	int64_t writer_bytes, writer_ios;	/* the writer's rows with for "-" */
 	int64_t header_bytes;			/* "# time=" lines, written */
 	bool has_for;				/* the rows have a "for" column */
+	bool writer_latency;			/* a latency on the writer's rows */
 };
 
 static const char *layer_name(const struct stack *st, int i)
@@ -1329,11 +1330,11 @@ static const char *layer_name(const struct stack *st, int i)
 static void sum_stack(const struct run *r, const struct stack *st, pid_t writer,
 		      struct stack_sums *s)
 {
-	enum { PID, COMM, DEVICE, WRITE_BYTES, WRITE_IOS, FOR, NR_COLUMNS };
+	enum { PID, COMM, DEVICE, WRITE_BYTES, WRITE_IOS, LATENCY, FOR, NR_COLUMNS };
 	static const char *const names[NR_COLUMNS] = {
-		"pid", "comm", "device", "write_bytes", "write_ios", "for"
+		"pid", "comm", "device", "write_bytes", "write_ios", "avg_latency_us", "for"
 	};
-	int col[NR_COLUMNS] = { -1, -1, -1, -1, -1, -1 };
+	int col[NR_COLUMNS] = { -1, -1, -1, -1, -1, -1, -1 };
 	int nlayers = 1 + st->nlower;
 	char line[4096], *f[64];
 
@@ -1378,7 +1379,8 @@ static void sum_stack(const struct run *r, const struct stack *st, pid_t writer,
 			memcpy(line, p, len);
 			line[len] = '\0';
 			n = split_fields(line, f, 64);
-			if (n <= col[WRITE_IOS] || n <= col[DEVICE] || n <= col[FOR]) {
+			if (n <= col[WRITE_IOS] || n <= col[DEVICE] || n <= col[LATENCY] ||
+			    n <= col[FOR]) {
 				p = eol + 1;
 				continue;
 			}
@@ -1389,6 +1391,8 @@ static void sum_stack(const struct run *r, const struct stack *st, pid_t writer,
 			if (pid == writer && !strcmp(row_for, "-")) {
 				s->writer_bytes += bytes;
 				s->writer_ios += ios;
+				if (col[LATENCY] >= 0 && strcmp(f[col[LATENCY]], "-") && ios)
+					s->writer_latency = true;
 			}
 			for (int i = 0; i < nlayers; i++) {
 				struct layer_sums *l = &s->layer[i];
@@ -1453,19 +1457,21 @@ static bool below_is(const struct stack *st, const char *list)
 }
 
 /*
- * diskio -b (every device) while one process writes N bytes with O_DIRECT
- * to the upper device of a stack.  Three checks from the one run:
+ * diskio -b (every device; plus extra, if given) while one process writes N
+ * bytes with O_DIRECT to the upper device of a stack.  Three checks from the
+ * one run, named after the stack, then suffix:
  *   NAME-devices: each device's lines equal its /proc/diskstats delta, and
  *     that delta is N on the upper device and on every disk below it;
  *   NAME-once: the writer's total (its rows with for "-") and the header's
- *     total are N, not N once per layer;
+ *     total are N, not N once per layer (with -L, the writer's rows have a
+ *     latency);
  *   NAME-layers: the upper device's line says below= its disks (and, for dm,
  *     dm_name=), and on each disk below, rows of pid 0 named after the upper
  *     device, "for" it, carry that disk's delta.
  */
-static void check_stacked(const struct stack *st)
+static void check_stacked(const struct stack *st, const char *extra, const char *suffix)
 {
-	const char *args[] = { "-b", INTERVAL, NULL };
+	const char *args[] = { "-b", extra ? extra : INTERVAL, extra ? INTERVAL : NULL, NULL };
 	const int64_t n_bytes = (int64_t)W_COUNT * W_SIZE;
 	int nlayers = 1 + st->nlower;
 	struct diskstats before[1 + MAX_LOWER];
@@ -1532,7 +1538,7 @@ report:
 			       written_bytes(l), n_bytes);
 		}
 	}
-	snprintf(name, sizeof(name), "%s-devices", st->check);
+	snprintf(name, sizeof(name), "%s%s-devices", st->check, suffix);
 	end_check(name);
 
 	/* NAME-once */
@@ -1552,10 +1558,12 @@ report:
 		       " B, not %" PRId64, st->upper, s.layer[0].writer_bytes, n_bytes);
 		expect(s.header_bytes == n_bytes, "the header's total is %" PRId64 " B, not %" PRId64,
 		       s.header_bytes, n_bytes);
+		if (extra && !strcmp(extra, "-L"))
+			expect(s.writer_latency, "no latency on the writer's rows with -L");
 	} else {
 		expect(false, "not run");
 	}
-	snprintf(name, sizeof(name), "%s-once", st->check);
+	snprintf(name, sizeof(name), "%s%s-once", st->check, suffix);
 	end_check(name);
 
 	/* NAME-layers */
@@ -1585,7 +1593,7 @@ report:
 	} else {
 		expect(false, "not run");
 	}
-	snprintf(name, sizeof(name), "%s-layers", st->check);
+	snprintf(name, sizeof(name), "%s%s-layers", st->check, suffix);
 	end_check(name);
 }
 
@@ -1683,8 +1691,11 @@ int main(int argc, char **argv)
 	check_lost_exact("lost-exact-virtio-ringbuf", "vda", 3000, no_env);
 
 	setup_stacks(&dm, &md);
-	check_stacked(&dm);
-	check_stacked(&md);
+	check_stacked(&dm, NULL, "");
+	check_stacked(&md, NULL, "");
+	/* -L: every bio in flight is tracked, a path of its own for remapped bios. */
+	check_stacked(&dm, "-L", "-latency");
+	check_stacked(&md, "-L", "-latency");
 	teardown_stacks(&dm, &md);
 
 	printf(PREFIX "%d passed, %d failed\n", passed, failed);

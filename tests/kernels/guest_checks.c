@@ -312,6 +312,8 @@ static bool pump(struct run *r, int ms)
 			return false;
 		r->text = bigger;
 		r->cap = cap;
+		/* Text even if nothing comes: a new buffer may hold an old run's. */
+		r->text[r->len] = '\0';
 	}
 	n = read(r->out, r->text + r->len, r->cap - r->len - 1);
 	if (n <= 0) {

@@ -43,9 +43,10 @@ GUEST_MEM_MB=1024
 GUEST_CPUS=2
 DISK_MB=64
 # The disks below the guest's stacked devices: serial (what guest_checks
-# looks them up by) and size.  They come after the known-answer disk
-# (serial diskio-vda) on QEMU's command line, so that it stays vda.  Small: md does not resync them (guest_checks
-# declares the RAID1 clean), and only a few hundred KiB are written.
+# looks them up by) and size.  They come after the known-answer disk (serial
+# diskio-vda) on QEMU's command line, so that it stays vda.  Small: md does
+# not resync them (guest_checks declares the RAID1 clean), and only a few
+# hundred KiB are written.
 STACK_DISKS=(diskio-dm diskio-md1 diskio-md2)
 STACK_DISK_MB=16
 

@@ -70,7 +70,8 @@ elif [[ -c /dev/kvm ]] && { exec 3<>/dev/kvm; } 2>/dev/null; then
 else
 	ACCEL=tcg
 fi
-# A guest runs its checks in ~45 s under TCG on a busy 2-CPU host.
+# A guest runs its checks in 60-80 s under TCG on a quiet 2-CPU host (its
+# stacked-device checks 9-11 s of that), twice as long on a busy one.
 KVM_TIMEOUT=120
 TCG_TIMEOUT=300
 BOOT_LIMIT=30	# seconds to its first line: the kernel booted and ran /init

@@ -64,6 +64,9 @@ const volatile bool getrq_hook = false;
 /* --stacks: STACKS_KERNEL | STACKS_USER, 0 without.  Every stack path is
  * behind this constant, so the verifier drops it from the default mode. */
 const volatile __u32 stacks_mode = 0;
+/* -t: a row per thread (its id in proc_dev_key.tgid, its own name), not per
+ * process (the thread group, named by its leader). */
+const volatile bool per_thread = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
  * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
@@ -234,6 +237,15 @@ struct {
 	__type(value, struct stacked_bio);
 } stacked_bios SEC(".maps");
 
+/* -t: the thread group of each thread that has a row, for user space
+ * (written when the thread's row is made). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, THREAD_GROUPS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+} thread_groups SEC(".maps");
+
 /* Entries in stacked_bios: while 0, the I/O hooks do not look there. */
 __u64 stacked_in_flight = 0;
 
@@ -290,6 +302,16 @@ static __always_inline bool pid_selected(__u32 tgid)
 	return selected_by(filter_pids, nr_filter_pids, tgid);
 }
 
+/* The id a row of the current task is keyed by: its thread group's, with
+ * -t its own; false if -p selects neither (with -t a TID selects too). */
+static __always_inline bool current_row_id(__u32 *id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	*id = per_thread ? (__u32)pid_tgid : pid_tgid >> 32;
+	return pid_selected(pid_tgid >> 32) || (per_thread && pid_selected((__u32)pid_tgid));
+}
+
 static __always_inline bool dev_selected(__u32 dev)
 {
 	return selected_by(filter_devs, nr_filter_devs, dev);
@@ -340,7 +362,11 @@ static __always_inline bool current_comm(char comm[TASK_COMM_LEN])
 		__u64 *words = (__u64 *)comm;
 		bool ended = false;
 
-		__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+		/* A process is named by its leader, not by the thread at hand. */
+		if (per_thread)
+			__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+		else
+			__builtin_memcpy(comm, task->group_leader->comm, TASK_COMM_LEN);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		words[0] = name_word(words[0], &ended);
 		words[1] = name_word(words[1], &ended);
@@ -423,8 +449,7 @@ static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 de
 
 	if (!dev_selected(dev))
 		return false;
-	key->tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!pid_selected(key->tgid))
+	if (!current_row_id(&key->tgid))
 		return false;
 	key->dev = dev;
 	worker = current_comm(key->comm);
@@ -529,7 +554,8 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
-	*on_behalf = owner->tgid != (__u32)(bpf_get_current_pid_tgid() >> 32);
+	*on_behalf = owner->tgid != (per_thread ? (__u32)bpf_get_current_pid_tgid() :
+						  (__u32)(bpf_get_current_pid_tgid() >> 32));
 	return true;
 }
 
@@ -552,6 +578,16 @@ static __always_inline void *lookup_or_try_init(void *map, const void *key, cons
 	return bpf_map_lookup_elem(map, key);
 }
 
+/* -t: a new row of the current thread: user space learns its process. */
+static __always_inline void note_thread_group(__u32 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+
+	if (id == (__u32)pid_tgid)
+		bpf_map_update_elem(&thread_groups, &id, &tgid, BPF_ANY);
+}
+
 /* A row's counters, and whether other CPUs add to them too. */
 struct row {
 	struct proc_dev_stats *stats;
@@ -570,6 +606,11 @@ static __always_inline bool row_of(const struct proc_dev_key *key, bool count_lo
 	static const struct proc_dev_stats zero;
 
 	row->shared = false;
+	row->stats = bpf_map_lookup_elem(&stats, key);
+	if (row->stats)
+		return true;
+	if (per_thread)
+		note_thread_group(key->tgid);
 	row->stats = lookup_or_try_init(&stats, key, &zero);
 	if (row->stats)
 		return true;
@@ -1128,6 +1169,13 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	return 0;
 }
 
+/* A bio of stacked_bios completed: its address may name another bio next. */
+static __noinline void forget_stacked_bio(__u64 bio_id)
+{
+	if (!bpf_map_delete_elem(&stacked_bios, &bio_id))
+		__sync_fetch_and_add(&stacked_in_flight, -1);
+}
+
 /*
  * dm and md send the I/O of their device to the disks below as bios of their
  * own, remapped from the device above; a partition's bio is remapped onto
@@ -1165,17 +1213,19 @@ SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u64 start_ns, stamp_mask, bio_id = (__u64)bio;
+	bool stacked = *(volatile __u64 *)&stacked_in_flight;
+	__u64 start_ns, stamp_mask, bio_id = 0;
 	__u32 dev;
 
-	if (*(volatile __u64 *)&stacked_in_flight &&
-	    !bpf_map_delete_elem(&stacked_bios, &bio_id))
-		__sync_fetch_and_add(&stacked_in_flight, -1);
+	if (stacked || track_inflight)
+		bio_id = arg_address(ctx, 1);
+	if (stacked)
+		forget_stacked_bio(bio_id);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
 	if (track_inflight) {
-		complete_tracked(ctx, arg_address(ctx, 1), dev, bpf_ktime_get_ns(), 0);
+		complete_tracked(ctx, bio_id, dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
 	/* Without -L the latency of a bio-based disk needs the kernel's own
@@ -1455,7 +1505,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	struct proc_dev_key key = {};
 	struct row row;
 	struct inode *host;
-	bool selected, worker, comm_taken;
+	bool selected, worker, comm_taken, pid_taken;
 	__u32 dev;
 
 	/* The event class allows a NULL mapping (the verifier says so). */
@@ -1464,7 +1514,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	host = mapping->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
-	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	pid_taken = current_row_id(&key.tgid);
 	key.dev = dev;
 	key.cgroup = current_cgroup_id();
 	worker = current_comm(key.comm);
@@ -1472,7 +1522,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	comm_taken = comm_selected(key.comm);
 	if (worker)
 		name_worker(key.comm);
-	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_taken) {
+	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
 		if (row_of(&key, true, &row))

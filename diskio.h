@@ -34,6 +34,7 @@
 #define STACK_PROCESSES_ENTRIES	4096	/* processes whose maps were asked for */
 #define BIO_STACKS_ENTRIES	8192	/* blk-mq bios queued, their request not started */
 #define STACKED_BIOS_ENTRIES	16384	/* bios dm or md sent to a disk below, in flight */
+#define THREAD_GROUPS_ENTRIES	16384	/* -t: threads with rows, their thread group */
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
@@ -53,7 +54,8 @@ enum io_class {
 #define MKDEV(major, minor)	(((__u32)(major) << MINORBITS) | ((__u32)(minor) & MINORMASK))
 
 /* Aggregation key: the process an I/O is charged to (its submitter, or for
- * writeback the process that dirtied the data) and the whole disk.
+ * writeback the process that dirtied the data) and the whole disk.  With -t
+ * (per_thread) tgid holds the thread's id and comm the thread's name.
  *
  * comm's last byte, always NUL in a task's name, marks two other kinds of
  * row (KEY_MARK_*):

@@ -57,6 +57,8 @@ struct proc_io {
 	 * (a loop device's worker, dm or md): counted on its disk, not again
 	 * in the totals.  0: the row's own I/O. */
 	res_key serves_name;
+	/* The process: key.tgid, or with -t the thread's (0: not known). */
+	uint32_t tgid;
 	uint64_t seen[PMEM_NR_COUNTERS];	/* last values read from the kernel */
 	uint64_t delta[PMEM_NR_COUNTERS];	/* change in the current interval */
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */

@@ -100,6 +100,8 @@ static const struct argp_option option_table[] = {
 	{ "by", OPT_BY, "KEY", 0, "Rows per process (default) or per cgroup", 0 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0,
 	  "Each disk's latency histogram per operation, every interval", 0 },
+	{ "threads", 't', NULL, 0,
+	  "A row per thread (its TID and its own name), not per process", 0 },
 	{ "submitter", OPT_SUBMITTER, NULL, 0,
 	  "Charge writes to the task that submitted them, not the one that dirtied them", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
@@ -214,10 +216,12 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 			{ false, "--submitter", "it always shows the submitter" },
 			{ false, "-L", "every I/O carries its latency" },
 			{ false, "-C", "it is not the top view" },
+			{ false, "-t", "it prints each I/O's submitter" },
 		};
 		bool given[] = {
 			opts->cumulative, opts->rows != 0, ps->sort_given, opts->by_cgroup,
 			opts->submitter, opts->per_process_latency, opts->no_clear,
+			opts->threads,
 		};
 
 		for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
@@ -445,6 +449,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SUBMITTER:
 		opts->submitter = true;
+		break;
+	case 't':
+		opts->threads = true;
 		break;
 	case OPT_JSON:
 		if (opts->output == OUTPUT_BATCH) {

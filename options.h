@@ -40,6 +40,7 @@ struct options {
 	uint32_t nr_cgroups;
 	bool by_cgroup;		/* --by cgroup */
 	bool submitter;		/* --submitter */
+	bool threads;		/* -t: a row per thread */
 	bool histograms;	/* --histogram */
 	bool verbose;
 	uint64_t crash_interval_s;

@@ -342,6 +342,10 @@ static void name_row(struct tally *t, struct proc_io *row)
 	char name[TASK_COMM_LEN + 64], comm[64];
 
 	row->device_name = intern_name(t, device, strlen(device));
+	row->tgid = key->tgid;
+	if (t->config.per_thread && key->tgid)
+		row->tgid = t->config.thread_group ?
+			    t->config.thread_group(key->tgid, t->config.thread_group_arg) : 0;
 	switch (key->comm[TASK_COMM_LEN - 1]) {
 	case KEY_MARK_STACKED: {
 		const char *above = devname_lookup(&t->devnames, (uint32_t)key->cgroup);
@@ -917,6 +921,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->cumulative = t->config.cumulative;
 	frame->per_process_latency = t->config.per_process_latency;
 	frame->by_cgroup = t->config.by_cgroup;
+	frame->per_thread = t->config.per_thread;
 	frame->names = &t->names;
 	frame->devices = &t->devices;
 	frame->crash = &t->crash;

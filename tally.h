@@ -107,6 +107,11 @@ struct tally_config {
 	uint64_t crash_interval_ns;
 	const char *sysfs_root;		/* "/sys" */
 	const char *proc_root;		/* "/proc": workers' names; NULL: none read */
+	/* -t: rows are threads (proc_dev_key.tgid a TID); the process of a
+	 * thread, 0 if not known. */
+	bool per_thread;
+	uint32_t (*thread_group)(uint32_t tid, void *arg);
+	void *thread_group_arg;
 	const char *cgroup_mount;	/* the cgroup2 mount, NULL when none */
 	/* Whether a process still exists (its rows may be forgotten if not). */
 	bool (*process_alive)(uint32_t tgid);

@@ -60,7 +60,7 @@ _diskio()
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
 			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
-			--state --submitter --usage' -- "$cur"))
+			--state --submitter -t --threads --usage' -- "$cur"))
 	fi
 } &&
 	complete -F _diskio diskio

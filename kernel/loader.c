@@ -165,6 +165,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		.owners = l->owners_used,
 		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
 		.stacks = opts->stacks != 0,
+		.threads = opts->threads,
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -192,6 +193,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
 	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
 	bpf_map__set_max_entries(skel->maps.bio_stacks, plan->bio_stacks_entries);
+	bpf_map__set_max_entries(skel->maps.thread_groups, plan->thread_groups_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
@@ -209,6 +211,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
+	skel->rodata->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
@@ -367,6 +370,17 @@ static void sweep_owners(struct loader *l, uint64_t now_ns)
 	l->owners_swept_ns = now_ns;
 	owners_forget_older(bpf_map__fd(l->skel->maps.owners),
 			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
+}
+
+uint32_t loader_thread_group(uint32_t tid, void *loader)
+{
+	struct loader *l = loader;
+	__u32 tgid = 0;
+
+	if (!l->skel ||
+	    bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.thread_groups), &tid, &tgid))
+		return 0;
+	return tgid;
 }
 
 void loader_tick(struct loader *l, uint64_t now_ns)

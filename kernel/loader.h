@@ -72,6 +72,9 @@ void loader_tick(struct loader *l, uint64_t now_ns);
  * 0, or -errno after one "diskio: ..." line. */
 int loader_snapshot(struct loader *l, struct snapshot *s, bool at_exit);
 
+/* -t: the thread group of thread tid as the kernel noted it, 0 if none. */
+uint32_t loader_thread_group(uint32_t tid, void *loader);
+
 /* Delete the kernel entries of the rows and stacks the tally forgot, what
  * they held kept in s for the next frame.  0, or -errno after one line. */
 int loader_forget(struct loader *l, struct snapshot *s, const struct tally_forgotten *gone);

@@ -63,6 +63,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->stack_counts_entries = needs->stacks ? STACK_COUNTS_ENTRIES : 1;
 	plan->stack_processes_entries = needs->stacks ? STACK_PROCESSES_ENTRIES : 1;
 	plan->bio_stacks_entries = needs->stacks ? BIO_STACKS_ENTRIES : 1;
+	plan->thread_groups_entries = needs->threads ? THREAD_GROUPS_ENTRIES : 1;
 	/* A new user stack is built in the ring buffer itself; in this
 	 * buffer, one entry a CPU, only for the perf buffer. */
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
@@ -149,6 +150,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->stack_processes_entries, 16, 1, false, true, nr_cpus);
 	bytes += hash_map_bytes(plan->bio_stacks_entries, sizeof(__u64), sizeof(struct stack_key),
 				false, true, nr_cpus);
+	bytes += hash_map_bytes(plan->thread_groups_entries, sizeof(__u32), sizeof(__u32), false,
+				true, nr_cpus);
 	bytes += hash_map_bytes(STACKED_BIOS_ENTRIES, sizeof(__u64), sizeof(__u64), false, false,
 				nr_cpus);	/* stacked_bios */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,

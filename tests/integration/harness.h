@@ -184,7 +184,7 @@ void h_teardown(void);
 
 /* ============================================================== devices == */
 
-enum h_dev_kind { H_ZRAM, H_LOOP };
+enum h_dev_kind { H_ZRAM, H_LOOP, H_MOUNT };
 
 /* A block device created by a test. */
 struct h_dev {
@@ -192,7 +192,7 @@ struct h_dev {
 	enum h_dev_kind kind;
 	int index;		/* N of zramN / loopN */
 	char name[32];		/* "zram3": the name diskio and /proc/diskstats use */
-	char path[64];		/* "/dev/zram3" */
+	char path[64];		/* "/dev/zram3"; a mount: its directory */
 	char backing[256];	/* loop: the backing file in /dev/shm */
 	char mark[256];		/* ownership mark in H_STATE_DIR (zram) */
 };
@@ -210,6 +210,18 @@ const struct h_dev *h_zram_create(uint64_t size);
  * loop is blk-mq: it fires block_io_start/done (and block_rq_*).  Its backing
  * file is on tmpfs, so it supports discard (hole punching).  Asserts on failure. */
 const struct h_dev *h_loop_create(uint64_t size);
+
+/* A loop device over a new size-byte sparse file at path (on a filesystem a
+ * test mounted), --direct-io=on if direct_io.  Removed (and the file
+ * unlinked) at cleanup, before whatever was created earlier: devices and
+ * mounts go in the reverse order of their creation.  Asserts on failure. */
+const struct h_dev *h_loop_attach(const char *path, uint64_t size, bool direct_io);
+
+/* A fresh ext4 on dev, mounted on a new directory (the returned h_dev's
+ * path): inode tables and journal zeroed by mkfs (no ext4lazyinit writing
+ * later), nothing discarded, synced.  Unmounted at cleanup.  Skips the test
+ * without mkfs.ext4; asserts on failure. */
+const struct h_dev *h_ext4_mount(const struct h_dev *dev);
 
 /* ============================================================ diskstats == */
 
@@ -459,8 +471,8 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 15	/* time pid comm device 7 counters avg_latency_us
-				 * dirtied_bytes writeback_bytes cgroup */
+#define H_BATCH_FIELDS 16	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup for */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may
@@ -478,6 +490,7 @@ struct h_batch_row {
 	char device[64];
 	struct h_counters c;
 	char latency[32];	/* "-" or a number */
+	char serves[64];	/* the "for" field: "-" or a device's name */
 };
 
 /* Parse a batch data line: exactly H_BATCH_FIELDS fields, integers where

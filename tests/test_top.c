@@ -892,6 +892,31 @@ Test(top_view, appended_frames_have_no_escape_codes)
 	fx_free(f);
 }
 
+/* A kernel worker's name is whole, a row that served a stacked device says
+ * which (DISK<ABOVE), and with -t the first column is TID. */
+Test(top_view, workers_stacked_rows_and_threads)
+{
+	static const char worker[] = "kworker/u8:0-loop2";
+	struct fx *f = fx_new();
+	struct proc_io *row = add_row(f, 6390, worker, strlen(worker), "zram3", 0, 1 << 20);
+	struct term t;
+	int y;
+
+	cr_assert_eq(res_intern_str(&f->names, "loop2", &row->serves_name), RES_OK);
+	f->frame.per_thread = true;
+	fx_view(f, 24, 120, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	y = term_find(&t, "COMM");
+	cr_assert_geq(y, 0);
+	cr_assert_not_null(strstr(term_line(&t, y), "TID"), "%s", term_line(&t, y));
+	y = term_find(&t, "6390");
+	cr_assert_geq(y, 0);
+	cr_assert_not_null(strstr(term_line(&t, y), "kworker/u8:0-lo"), "%s", term_line(&t, y));
+	cr_assert_not_null(strstr(term_line(&t, y), "zram3<"), "%s", term_line(&t, y));
+	fx_free(f);
+}
+
 Test(top_view, by_cgroup_shows_paths_not_pids)
 {
 	struct fx *f = fx_new();

@@ -18,6 +18,9 @@
 #include "top_layout.h"
 
 #define LINE_SIZE	4096	/* a line's bytes: wider terminals are cut there */
+/* A row's name: a comm, or a kernel worker's with its work
+ * ("kworker/u8:1-flush-254:0", tally.c's worker_row_name()). */
+#define ROW_NAME_MAX	64
 
 /* The selected process row, known by its key so that it stays selected
  * when the rows move (a new frame, another sort), and by its place for
@@ -26,7 +29,7 @@ struct top_selection {
 	size_t index;				/* in the shown order */
 	bool known;				/* a row was selected: the key below */
 	uint32_t pid;
-	char comm[TASK_COMM_LEN];
+	char comm[ROW_NAME_MAX];
 	char device[PMEM_NAME_MAX];
 	char cgroup[LINE_SIZE];			/* --by cgroup rows */
 };
@@ -83,10 +86,10 @@ static uint32_t row_pid(const struct top *t, const struct proc_io *row)
 }
 
 static const char *row_comm(const struct top *t, const struct proc_io *row,
-			    char buf[TASK_COMM_LEN])
+			    char buf[ROW_NAME_MAX])
 {
 	buf[0] = '\0';
-	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, TASK_COMM_LEN);
+	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, ROW_NAME_MAX);
 }
 
 static const char *row_device(const struct top *t, const struct proc_io *row,
@@ -481,10 +484,16 @@ static void put_headings(struct view *v, const struct top_column *columns, size_
 {
 	struct line l = { .len = 0 };
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		const char *heading = v->top->state.cumulative ? columns[i].total_heading :
+					columns[i].heading;
+
+		/* -t: a row is a thread */
+		if (columns == top_proc_columns && i == TOP_COL_PID && v->top->frame.per_thread)
+			heading = "TID";
 		if (layout->shown[i])
-			line_cell(&l, v->top->state.cumulative ? columns[i].total_heading :
-				  columns[i].heading, layout->width[i], columns[i].left);
+			line_cell(&l, heading, layout->width[i], columns[i].left);
+	}
 	put_line(v, l.text);
 }
 
@@ -665,6 +674,13 @@ static void process_line(struct view *v, const struct proc_io *row,
 		row_comm(t, row, cells[TOP_COL_COMM]);
 	}
 	row_device(t, row, cells[TOP_COL_DEVICE]);
+	if (row->serves_name) {		/* DISK<ABOVE: the I/O of a stacked device above */
+		char above[PMEM_NAME_MAX];
+		size_t len = strlen(cells[TOP_COL_DEVICE]);
+
+		snprintf(cells[TOP_COL_DEVICE] + len, sizeof(cells[0]) - len, "<%s",
+			 frame_name(t, row->serves_name, above, sizeof(above)));
+	}
 	cell_bytes(cells[TOP_COL_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
 	cell_bytes(cells[TOP_COL_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
 	cell_bytes(cells[TOP_COL_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
@@ -699,7 +715,7 @@ static size_t select_rows(struct top *t)
 		return 0;
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct proc_io *row = f->rows[i];
-		char device[PMEM_NAME_MAX], comm[TASK_COMM_LEN];
+		char device[PMEM_NAME_MAX], comm[ROW_NAME_MAX];
 
 		if (!has_values(row_values(t, row)) ||
 		    (t->state.device[0] && strcmp(row_device(t, row, device), t->state.device)) ||
@@ -715,7 +731,7 @@ static size_t select_rows(struct top *t)
 static bool is_selected(const struct top *t, const struct proc_io *row)
 {
 	const struct top_selection *sel = &t->selection;
-	char comm[TASK_COMM_LEN], device[PMEM_NAME_MAX], cgroup[LINE_SIZE];
+	char comm[ROW_NAME_MAX], device[PMEM_NAME_MAX], cgroup[LINE_SIZE];
 
 	return sel->known && sel->pid == row_pid(t, row) &&
 	       !strcmp(sel->comm, row_comm(t, row, comm)) &&
@@ -935,7 +951,7 @@ static void stack_title(struct view *v, const struct proc_io *row, const struct 
 	bool cumulative = t->state.cumulative;
 	const char *per = cumulative ? "" : "/s";
 	char text[LINE_SIZE], bytes[32], ios[32], dirtied[32];
-	char comm[TASK_COMM_LEN], device[PMEM_NAME_MAX];
+	char comm[ROW_NAME_MAX], device[PMEM_NAME_MAX];
 
 	cell_bytes(bytes, sizeof(bytes), t, row_stack_bytes(stack, cumulative));
 	cell_count(ios, sizeof(ios), 12, t, row_stack_ios(stack, cumulative));

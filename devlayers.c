@@ -12,24 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "devlayers.h"
-
-/* The first line of a small sysfs file, without its newline; false if it
- * cannot be read or is empty. */
-static bool read_line(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return buf[0] != '\0';
-}
+#include "path.h"
 
 static bool exists(const char *path)
 {
@@ -122,7 +105,7 @@ static void loop_below(const char *sysfs_root, const char *name, struct devlayer
 
 	if (snprintf(path, sizeof(path), "%s/block/%s/loop/backing_file", sysfs_root, name) >=
 		    (int)sizeof(path) ||
-	    !read_line(path, file, sizeof(file)) || stat(file, &st) || major(st.st_dev) == 0)
+	    !read_first_line(path, file, sizeof(file)) || stat(file, &st) || major(st.st_dev) == 0)
 		return;
 	if (snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root, major(st.st_dev),
 		     minor(st.st_dev)) >= (int)sizeof(path) ||
@@ -141,7 +124,7 @@ void devlayers_read(const char *sysfs_root, const char *name, struct devlayers *
 		return;
 	if (snprintf(path, sizeof(path), "%s/block/%s/dm/name", sysfs_root, name) <
 	    (int)sizeof(path))
-		read_line(path, out->dm_name, sizeof(out->dm_name));
+		read_first_line(path, out->dm_name, sizeof(out->dm_name));
 	slaves_below(sysfs_root, name, out);
 	loop_below(sysfs_root, name, out);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "array.h"
+#include "path.h"
 #include "symbolize.h"
 #include "tally.h"
 
@@ -291,23 +292,10 @@ void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t 
 static bool read_task_comm(const struct tally *t, uint32_t tgid, char *buf, size_t size)
 {
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
 
-	if (!t->config.proc_root ||
-	    snprintf(path, sizeof(path), "%s/%" PRIu32 "/comm", t->config.proc_root, tgid) >=
-		    (int)sizeof(path))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return true;
+	return t->config.proc_root &&
+	       build_path(path, "%s/%" PRIu32 "/comm", t->config.proc_root, tgid) &&
+	       read_first_line(path, buf, size);
 }
 
 static const char *sysfs_root_of(const struct tally *t)

@@ -513,8 +513,7 @@ static void h__dev_ready(struct h_dev *dev)
 	h_udev_settle();
 }
 
-/* umount (retrying while busy, then lazily) and rmdir the mount point. */
-static void h__unmount(const char *dir)
+void h_unmount(const char *dir)
 {
 	struct h_result r;
 	bool done = false;
@@ -544,7 +543,7 @@ void h_dev_remove(const struct h_dev *cdev)
 		if (dev->mark[0])
 			unlink(dev->mark);
 	} else if (dev->kind == H_MOUNT) {
-		h__unmount(dev->path);
+		h_unmount(dev->path);
 	} else {
 		struct h_result r;
 

@@ -221,6 +221,9 @@ const struct h_dev *h_loop_create(uint64_t size);
  * mounts go in the reverse order of their creation.  Asserts on failure. */
 const struct h_dev *h_loop_attach(const char *path, uint64_t size, bool direct_io);
 
+/* umount dir (retrying while busy, then lazily) and rmdir it. */
+void h_unmount(const char *dir);
+
 /* A fresh ext4 on dev, mounted on a new directory (the returned h_dev's
  * path): inode tables and journal zeroed by mkfs (no ext4lazyinit writing
  * later), nothing discarded, synced.  Unmounted at cleanup.  Skips the test

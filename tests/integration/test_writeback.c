@@ -48,26 +48,6 @@ static bool pid_alive(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH);
 }
 
-/* umount (retrying while busy, then lazily) and rmdir the mount point. */
-static void undo_mount(const char *dir)
-{
-	struct h_result r;
-	bool done = false;
-
-	for (int tries = 0; tries < 20 && !done; tries++) {
-		h_run(H_ARGS("umount", dir), NULL, NULL, 20000, &r);
-		done = r.status == 0;
-		h_result_free(&r);
-		if (!done)
-			h_sleep_ms(100);
-	}
-	if (!done) {
-		h_run(H_ARGS("umount", "-l", dir), NULL, NULL, 20000, &r);
-		h_result_free(&r);
-	}
-	rmdir(dir);
-}
-
 /* rmdir a cgroup, retrying while it is still populated. */
 static int undo_cgroup(const char *dir)
 {
@@ -89,7 +69,7 @@ static void wb_cleanup(void)
 		s_kids[i] = 0;
 	}
 	if (s_mounted)
-		undo_mount(s_mnt);
+		h_unmount(s_mnt);
 	else if (s_mnt[0])
 		rmdir(s_mnt);
 	s_mounted = false;
@@ -138,7 +118,7 @@ static void sweep_stale(void)
 		    !strncmp(mnt, MNT_PREFIX, strlen(MNT_PREFIX)) &&
 		    sscanf(mnt + strlen(MNT_PREFIX), "%d.", &owner) == 1 && !pid_alive(owner)) {
 			cr_log_info("removing the stale mount %s", mnt);
-			undo_mount(mnt);
+			h_unmount(mnt);
 		}
 	}
 	if (f)

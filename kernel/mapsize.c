@@ -53,6 +53,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	/* Tracked I/Os give each disk's latency from its rows'. */
 	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
 				       DEVICE_LATENCY_ENTRIES : 1;
+	plan->device_flushes_entries = needs->rows ? DEVICE_FLUSHES_ENTRIES : 1;
 	plan->row_latency_entries = needs->rows && needs->track_inflight ?
 				    ROW_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
@@ -130,6 +131,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 				sizeof(struct proc_dev_stats), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
 				sizeof(struct dev_latency), false, false, nr_cpus);
+	bytes += hash_map_bytes(plan->device_flushes_entries, sizeof(__u32), sizeof(__u64), false,
+				false, nr_cpus);
 	bytes += hash_map_bytes(plan->row_latency_entries, sizeof(struct proc_dev_key),
 				sizeof(struct dev_latency), false, false, nr_cpus);
 	bytes += array_map_bytes(plan->inflight_buckets, sizeof(struct inflight_bucket), false,

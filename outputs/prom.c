@@ -324,7 +324,8 @@ static void render_series(FILE *out, const struct prom_totals *p)
 			fprintf(out, "diskio_ios_total{%s,op=\"%s\"} %" PRIu64 "\n",
 				p->series[i].labels, op_names[op],
 				p->series[i].count[PROM_READ_IOS + op]);
-	family(out, "diskio_flushes_total", "counter", "Cache flush requests.");
+	family(out, "diskio_flushes_total", "counter",
+	       "Cache flushes the process asked for (bios with a pre-flush).");
 	for (size_t i = 0; i < p->nseries; i++)
 		fprintf(out, "diskio_flushes_total{%s} %" PRIu64 "\n", p->series[i].labels,
 			p->series[i].count[PROM_FLUSHES]);
@@ -370,7 +371,8 @@ static void render_device_counters(FILE *out, const struct pmem_metrics *devices
 			fprintf(out, "diskio_device_ios_total{device=\"%s\",op=\"%s\"} %" PRIu64 "\n",
 				device_label(&devices->devices[d], &label), op_names[op],
 				devices->devices[d].counter[PMEM_READ_IOS + op].total);
-	family(out, "diskio_device_flushes_total", "counter", "Cache flush requests on the device.");
+	family(out, "diskio_device_flushes_total", "counter",
+	       "Flush requests the device completed, as /proc/diskstats counts them.");
 	for (size_t d = 0; d < devices->count; d++)
 		fprintf(out, "diskio_device_flushes_total{device=\"%s\"} %" PRIu64 "\n",
 			device_label(&devices->devices[d], &label),

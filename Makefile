@@ -26,7 +26,7 @@ LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c tally.c frame.c \
-	diskstats.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
+	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_keys.c top_layout.c) stacks/stacks.c stacks/symbolize.c stacks/elfsyms.c \
 	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c)
 # What the pure modules link against: nothing besides libc.
@@ -98,7 +98,7 @@ INSTALLED := $(DESTDIR)$(SBINDIR)/diskio $(DESTDIR)$(MAN8DIR)/diskio.8 \
 
 .PHONY: all deps deps-test deps-bench deps-fuzz deps-static deps-kernels run test unit \
 	unit-asan build-flags integration fuzz fuzz-run static test-kernels bench vmlinux clean \
-	install uninstall
+	install uninstall prometheus-rules
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -254,14 +254,24 @@ run: deps
 
 test: deps-test
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory prometheus-rules
 	$(Q)$(MAKE) --no-print-directory build-flags
 	$(Q)$(MAKE) --no-print-directory unit-asan
 	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory integration
 	$(Q)$(MAKE) --no-print-directory test-kernels
 
+# The Criterion tests, then the bash completion run by bash with bash-completion loaded.
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+	$(Q)echo "== tests/test_completion.sh"; tests/test_completion.sh dist/diskio.bash
+
+# The recording rules and alerts of dist/prometheus/: promtool checks them and runs their
+# unit tests (tests/prometheus/, synthetic series with answers worked out by hand).  No root.
+PROM_RULES := dist/prometheus/diskio.rules.yml dist/prometheus/diskio.alerts.yml
+prometheus-rules:
+	$(Q)promtool check rules $(PROM_RULES)
+	$(Q)promtool test rules $(wildcard tests/prometheus/*_test.yml)
 
 # The packager's CFLAGS and LDFLAGS reach the build: make CFLAGS=-O1 LDFLAGS=-Wl,-z,now in
 # a copy of the tree (this tree's build is left alone), checked in the V=1 log and by readelf.

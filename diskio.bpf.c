@@ -29,6 +29,7 @@
 #define S_IFMT			00170000
 #define S_IFREG			0100000
 #define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
+#define PF_WQ_WORKER		0x00000020
 
 /* Filters and modes, set by user space before load. */
 const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
@@ -66,6 +67,9 @@ const volatile bool getrq_hook = false;
 /* --stacks: STACKS_KERNEL | STACKS_USER, 0 without.  Every stack path is
  * behind this constant, so the verifier drops it from the default mode. */
 const volatile __u32 stacks_mode = 0;
+/* -t: a row per thread (its id in proc_dev_key.tgid, its own name), not per
+ * process (the thread group, named by its leader). */
+const volatile bool per_thread = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
  * stamp.  Unless I/Os are tracked (-L, -T, -p, -c) nothing else needs
@@ -73,6 +77,12 @@ const volatile __u32 stacks_mode = 0;
  * (6.18) stamp no bio of a bio-based disk, and an unattached hook costs
  * nothing per I/O. */
 bool bio_stamps_seen = false;
+
+/* Stacked devices (dm, md) need block_bio_complete too, to forget their
+ * bios: user space attaches it when sysfs shows a device with holders, or
+ * once a remap was seen here, then sets stacked_tracked. */
+bool remaps_seen = false;
+bool stacked_tracked = false;
 
 /* Set by user space once every hook is attached.  An I/O that starts before
  * its completion hook is attached would hold its in-flight slot until the
@@ -148,7 +158,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LOST_NR_KERNEL_CAUSES);
+	__uint(max_entries, LOST_NR_CAUSES);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
@@ -223,6 +233,34 @@ struct {
 	__type(value, struct stack_key);
 } bio_stacks SEC(".maps");
 
+/* A bio a stacking driver (dm, md) made from an upper device's I/O and sent
+ * to a disk below: from its remap (block_bio_remap) until it completes.  Its
+ * I/O is counted on the lower disk on a row of its own (KEY_MARK_STACKED),
+ * not again as its submitter's. */
+struct stacked_bio {
+	__u32 upper;		/* the device it serves */
+	__u32 lower;		/* the disk it was sent to */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STACKED_BIOS_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct stacked_bio);
+} stacked_bios SEC(".maps");
+
+/* -t: the thread group of each thread that has a row, for user space
+ * (written when the thread's row is made). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, THREAD_GROUPS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+} thread_groups SEC(".maps");
+
+/* Entries in stacked_bios: while 0, the I/O hooks do not look there. */
+__u64 stacked_in_flight = 0;
+
 /* Processes user space keeps mappings of (user stacks): their exit is told. */
 struct stack_process {
 	__u32 tgid;
@@ -276,6 +314,16 @@ static __always_inline bool pid_selected(__u32 tgid)
 	return selected_by(filter_pids, nr_filter_pids, tgid);
 }
 
+/* The id a row of the current task is keyed by: its thread group's, with
+ * -t its own; false if -p selects neither (with -t a TID selects too). */
+static __always_inline bool current_row_id(__u32 *id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	*id = per_thread ? (__u32)pid_tgid : pid_tgid >> 32;
+	return pid_selected(pid_tgid >> 32) || (per_thread && pid_selected((__u32)pid_tgid));
+}
+
 static __always_inline bool dev_selected(__u32 dev)
 {
 	return selected_by(filter_devs, nr_filter_devs, dev);
@@ -317,14 +365,20 @@ static __always_inline __u64 name_word(__u64 word, bool *ended)
 	return word & (((zero_bytes & -zero_bytes) >> 7) - 1);
 }
 
-static __always_inline void current_comm(char comm[TASK_COMM_LEN])
+/* The current task's name into comm; true if it is a workqueue worker
+ * (name_worker() may name it by its work once the filters took it). */
+static __always_inline bool current_comm(char comm[TASK_COMM_LEN])
 {
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
 		struct task_struct *task = bpf_get_current_task_btf();
 		__u64 *words = (__u64 *)comm;
 		bool ended = false;
 
-		__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+		/* A process is named by its leader, not by the thread at hand. */
+		if (per_thread)
+			__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
+		else
+			__builtin_memcpy(comm, task->group_leader->comm, TASK_COMM_LEN);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		words[0] = name_word(words[0], &ended);
 		words[1] = name_word(words[1], &ended);
@@ -337,9 +391,42 @@ static __always_inline void current_comm(char comm[TASK_COMM_LEN])
 				comm[i] = '\0';
 		}
 #endif
-	} else {
-		bpf_get_current_comm(comm, TASK_COMM_LEN);
+		return task->flags & PF_WQ_WORKER;
 	}
+	bpf_get_current_comm(comm, TASK_COMM_LEN);
+	return false;
+}
+
+/*
+ * A workqueue worker's comm ("kworker/u8:1") says nothing of what it does:
+ * its row is named by the work it is doing now (worker->desc, the name `ps`
+ * adds: "flush-254:0" for writeback, "loop0" for a loop device's I/O), kept
+ * in comm with KEY_MARK_WORKER (diskio.h); user space prefixes the worker's
+ * own name.  Linux 5.17+ (task->worker_private); before, the comm stays.
+ */
+static __always_inline void name_worker(char comm[TASK_COMM_LEN])
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 desc[2] = {};
+	bool ended = false;
+	struct kthread *kthread;
+	void *worker;
+
+	if (!bpf_core_field_exists(task->worker_private))
+		return;
+	/* A kernel thread's worker_private is its struct kthread, whose data
+	 * is a workqueue worker's struct worker (kthread_data()). */
+	kthread = task->worker_private;
+	worker = kthread ? BPF_CORE_READ(kthread, data) : NULL;
+	if (!worker || bpf_probe_read_kernel(desc, sizeof(desc),
+					     worker + bpf_core_field_offset(struct worker, desc)))
+		return;
+	desc[0] = name_word(desc[0], &ended);
+	desc[1] = name_word(desc[1], &ended);
+	if (!desc[0])
+		return;
+	__builtin_memcpy(comm, desc, TASK_COMM_LEN);
+	comm[TASK_COMM_LEN - 1] = KEY_MARK_WORKER;
 }
 
 static __always_inline bool current_cgroup_selected(void)
@@ -370,16 +457,50 @@ static __always_inline __u64 current_cgroup_id(void)
 /* Fill in the submitter of an I/O to dev; false if the filters drop it. */
 static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
 {
+	bool worker;
+
 	if (!dev_selected(dev))
 		return false;
-	key->tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!pid_selected(key->tgid))
+	if (!current_row_id(&key->tgid))
 		return false;
 	key->dev = dev;
-	current_comm(key->comm);
+	worker = current_comm(key->comm);
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
 	key->cgroup = current_cgroup_id();
+	if (worker)
+		name_worker(key->comm);
+	return true;
+}
+
+/* Filters that select processes: the I/O dm and md send to the disks below
+ * belongs to none. */
+static __always_inline bool process_filters(void)
+{
+	return nr_filter_pids || filter_by_comm || nr_filter_cgroups;
+}
+
+/*
+ * If bio_id is a bio a stacking driver sent to dev, the row of the I/O it
+ * carries for the device above (*counted false if -D does not select dev,
+ * or a process filter is on).  The entry stays until the bio completes: a
+ * blk-mq disk counts the I/O when its request starts.
+ */
+static __always_inline bool stacked_row(__u64 bio_id, __u32 dev, struct proc_dev_key *key,
+					bool *counted)
+{
+	struct stacked_bio *stacked;
+
+	if (!*(volatile __u64 *)&stacked_in_flight)
+		return false;
+	stacked = bpf_map_lookup_elem(&stacked_bios, &bio_id);
+	if (!stacked || stacked->lower != dev)
+		return false;
+	*counted = dev_selected(dev) && !process_filters();
+	key->tgid = 0;
+	key->dev = dev;
+	key->cgroup = stacked->upper;
+	key->comm[TASK_COMM_LEN - 1] = KEY_MARK_STACKED;
 	return true;
 }
 
@@ -445,7 +566,8 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
-	*on_behalf = owner->tgid != (__u32)(bpf_get_current_pid_tgid() >> 32);
+	*on_behalf = owner->tgid != (per_thread ? (__u32)bpf_get_current_pid_tgid() :
+						  (__u32)(bpf_get_current_pid_tgid() >> 32));
 	return true;
 }
 
@@ -468,6 +590,16 @@ static __always_inline void *lookup_or_try_init(void *map, const void *key, cons
 	return bpf_map_lookup_elem(map, key);
 }
 
+/* -t: a new row of the current thread: user space learns its process. */
+static __always_inline void note_thread_group(__u32 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+
+	if (id == (__u32)pid_tgid)
+		bpf_map_update_elem(&thread_groups, &id, &tgid, BPF_ANY);
+}
+
 /* A row's counters, and whether other CPUs add to them too. */
 struct row {
 	struct proc_dev_stats *stats;
@@ -486,6 +618,11 @@ static __always_inline bool row_of(const struct proc_dev_key *key, bool count_lo
 	static const struct proc_dev_stats zero;
 
 	row->shared = false;
+	row->stats = bpf_map_lookup_elem(&stats, key);
+	if (row->stats)
+		return true;
+	if (per_thread)
+		note_thread_group(key->tgid);
 	row->stats = lookup_or_try_init(&stats, key, &zero);
 	if (row->stats)
 		return true;
@@ -1006,11 +1143,15 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	struct proc_dev_key key = {};
 	struct row row;
 	__u64 stamp_mask;
-	bool bio_based, on_behalf = false;
+	bool bio_based, on_behalf = false, stacked, counted;
 
 	if (class == IO_IGNORED)
 		return 0;
-	if (class == IO_WRITE) {
+	stacked = stacked_row((__u64)bio, disk_dev(disk), &key, &counted);
+	if (stacked) {
+		if (!counted)
+			return 0;
+	} else if (class == IO_WRITE) {
 		if (!write_charged_to(bio, disk_dev(disk), &key, &on_behalf))
 			return 0;
 	} else if (!current_submitter(&key, disk_dev(disk))) {
@@ -1028,8 +1169,9 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		if (on_behalf)
 			row_add(&row, &row.stats->writeback_bytes, bytes);
 	}
-	/* Not writeback charged to a dirtier: the stack would be the flusher's. */
-	if (stacks_mode && aggregate && !on_behalf && class < IO_NR_CLASSES)
+	/* Not writeback charged to a dirtier: the stack would be the flusher's;
+	 * not a stacked device's: its stack is on the device above. */
+	if (stacks_mode && aggregate && !on_behalf && !stacked && class < IO_NR_CLASSES)
 		add_stack_bio(ctx, &key, class, bytes, bio_based, (__u64)bio);
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
@@ -1039,18 +1181,63 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	return 0;
 }
 
+/* A bio of stacked_bios completed: its address may name another bio next. */
+static __noinline void forget_stacked_bio(__u64 bio_id)
+{
+	if (!bpf_map_delete_elem(&stacked_bios, &bio_id))
+		__sync_fetch_and_add(&stacked_in_flight, -1);
+}
+
+/*
+ * dm and md send the I/O of their device to the disks below as bios of their
+ * own, remapped from the device above; a partition's bio is remapped onto
+ * its own disk, which is not a device below.
+ */
+SEC("tp_btf/block_bio_remap")
+int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
+{
+	struct stacked_bio stacked = { .upper = dev };
+	struct block_device *bdev;
+	__u64 bio_id = (__u64)bio;
+	long err;
+
+	if (!bpf_core_field_exists(bio->bi_bdev) || !aggregate)
+		return 0;
+	bdev = bio->bi_bdev;
+	if (!bdev || bdev->bd_dev == dev)
+		return 0;
+	if (!stacked_tracked) {
+		remaps_seen = true;
+		return 0;
+	}
+	stacked.lower = disk_dev(bdev->bd_disk);
+	err = bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_NOEXIST);
+	if (!err)
+		__sync_fetch_and_add(&stacked_in_flight, 1);
+	else if (err == -EEXIST)
+		bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_EXIST);
+	else
+		count_lost(LOST_STACKED_MAP_FULL);
+	return 0;
+}
+
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
-	__u64 start_ns, stamp_mask;
+	bool stacked = *(volatile __u64 *)&stacked_in_flight;
+	__u64 start_ns, stamp_mask, bio_id = 0;
 	__u32 dev;
 
+	if (stacked || track_inflight)
+		bio_id = arg_address(ctx, 1);
+	if (stacked)
+		forget_stacked_bio(bio_id);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
 	if (track_inflight) {
-		complete_tracked(ctx, arg_address(ctx, 1), dev, bpf_ktime_get_ns(), 0);
+		complete_tracked(ctx, bio_id, dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
 	/* Without -L the latency of a bio-based disk needs the kernel's own
@@ -1071,11 +1258,15 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	__u32 class = io_classify(opf);
 	struct proc_dev_key key = {};
 	struct row row;
-	bool on_behalf = false;
+	bool on_behalf = false, stacked, counted;
 
 	if (class >= IO_NR_CLASSES)
 		return;
-	if (class == IO_WRITE) {
+	stacked = stacked_row((__u64)bio, dev, &key, &counted);
+	if (stacked) {
+		if (!counted)
+			return;
+	} else if (class == IO_WRITE) {
 		if (!write_charged_to(bio, dev, &key, &on_behalf))
 			return;
 	} else if (!current_submitter(&key, dev)) {
@@ -1084,7 +1275,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	if (aggregate && row_of(&key, true, &row))
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
-	if (stacks_mode && aggregate && !on_behalf)
+	if (stacks_mode && aggregate && !on_behalf && !stacked)
 		add_stack_request(ctx, &key, class, (__u64)bio);
 	if (track_inflight)
 		remember_inflight(id, &key, 0, sector, bytes, opf);
@@ -1334,6 +1525,27 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 	__builtin_memcpy(memo->owner.comm, who->comm, TASK_COMM_LEN);
 }
 
+/*
+ * Whether the current task becomes the owner of a file it dirties.  A
+ * kernel thread does not, so that the flusher re-dirtying a page does not
+ * take the file over from the process that wrote it; except a workqueue
+ * worker doing other work than writeback: a loop device's worker writing
+ * its backing file, whose writeback then serves the loop device.
+ */
+static __always_inline bool may_own(const struct proc_dev_key *who)
+{
+	const char *flush = "flush-";
+
+	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+		return true;
+	if (who->comm[TASK_COMM_LEN - 1] != KEY_MARK_WORKER)
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (who->comm[i] != flush[i])
+			return true;
+	return false;
+}
+
 /* Page cache dirtied, where the kernel charges it to the task's
  * /proc/PID/io write_bytes (folio_account_dirtied()). */
 SEC("tp_btf/writeback_dirty_folio")
@@ -1342,7 +1554,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	struct proc_dev_key key = {};
 	struct row row;
 	struct inode *host;
-	bool selected;
+	bool selected, worker, comm_taken, pid_taken;
 	__u32 dev;
 
 	/* The event class allows a NULL mapping (the verifier says so). */
@@ -1351,12 +1563,15 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	host = mapping->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
-	key.tgid = bpf_get_current_pid_tgid() >> 32;
+	pid_taken = current_row_id(&key.tgid);
 	key.dev = dev;
 	key.cgroup = current_cgroup_id();
-	current_comm(key.comm);
+	worker = current_comm(key.comm);
 	selected = current_cgroup_selected();
-	if (selected && dev_selected(dev) && pid_selected(key.tgid) && comm_selected(key.comm)) {
+	comm_taken = comm_selected(key.comm);
+	if (worker)
+		name_worker(key.comm);
+	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
 		if (row_of(&key, true, &row))
@@ -1370,10 +1585,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 				__sync_fetch_and_add(&counts->dirtied_bytes, bytes);
 		}
 	}
-	/* A kernel thread (the flusher) re-dirtying a page does not take the
-	 * file over from the process that wrote it. */
-	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG &&
-	    !(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(&key))
 		remember_owner(host, &key, selected);
 	return 0;
 }

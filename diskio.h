@@ -34,6 +34,8 @@
 #define STACK_COUNTS_ENTRIES	16384	/* (row, kernel stack, user stack) */
 #define STACK_PROCESSES_ENTRIES	4096	/* processes whose maps were asked for */
 #define BIO_STACKS_ENTRIES	8192	/* blk-mq bios queued, their request not started */
+#define STACKED_BIOS_ENTRIES	16384	/* bios dm or md sent to a disk below, in flight */
+#define THREAD_GROUPS_ENTRIES	16384	/* -t: threads with rows, their thread group */
 
 /* How the block layer accounts an operation (op_stat_group() in the kernel):
  * discard is its own group, secure erase and write-zeroes count as writes. */
@@ -53,7 +55,22 @@ enum io_class {
 #define MKDEV(major, minor)	(((__u32)(major) << MINORBITS) | ((__u32)(minor) & MINORMASK))
 
 /* Aggregation key: the process an I/O is charged to (its submitter, or for
- * writeback the process that dirtied the data) and the whole disk. */
+ * writeback the process that dirtied the data) and the whole disk.  With -t
+ * (per_thread) tgid holds the thread's id and comm the thread's name.
+ *
+ * comm's last byte, always NUL in a task's name, marks two other kinds of
+ * row (KEY_MARK_*):
+ * - WORKER: a workqueue worker (a kworker); comm holds the name of the work
+ *   it was doing when it did the I/O or dirtied the data (the kernel's
+ *   worker->desc: "flush-254:0", "loop0"), which `ps` shows after its own
+ *   name ("kworker/u8:1-flush-254:0").
+ * - STACKED: I/O a stacking driver (dm, md) sent to dev for the device whose
+ *   dev_t is in `cgroup`; tgid 0 and comm empty.  It was counted once
+ *   already, on that device, where its submitter addressed it.
+ */
+#define KEY_MARK_WORKER		1
+#define KEY_MARK_STACKED	2
+
 struct proc_dev_key {
 	__u32 tgid;
 	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
@@ -199,8 +216,10 @@ static inline enum io_class io_classify(__u32 op)
 	return (op & 1) ? IO_WRITE : IO_READ;
 }
 
-/* Causes of lost records: the kernel's, each a per-CPU counter in the `lost`
- * map, then those user space counts.  A record is lost under one cause. */
+/* Causes of lost records, in the order the output lists them (a new one
+ * goes last).  The `lost` map has a per-CPU counter for each; those marked
+ * "user space" stay 0 there and are counted by the tally.  A record is lost
+ * under one cause. */
 enum lost_cause {
 	LOST_STATS_MAP_FULL = 0,	/* aggregation map full */
 	LOST_INFLIGHT_FULL = 1,		/* in-flight table full */
@@ -213,13 +232,16 @@ enum lost_cause {
 	LOST_STACK_UNAVAILABLE = 7,	/* --stacks: bpf_get_stackid() failed (-EFAULT,
 					 * -EEXIST: another stack in its bucket, -ENOMEM) */
 	LOST_STACKS_MAP_FULL = 8,	/* --stacks: no room in stack_counts */
-	LOST_NR_KERNEL_CAUSES = 9,
-	LOST_NAMES_TABLE_FULL = LOST_NR_KERNEL_CAUSES,	/* no room to keep a name */
-	LOST_ROW_ALLOC = 10,		/* no memory for a row: its counts are not shown */
-	LOST_CRASH_EVENTS_FULL = 11,	/* more crashes in an interval than it lists */
-	LOST_STACKS_TABLE_FULL = 12,	/* --stacks-mem full: a new stack is not kept
-					 * (its bytes stay with its row) */
-	LOST_NR_CAUSES = 13,
+	LOST_NAMES_TABLE_FULL = 9,	/* user space: no room to keep a name */
+	LOST_ROW_ALLOC = 10,		/* user space: no memory for a row: its counts
+					 * are not shown */
+	LOST_CRASH_EVENTS_FULL = 11,	/* user space: more crashes in an interval than
+					 * it lists */
+	LOST_STACKS_TABLE_FULL = 12,	/* user space, --stacks-mem full: a new stack is
+					 * not kept (its bytes stay with its row) */
+	LOST_STACKED_MAP_FULL = 13,	/* a bio dm or md sent to a disk below not
+					 * remembered: counted as its submitter's own */
+	LOST_NR_CAUSES = 14,
 };
 
 /*

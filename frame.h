@@ -32,6 +32,7 @@ struct frame {
 	bool cumulative;		/* -a: totals since start */
 	bool per_process_latency;	/* -L */
 	bool by_cgroup;			/* rows are per (cgroup, disk): no pid, no comm */
+	bool per_thread;		/* -t: rows are threads (key.tgid is a TID) */
 	struct proc_io *const *rows;	/* sorted; only rows with something to show */
 	size_t nrows;
 	const struct res_table *names;	/* of the rows' comm, device and cgroup */

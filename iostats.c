@@ -5,15 +5,43 @@
 #include "array.h"
 #include "iostats.h"
 
-static const char *const sort_names[SORT_NR_KEYS] = {
-	[SORT_BYTES] = "bytes", [SORT_READ] = "read", [SORT_WRITE] = "write",
-	[SORT_IOS] = "ios", [SORT_LATENCY] = "latency", [SORT_PID] = "pid",
-	[SORT_COMM] = "comm", [SORT_DIRTY] = "dirty",
+const struct sort_key_info sort_keys[SORT_NR_KEYS] = {
+	{ SORT_PID, "pid", true },
+	{ SORT_COMM, "comm", true },
+	{ SORT_DEVICE, "device", true },
+	{ SORT_BYTES, "bytes", false },
+	{ SORT_READ, "read", false },
+	{ SORT_WRITE, "write", false },
+	{ SORT_DISCARD, "discard", false },
+	{ SORT_IOS, "ios", false },
+	{ SORT_READ_IOS, "r_iops", false },
+	{ SORT_WRITE_IOS, "w_iops", false },
+	{ SORT_DISCARD_IOS, "d_iops", false },
+	{ SORT_LATENCY, "latency", false },
+	{ SORT_DIRTY, "dirty", false },
+	{ SORT_CGROUP, "cgroup", true },
 };
+
+static const struct sort_key_info *sort_key_info(enum sort_key key)
+{
+	for (size_t i = 0; i < SORT_NR_KEYS; i++)
+		if (sort_keys[i].key == key)
+			return &sort_keys[i];
+	return NULL;
+}
 
 const char *sort_key_name(enum sort_key key)
 {
-	return sort_names[key];
+	const struct sort_key_info *info = sort_key_info(key);
+
+	return info ? info->name : "?";
+}
+
+bool sort_key_ascending(enum sort_key key)
+{
+	const struct sort_key_info *info = sort_key_info(key);
+
+	return info && info->ascending;
 }
 
 void iostats_init(struct iostats *t)
@@ -316,6 +344,26 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		break;
 	case SORT_COMM:
 		order = strcmp(res_name(names, a->comm_name, NULL), res_name(names, b->comm_name, NULL));
+		break;
+	case SORT_DISCARD:
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_BYTES);
+		break;
+	case SORT_READ_IOS:
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_READ_IOS);
+		break;
+	case SORT_WRITE_IOS:
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_WRITE_IOS);
+		break;
+	case SORT_DISCARD_IOS:
+		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_IOS);
+		break;
+	case SORT_DEVICE:
+		order = strcmp(res_name(names, a->device_name, NULL),
+			       res_name(names, b->device_name, NULL));
+		break;
+	case SORT_CGROUP:
+		order = strcmp(a->cgroup_name ? res_name(names, a->cgroup_name, NULL) : "",
+			       b->cgroup_name ? res_name(names, b->cgroup_name, NULL) : "");
 		break;
 	}
 	if (order)

@@ -12,20 +12,42 @@
 #include "pmem_metrics.h"
 #include "resources.h"
 
+/* What rows are sorted by (-s, the top view's sort).  The values are kept
+ * (a zeroed config sorts by bytes): a key added later takes the next one. */
 enum sort_key {
-	SORT_BYTES,		/* read + write + discard bytes, descending */
+	SORT_BYTES,		/* read + write + discard bytes */
 	SORT_READ,
 	SORT_WRITE,
-	SORT_IOS,
-	SORT_LATENCY,
-	SORT_PID,		/* ascending */
-	SORT_COMM,		/* ascending */
-	SORT_DIRTY,		/* dirtied bytes, descending */
+	SORT_IOS,		/* read + write + discard I/Os */
+	SORT_LATENCY,		/* average, with -L */
+	SORT_PID,
+	SORT_COMM,
+	SORT_DIRTY,		/* dirtied bytes */
+	SORT_DISCARD,
+	SORT_READ_IOS,
+	SORT_WRITE_IOS,
+	SORT_DISCARD_IOS,
+	SORT_DEVICE,
+	SORT_CGROUP,
 };
-#define SORT_NR_KEYS (SORT_DIRTY + 1)
+#define SORT_NR_KEYS (SORT_CGROUP + 1)
 
-/* "bytes", "read", ...: the key as -s takes it. */
+struct sort_key_info {
+	enum sort_key key;
+	const char *name;	/* as -s takes it and the top view's header shows it */
+	bool ascending;		/* names sort ascending, numbers descending */
+};
+
+/* Every sort key, in the order of the top view's columns (which its left
+ * and right arrows move through).  The one list: -s parses it, --help and
+ * the error of -s list it, the top view cycles through it, and the tests
+ * check the man page and the bash completion against it. */
+extern const struct sort_key_info sort_keys[SORT_NR_KEYS];
+
+/* "bytes", "r_iops", ...: the key as -s takes it. */
 const char *sort_key_name(enum sort_key key);
+/* Whether key sorts ascending (names) rather than descending (numbers). */
+bool sort_key_ascending(enum sort_key key);
 
 /* One row: counters indexed by enum pmem_counter_id. */
 /* A kernel latency entry's counts (struct dev_latency) as user space keeps
@@ -53,6 +75,12 @@ struct proc_io {
 	res_key comm_name;
 	res_key device_name;
 	res_key cgroup_name;			/* its path; 0: no cgroup2 */
+	/* The device above whose I/O this row carried out on a disk below
+	 * (a loop device's worker, dm or md): counted on its disk, not again
+	 * in the totals.  0: the row's own I/O. */
+	res_key serves_name;
+	/* The process: key.tgid, or with -t the thread's (0: not known). */
+	uint32_t tgid;
 	uint64_t seen[PMEM_NR_COUNTERS];	/* last values read from the kernel */
 	uint64_t delta[PMEM_NR_COUNTERS];	/* change in the current interval */
 	uint64_t total[PMEM_NR_COUNTERS];	/* since diskio started */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line of diskio: argp, strict numbers, one clear line per mistake. */
+#define _GNU_SOURCE
 #include <argp.h>
 #include <ctype.h>
 #include <errno.h>
@@ -19,6 +20,8 @@
 #define MIN_STACKS_MEM		(64ULL << 10)
 #define MAX_STACKS_MEM		(4ULL << 30)	/* a res_table's offsets are 32-bit */
 #define MAX_STACKS_TOP		1000
+
+_Static_assert(MAX_PROM_LABELS == PROM_MAX_LABELS, "one limit of --prom-label");
 
 const char *argp_program_version = "diskio " DISKIO_VERSION;
 const char *argp_program_bug_address = NULL;
@@ -74,6 +77,7 @@ enum {
 	OPT_PROM,
 	OPT_PROM_ROWS,
 	OPT_PROM_IDLE,
+	OPT_PROM_LABEL,
 	OPT_STACKS,
 	OPT_STACKS_MEM,
 	OPT_STACKS_TOP,
@@ -85,8 +89,7 @@ static const struct argp_option option_table[] = {
 	{ "batch", 'b', NULL, 0, "Batch lines for awk, even on a terminal", 0 },
 	{ "no-clear", 'C', NULL, 0, "Top view: do not redraw in place, append", 0 },
 	{ "rows", 'r', "ROWS", 0, "Show at most ROWS processes per interval", 0 },
-	{ "sort", 's', "SORT", 0,
-	  "Sort by bytes (default), read, write, ios, latency, pid, comm or dirty", 0 },
+	{ "sort", 's', "SORT", 0, NULL, 0 },	/* its text: sort_keys_text() */
 	{ "accumulated", 'a', NULL, 0, "Show totals since start, not per interval", 0 },
 	{ "latency", 'L', NULL, 0, "Per-process average latency (costs more per I/O)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
@@ -100,6 +103,8 @@ static const struct argp_option option_table[] = {
 	{ "by", OPT_BY, "KEY", 0, "Rows per process (default) or per cgroup", 0 },
 	{ "histogram", OPT_HISTOGRAM, NULL, 0,
 	  "Each disk's latency histogram per operation, every interval", 0 },
+	{ "threads", 't', NULL, 0,
+	  "A row per thread (its TID and its own name), not per process", 0 },
 	{ "submitter", OPT_SUBMITTER, NULL, 0,
 	  "Charge writes to the task that submitted them, not the one that dirtied them", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
@@ -116,6 +121,8 @@ static const struct argp_option option_table[] = {
 	  "(default 50)", 0 },
 	{ "prom-idle", OPT_PROM_IDLE, "SECONDS", 0,
 	  "Drop a --prom series unchanged for SECONDS (default 3600, 0: never)", 0 },
+	{ "prom-label", OPT_PROM_LABEL, "KEY=VALUE", 0,
+	  "Add this label to every --prom series, e.g. release=2.1 (repeatable, up to 16)", 0 },
 	{ "quiet", 'q', NULL, 0,
 	  "Print nothing on stdout, errors only (a service with --prom or --state)", 0 },
 	{ "stacks", OPT_STACKS, "WHICH", OPTION_ARG_OPTIONAL,
@@ -177,9 +184,11 @@ static int check_prom(const struct parse_state *ps, struct argp_state *state)
 {
 	const struct options *opts = ps->opts;
 
-	if (!opts->prom_path && (ps->prom_rows_given || ps->prom_idle_given)) {
+	if (!opts->prom_path && (ps->prom_rows_given || ps->prom_idle_given ||
+				 opts->nr_prom_labels)) {
 		argp_error(state, "%s has no effect without --prom FILE",
-			   ps->prom_rows_given ? "--prom-rows" : "--prom-idle");
+			   ps->prom_rows_given ? "--prom-rows" :
+			   ps->prom_idle_given ? "--prom-idle" : "--prom-label");
 		return EINVAL;
 	}
 	if (opts->prom_path && opts->trace) {
@@ -214,10 +223,12 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 			{ false, "--submitter", "it always shows the submitter" },
 			{ false, "-L", "every I/O carries its latency" },
 			{ false, "-C", "it is not the top view" },
+			{ false, "-t", "it prints each I/O's submitter" },
 		};
 		bool given[] = {
 			opts->cumulative, opts->rows != 0, ps->sort_given, opts->by_cgroup,
 			opts->submitter, opts->per_process_latency, opts->no_clear,
+			opts->threads,
 		};
 
 		for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
@@ -260,6 +271,35 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 		return EINVAL;
 	}
 	return 0;
+}
+
+#define SORT_KEYS_TEXT_SIZE 256
+
+/* "pid, comm, ... or cgroup": -s's keys from the one list (iostats.h), in
+ * the order of the top view's columns. */
+static const char *sort_keys_text(char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < SORT_NR_KEYS && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%s", i == 0 ? "" :
+			      i + 1 == SORT_NR_KEYS ? " or " : ", ", sort_keys[i].name);
+	return buf;
+}
+
+/* -s's help, from the list of keys. */
+static char *help_filter(int key, const char *text, void *input)
+{
+	char keys[SORT_KEYS_TEXT_SIZE], *help;
+
+	(void)input;
+	if (key != 's')
+		return (char *)text;
+	if (asprintf(&help, "Sort by %s (default: bytes; names ascending, numbers descending)",
+		     sort_keys_text(keys, sizeof(keys))) < 0)
+		return (char *)text;
+	return help;
 }
 
 /* A whole decimal number in [min, max]; anything else is an error. */
@@ -374,8 +414,12 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 				return 0;
 			}
 		}
-		argp_error(state, "unknown sort key '%s': bytes, read, write, ios, latency, pid, comm "
-			   "or dirty", arg);
+		{
+			char keys[SORT_KEYS_TEXT_SIZE];
+
+			argp_error(state, "unknown sort key '%s': %s", arg,
+				   sort_keys_text(keys, sizeof(keys)));
+		}
 		return EINVAL;
 	case 'a':
 		opts->cumulative = true;
@@ -446,6 +490,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_SUBMITTER:
 		opts->submitter = true;
 		break;
+	case 't':
+		opts->threads = true;
+		break;
 	case OPT_JSON:
 		if (opts->output == OUTPUT_BATCH) {
 			argp_error(state, "--json and -b exclude each other: give one");
@@ -500,6 +547,21 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->prom_idle_s = value;
 		ps->prom_idle_given = true;
 		break;
+	case OPT_PROM_LABEL: {
+		const char *problem = prom_label_problem(arg, opts->prom_labels,
+							 opts->nr_prom_labels);
+
+		if (problem) {
+			argp_error(state, "invalid --prom-label '%s': %s", arg, problem);
+			return EINVAL;
+		}
+		if (opts->nr_prom_labels >= MAX_PROM_LABELS) {
+			argp_error(state, "too many --prom-label: at most %d", MAX_PROM_LABELS);
+			return EINVAL;
+		}
+		opts->prom_labels[opts->nr_prom_labels++] = arg;
+		break;
+	}
 	case 'q':
 		opts->quiet = true;
 		break;
@@ -589,6 +651,7 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 		.parser = parse_option,
 		.args_doc = args_doc,
 		.doc = doc,
+		.help_filter = help_filter,
 	};
 	struct parse_state ps = { .opts = opts };
 	error_t error;

@@ -14,6 +14,8 @@
 
 #define DISKIO_VERSION	"0.1"
 
+#define MAX_PROM_LABELS	16	/* --prom-label; prom.h's PROM_MAX_LABELS */
+
 enum output_mode {
 	OUTPUT_AUTO,		/* top on a terminal, batch otherwise */
 	OUTPUT_BATCH,
@@ -40,6 +42,7 @@ struct options {
 	uint32_t nr_cgroups;
 	bool by_cgroup;		/* --by cgroup */
 	bool submitter;		/* --submitter */
+	bool threads;		/* -t: a row per thread */
 	bool histograms;	/* --histogram */
 	bool verbose;
 	uint64_t crash_interval_s;
@@ -48,6 +51,8 @@ struct options {
 	const char *prom_path;	/* --prom FILE */
 	uint32_t prom_rows;	/* --prom-rows: series per device */
 	uint64_t prom_idle_s;	/* --prom-idle: 0 keeps idle series */
+	const char *prom_labels[MAX_PROM_LABELS];	/* --prom-label KEY=VALUE, checked */
+	uint32_t nr_prom_labels;
 	bool quiet;		/* --quiet: nothing on stdout */
 	uint32_t stacks;	/* --stacks: STACKS_KERNEL | STACKS_USER, 0 without */
 	uint64_t stacks_mem;	/* --stacks-mem: bytes of the table of stacks */
@@ -64,7 +69,7 @@ struct options {
  * modes that exclude each other (--json with -b) or options that would have
  * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom, --stacks with
  * -T; -C with -b or --json; -s latency without -L; -s pid or comm with --by
- * cgroup; --prom-rows, --prom-idle without --prom; --stacks-mem, --stacks-top,
+ * cgroup; --prom-rows, --prom-idle, --prom-label without --prom; --stacks-mem, --stacks-top,
  * --folded, --debug-dir without --stacks (--debug-dir: without user stacks); -b, --json, -C, -a, -r, -s, --histogram with
  * --quiet; --quiet with neither --prom nor --state).
  * --help and --version print and exit 0 (argp's contract). */

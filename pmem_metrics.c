@@ -89,6 +89,15 @@ void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
 	m->aggregate.counter[id].total += n;
 }
 
+void pmem_add_below(struct pmem_metrics *m, struct pmem_device *dev,
+		    enum pmem_counter_id id, uint64_t n)
+{
+	(void)m;
+	if (!dev || (unsigned int)id >= PMEM_NR_COUNTERS)
+		return;
+	dev->counter[id].total += n;
+}
+
 void pmem_add_op_latency(struct pmem_metrics *m, struct pmem_device *dev, unsigned int op,
 			 uint64_t ns, uint64_t ios)
 {
@@ -266,6 +275,24 @@ static void write_iostat_object(struct jsonw *w, const struct pmem_device *d, bo
 	jsonw_object_end(w);
 }
 
+/* "below":["vda"] (the disks it is stacked on, [] for none) and its
+ * "dm_name" (null unless a dm device). */
+static void write_layers(struct jsonw *w, const struct devlayers *l)
+{
+	jsonw_array(w, "below");
+	for (const char *p = l->below; *p;) {
+		size_t n = strcspn(p, ",");
+
+		jsonw_string(w, NULL, p, n);
+		p += n + (p[n] == ',');
+	}
+	jsonw_array_end(w);
+	if (l->dm_name[0])
+		jsonw_string(w, "dm_name", l->dm_name, strlen(l->dm_name));
+	else
+		jsonw_null(w, "dm_name");
+}
+
 static void write_device_object(struct jsonw *w, const char *key, const struct pmem_device *d,
 				bool cumulative, bool histograms, bool iostat)
 {
@@ -282,8 +309,10 @@ static void write_device_object(struct jsonw *w, const char *key, const struct p
 	write_latency_object(w, d, cumulative);
 	if (histograms)
 		write_histogram_object(w, d, cumulative);
-	if (iostat)
+	if (iostat) {
 		write_iostat_object(w, d, cumulative);
+		write_layers(w, &d->layers);
+	}
 	jsonw_object_end(w);
 }
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "jsonw.h"
+#include "devlayers.h"
 #include "diskstats.h"
 #include "latency_hist.h"
 
@@ -79,6 +80,7 @@ struct pmem_device {
 	 * when the kernel lists no such device. */
 	bool has_iostat;
 	struct iostat_x iostat[2];
+	struct devlayers layers;	/* the disks below it, its dm name */
 };
 
 /* One operation's latency on a device, for people. */
@@ -109,12 +111,20 @@ void pmem_free(struct pmem_metrics *m);
 struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name);
 
 /*
- * Add @n to @dev's counter @id AND to the aggregate's same counter, so the
- * aggregate is always the sum of the devices. A NULL @dev (a failed
- * pmem_device_get()) or an out-of-range @id is ignored.
+ * Add @n to @dev's counter @id AND to the aggregate's same counter. A NULL
+ * @dev (a failed pmem_device_get()) or an out-of-range @id is ignored.
  */
 void pmem_add(struct pmem_metrics *m, struct pmem_device *dev,
 	      enum pmem_counter_id id, uint64_t n);
+
+/*
+ * Add @n to @dev's counter @id only: I/O a device below (a loop device's
+ * backing disk, a dm or md leg) carried out for a device above, whose own
+ * count is in the aggregate already.  The aggregate is the sum of the
+ * devices less what pmem_add_below() added.
+ */
+void pmem_add_below(struct pmem_metrics *m, struct pmem_device *dev,
+		    enum pmem_counter_id id, uint64_t n);
 
 /*
  * End of an interval: for every device and the aggregate,

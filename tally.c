@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "array.h"
 #include "symbolize.h"
 #include "tally.h"
@@ -239,7 +243,7 @@ static void count_losses(struct tally *t, const struct snapshot *s)
 {
 	uint64_t perf_lost;
 
-	for (int cause = 0; cause < LOST_NR_KERNEL_CAUSES; cause++) {
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++) {
 		uint64_t change = counter_delta(&t->lost_seen[cause], s->lost[cause]);
 
 		if (cause != LOST_PERF_BUFFER)
@@ -269,12 +273,114 @@ static res_key cgroup_name(struct tally *t, uint64_t id)
 	return path ? intern_name(t, path, strlen(path)) : t->unknown_name;
 }
 
+void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t size)
+{
+	size_t own = 0;
+
+	/* "kworker/u8:1+flush-254:0": the work follows the id's ':'. */
+	if (proc_comm && strchr(proc_comm, ':')) {
+		const char *id = strchr(proc_comm, ':');
+
+		own = strcspn(id, "+-") + (size_t)(id - proc_comm);
+	}
+	if (own)
+		snprintf(out, size, "%.*s-%s", (int)own, proc_comm, desc);
+	else
+		snprintf(out, size, "kworker-%s", desc);
+}
+
+/* A worker's name as /proc/PID/comm gives it; false if it is gone. */
+static bool read_task_comm(const struct tally *t, uint32_t tgid, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (!t->config.proc_root ||
+	    snprintf(path, sizeof(path), "%s/%" PRIu32 "/comm", t->config.proc_root, tgid) >=
+		    (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+static const char *sysfs_root_of(const struct tally *t)
+{
+	return t->config.sysfs_root ? t->config.sysfs_root : "/sys";
+}
+
+/* Whether name is a block device of the sysfs tree: a worker whose work is
+ * named after one (a loop device's "loop0") does that device's I/O. */
+static bool is_block_device(const struct tally *t, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	if (snprintf(path, sizeof(path), "%s/block/%s", sysfs_root_of(t), name) >=
+	    (int)sizeof(path))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A new row's names (diskio.h, struct proc_dev_key): a worker's is the
+ * name `ps` shows, with its work; the I/O dm and md sent to a disk below is
+ * named after the device above, which it serves, as does a worker whose
+ * work is a block device's own (a loop device's).
+ */
+static void name_row(struct tally *t, struct proc_io *row)
+{
+	const struct proc_dev_key *key = &row->key;
+	const char *device = devname_lookup(&t->devnames, key->dev);
+	char name[TASK_COMM_LEN + 64], comm[64];
+
+	row->device_name = intern_name(t, device, strlen(device));
+	row->tgid = key->tgid;
+	if (t->config.per_thread && key->tgid)
+		row->tgid = t->config.thread_group ?
+			    t->config.thread_group(key->tgid, t->config.thread_group_arg) : 0;
+	switch (key->comm[TASK_COMM_LEN - 1]) {
+	case KEY_MARK_STACKED: {
+		const char *above = devname_lookup(&t->devnames, (uint32_t)key->cgroup);
+
+		row->comm_name = intern_name(t, above, strlen(above));
+		row->serves_name = row->comm_name;
+		return;
+	}
+	case KEY_MARK_WORKER: {
+		char desc[TASK_COMM_LEN];
+
+		memcpy(desc, key->comm, TASK_COMM_LEN - 1);
+		desc[TASK_COMM_LEN - 1] = '\0';
+		worker_row_name(read_task_comm(t, key->tgid, comm, sizeof(comm)) ? comm : NULL,
+				desc, name, sizeof(name));
+		row->comm_name = intern_name(t, name, strlen(name));
+		if (is_block_device(t, desc))
+			row->serves_name = intern_name(t, desc, strlen(desc));
+		break;
+	}
+	default:
+		row->comm_name = intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
+	}
+	row->cgroup_name = cgroup_name(t, key->cgroup);
+}
+
 /*
  * What a row gained from one kernel entry goes to its disk: a device's
  * counts are the sum of its rows' changes, but for its flushes, which are
- * the disk's own (count_device_flushes()).  A device is made only for a row
- * with something to fold (not for dirtying alone, e.g. on a filesystem of
- * no one disk).
+ * the disk's own (count_device_flushes()); the totals' are not the I/O a
+ * row carried out for a device above, counted there already.  A device is
+ * made only for a row with something to fold (not for dirtying alone, e.g.
+ * on a filesystem of no one disk).
  */
 static void add_row_change(struct tally *t, const struct proc_io *row,
 			   const uint64_t before[PMEM_NR_COUNTERS])
@@ -287,7 +393,10 @@ static void add_row_change(struct tally *t, const struct proc_io *row,
 			continue;
 		if (!metrics)
 			metrics = device_metrics(t, row->key.dev);
-		pmem_add(&t->devices, metrics, c, row->delta[c] - before[c]);
+		if (row->serves_name)
+			pmem_add_below(&t->devices, metrics, c, row->delta[c] - before[c]);
+		else
+			pmem_add(&t->devices, metrics, c, row->delta[c] - before[c]);
 	}
 }
 
@@ -319,14 +428,8 @@ static void record_rows(struct tally *t, const struct snapshot_row *entries, siz
 		}
 		if (row->latency && row->delta[PMEM_LATENCY_IOS] != before[PMEM_LATENCY_IOS])
 			row->latency->incomplete = true;
-		if (created) {
-			const char *device = devname_lookup(&t->devnames, entry->key.dev);
-
-			row->comm_name = intern_name(t, entry->key.comm,
-						     strnlen(entry->key.comm, TASK_COMM_LEN));
-			row->device_name = intern_name(t, device, strlen(device));
-			row->cgroup_name = cgroup_name(t, entry->key.cgroup);
-		}
+		if (created)
+			name_row(t, row);
 		add_row_change(t, row, before);
 	}
 }
@@ -509,6 +612,8 @@ static int compare_cgroup_dev(const void *pa, const void *pb)
 
 	if (a->key.cgroup != b->key.cgroup)
 		return (a->key.cgroup > b->key.cgroup) - (a->key.cgroup < b->key.cgroup);
+	if (a->serves_name != b->serves_name)
+		return (a->serves_name > b->serves_name) - (a->serves_name < b->serves_name);
 	return (a->key.dev > b->key.dev) - (a->key.dev < b->key.dev);
 }
 
@@ -534,6 +639,7 @@ static size_t fold_by_cgroup(struct tally *t, size_t n)
 			sum->key.cgroup = row->key.cgroup;
 			sum->device_name = row->device_name;
 			sum->cgroup_name = row->cgroup_name;
+			sum->serves_name = row->serves_name;
 		}
 		for (int c = 0; c < PMEM_NR_COUNTERS; c++) {
 			sum->delta[c] += row->delta[c];
@@ -805,6 +911,14 @@ static void count_iostat(struct tally *t, uint64_t now_ns)
 	t->diskstats_last_ns = now_ns;
 }
 
+/* How each device is stacked, as sysfs says now (lsblk's view). */
+static void learn_layers(struct tally *t)
+{
+	for (size_t i = 0; i < t->devices.count; i++)
+		devlayers_read(sysfs_root_of(t), t->devices.devices[i].name,
+			       &t->devices.devices[i].layers);
+}
+
 /* The interval's length as it was, in whole milliseconds: a stalled loop
  * makes it longer than asked for, and rates divide by what it was. */
 static double measured_interval_s(struct tally *t, uint64_t now_ns)
@@ -833,6 +947,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->cumulative = t->config.cumulative;
 	frame->per_process_latency = t->config.per_process_latency;
 	frame->by_cgroup = t->config.by_cgroup;
+	frame->per_thread = t->config.per_thread;
 	frame->names = &t->names;
 	frame->devices = &t->devices;
 	frame->crash = &t->crash;
@@ -845,6 +960,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_row_latency(t, s);
 		pmem_flush(&t->devices);
 		count_iostat(t, now_ns);
+		learn_layers(t);
 		if (t->config.stacks_mem)
 			count_stacks(t, s);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */

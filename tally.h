@@ -85,7 +85,7 @@ struct snapshot {
 	size_t nstacks, stacks_capacity;
 	struct snapshot_trace *traces;		/* --stacks: ids new in this snapshot */
 	size_t ntraces, traces_capacity;
-	uint64_t lost[LOST_NR_KERNEL_CAUSES];	/* summed over CPUs */
+	uint64_t lost[LOST_NR_CAUSES];	/* summed over CPUs */
 	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
 	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */
 	/* Kernel entries of forgotten rows (tally_close_interval()'s
@@ -114,6 +114,12 @@ struct tally_config {
 	bool by_cgroup;			/* --by cgroup: rows per (cgroup, disk) */
 	uint64_t crash_interval_ns;
 	const char *sysfs_root;		/* "/sys" */
+	const char *proc_root;		/* "/proc": workers' names; NULL: none read */
+	/* -t: rows are threads (proc_dev_key.tgid a TID); the process of a
+	 * thread, 0 if not known. */
+	bool per_thread;
+	uint32_t (*thread_group)(uint32_t tid, void *arg);
+	void *thread_group_arg;
 	const char *cgroup_mount;	/* the cgroup2 mount, NULL when none */
 	/* Whether a process still exists (its rows may be forgotten if not). */
 	bool (*process_alive)(uint32_t tgid);
@@ -179,7 +185,7 @@ struct tally {
 	size_t ndirtiers, dirtiers_capacity;
 	uint64_t now_ns;		/* of the last step */
 	uint64_t interval_end_ns;	/* of the last frame, start_ns before */
-	uint64_t lost_seen[LOST_NR_KERNEL_CAUSES];
+	uint64_t lost_seen[LOST_NR_CAUSES];
 	uint64_t perf_lost_reported;
 
 	/* this interval, and the run */
@@ -218,6 +224,12 @@ struct tally {
 	uint64_t diskstats_last_ns;	/* when diskstats_last was read */
 	bool diskstats_failed;		/* warned once: no iostat figures */
 };
+
+/* The name `ps` gives a workqueue worker doing work desc ("flush-254:0"):
+ * its own name as proc_comm (its /proc/PID/comm, NULL if gone) gives it,
+ * without the work it does now, then '-' and desc:
+ * "kworker/u8:1-flush-254:0". */
+void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t size);
 
 /* 0, or -ENOMEM.  The crash-free tracker starts fresh at start_ns; a state
  * file may be loaded into t->crash afterwards. */

@@ -1,25 +1,89 @@
-# bash completion for diskio(8): its options, the values some of them take,
-# and disk names (from /sys/block) after -D.
+# bash completion for diskio(8): its options, and the values of those that
+# name something: disks (/sys/block) after -D, process names after -c,
+# cgroup v2 groups after --cgroup, sort keys after -s.  tests/test_completion.sh
+# runs it; tests/test_options.c checks its lists against the code's.
+#
+# Where it reads the machine, for the tests: _diskio_sys (/sys), _diskio_proc
+# (/proc) and _diskio_mounts (/proc/mounts).
+
+# Disks as -D takes them: each name, and its MAJ:MIN.
 _diskio_devices()
 {
-	local dev
-	for dev in /sys/block/*; do
-		[[ -e $dev ]] && printf '%s\n' "${dev##*/}"
+	local dev numbers
+	for dev in "${_diskio_sys:-/sys}"/block/*; do
+		[[ -e $dev ]] || continue
+		printf '%s\n' "${dev##*/}"
+		read -r numbers 2>/dev/null <"$dev/dev" && printf '%s\n' "$numbers"
+	done
+}
+
+# Process names as the kernel keeps them, which -c matches: at most 15 bytes
+# (a task's comm), without the work a kernel worker does, which
+# /proc/PID/comm appends ("kworker/0:0H-events_highpri" is "kworker/0:0H").
+_diskio_comms()
+{
+	local file name
+	for file in "${_diskio_proc:-/proc}"/[0-9]*/comm; do
+		IFS= read -r name 2>/dev/null <"$file" || continue
+		[[ $name == kworker/* ]] && name=${name%%[-+]*}
+		printf '%s\n' "${name:0:15}"
+	done | LC_ALL=C sort -u
+}
+
+# The cgroup2 hierarchy's mount point from the mounts file: /sys/fs/cgroup on
+# a unified machine, /sys/fs/cgroup/unified on a hybrid one; nothing without
+# one (a cgroup v1 directory is no group --cgroup takes).
+_diskio_cgroup2_root()
+{
+	local source point type rest
+	while read -r source point type rest; do
+		if [[ $type == cgroup2 ]]; then
+			printf '%b\n' "$point"	# the mounts file writes a space as \040
+			return 0
+		fi
+	done <"${_diskio_mounts:-/proc/mounts}"
+	return 1
+}
+
+# The groups below the directory of the path typed, as paths under the root.
+_diskio_cgroups()
+{
+	local root dir group
+	root=$(_diskio_cgroup2_root) || return
+	dir=${1%/*}
+	[[ $1 == /* ]] || dir=
+	for group in "$root$dir"/*/; do
+		[[ -d $group ]] || continue
+		group=${group%/}
+		printf '%s\n' "${group#"$root"}"
+	done
+}
+
+# Words that may hold any byte but a newline, as candidates for cur.
+_diskio_reply_lines()
+{
+	local word
+	COMPREPLY=()
+	while IFS= read -r word; do
+		[[ $word == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$word")")
 	done
 }
 
 _diskio()
 {
-	local cur prev words cword
-	_init_completion -s || return
+	local cur prev words cword split
+	_init_completion -s -n : || return
 
 	case $prev in
 	-D | --device)
 		COMPREPLY=($(compgen -W "$(_diskio_devices)" -- "$cur"))
+		__ltrim_colon_completions "$cur"
 		return
 		;;
 	-s | --sort)
-		COMPREPLY=($(compgen -W 'bytes read write ios latency pid comm dirty' -- "$cur"))
+		# the keys of -s, in the top view's column order (iostats.c sort_keys[])
+		COMPREPLY=($(compgen -W 'pid comm device bytes read write discard ios r_iops w_iops
+			d_iops latency dirty cgroup' -- "$cur"))
 		return
 		;;
 	--by)
@@ -31,7 +95,8 @@ _diskio()
 		return
 		;;
 	-c | --comm)
-		COMPREPLY=($(compgen -W "$(ps -eo comm= 2>/dev/null | sort -u)" -- "$cur"))
+		_diskio_reply_lines < <(_diskio_comms)
+		__ltrim_colon_completions "$cur"	# kworker/u8:1
 		return
 		;;
 	--state | --prom | --folded)
@@ -43,12 +108,20 @@ _diskio()
 		return
 		;;
 	--cgroup)
-		local root=/sys/fs/cgroup
-		COMPREPLY=($(compgen -W "$(cd "$root" 2>/dev/null && find . -mindepth 1 -maxdepth 3 -type d 2>/dev/null | sed 's|^\.||')" -- "$cur"))
+		_diskio_reply_lines < <(_diskio_cgroups "$cur")
+		# a group may have groups below it: no space after it
+		[[ ${#COMPREPLY[@]} -gt 0 ]] && compopt -o nospace
 		return
 		;;
-	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --stacks-mem | \
-		--stacks-top)
+	--stacks)
+		# its value only with '=' (--stacks=user): else the next word is another
+		if $split; then
+			COMPREPLY=($(compgen -W 'kernel user both' -- "$cur"))
+			return
+		fi
+		;;
+	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --prom-label | \
+		--stacks-mem | --stacks-top)
 		return
 		;;
 	esac
@@ -58,9 +131,10 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle --prom-rows
+			--crash-interval --debug-dir --folded --histogram --json --prom --prom-idle
+			--prom-label --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
-			--state --submitter --usage' -- "$cur"))
+			--state --submitter -t --threads --usage' -- "$cur"))
 	fi
 } &&
 	complete -F _diskio diskio

@@ -4,7 +4,9 @@
  * kernel and run, loaded, attached; its maps read and pruned.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +167,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		.owners = l->owners_used,
 		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
 		.stacks = opts->stacks != 0,
+		.threads = opts->threads,
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -193,6 +196,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stack_counts, plan->stack_counts_entries);
 	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
 	bpf_map__set_max_entries(skel->maps.bio_stacks, plan->bio_stacks_entries);
+	bpf_map__set_max_entries(skel->maps.thread_groups, plan->thread_groups_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
@@ -210,6 +214,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
+	skel->rodata->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
@@ -222,14 +227,51 @@ static int attach_bio_complete(struct loader *l)
 {
 	struct diskio_bpf *skel = l->skel;
 
-	if (skel->links.handle_bio_complete || l->bio_complete_failed ||
-	    !(l->track_inflight || skel->bss->bio_stamps_seen))
-		return 0;
-	skel->links.handle_bio_complete = bpf_program__attach(skel->progs.handle_bio_complete);
-	if (skel->links.handle_bio_complete)
-		return 0;
-	l->bio_complete_failed = true;
-	return -errno;
+	bool stacked = !l->opts->trace && (l->stacked_devices || skel->bss->remaps_seen);
+
+	if (!skel->links.handle_bio_complete && !l->bio_complete_failed &&
+	    (l->track_inflight || skel->bss->bio_stamps_seen || stacked)) {
+		skel->links.handle_bio_complete =
+			bpf_program__attach(skel->progs.handle_bio_complete);
+		if (!skel->links.handle_bio_complete) {
+			l->bio_complete_failed = true;
+			return -errno;
+		}
+	}
+	if (stacked && skel->links.handle_bio_complete)
+		skel->bss->stacked_tracked = true;
+	return 0;
+}
+
+/* Whether some block device has holders (dm, md, bcache above it). */
+static bool any_holders(const char *sysfs_root)
+{
+	char path[PATH_MAX];
+	struct dirent *disk;
+	bool found = false;
+	DIR *block;
+
+	snprintf(path, sizeof(path), "%s/block", sysfs_root);
+	block = opendir(path);
+	if (!block)
+		return false;
+	while (!found && (disk = readdir(block))) {
+		struct dirent *holder;
+		DIR *holders;
+
+		if (disk->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/block/%s/holders", sysfs_root,
+			     disk->d_name) >= (int)sizeof(path))
+			continue;
+		holders = opendir(path);
+		if (!holders)
+			continue;
+		while (!found && (holder = readdir(holders)))
+			found = holder->d_name[0] != '.';
+		closedir(holders);
+	}
+	closedir(block);
+	return found;
 }
 
 
@@ -260,6 +302,7 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		return -1;
 	}
 	err = diskio_bpf__attach(l->skel);
+	l->stacked_devices = any_holders("/sys");
 	if (!err)
 		err = attach_bio_complete(l);
 	if (err) {
@@ -331,6 +374,17 @@ static void sweep_owners(struct loader *l, uint64_t now_ns)
 	l->owners_swept_ns = now_ns;
 	owners_forget_older(bpf_map__fd(l->skel->maps.owners),
 			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
+}
+
+uint32_t loader_thread_group(uint32_t tid, void *loader)
+{
+	struct loader *l = loader;
+	__u32 tgid = 0;
+
+	if (!l->skel ||
+	    bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.thread_groups), &tid, &tgid))
+		return 0;
+	return tgid;
 }
 
 void loader_tick(struct loader *l, uint64_t now_ns)

@@ -38,6 +38,7 @@ struct loader {
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	bool owners_used;		/* writeback is charged to its dirtier */
 	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
+	bool stacked_devices;		/* at start, some device had holders (dm, md) */
 	uint64_t owners_swept_ns;
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;
@@ -70,6 +71,9 @@ void loader_tick(struct loader *l, uint64_t now_ns);
 /* s := the maps as they are now; at_exit: also the I/Os still in flight.
  * 0, or -errno after one "diskio: ..." line. */
 int loader_snapshot(struct loader *l, struct snapshot *s, bool at_exit);
+
+/* -t: the thread group of thread tid as the kernel noted it, 0 if none. */
+uint32_t loader_thread_group(uint32_t tid, void *loader);
 
 /* Delete the kernel entries of the rows and stacks the tally forgot, what
  * they held kept in s for the next frame.  0, or -errno after one line. */

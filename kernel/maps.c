@@ -209,7 +209,7 @@ static int copy_lost(const void *key, const void *value, void *arg)
 	uint32_t cause;
 
 	memcpy(&cause, key, sizeof(cause));
-	if (cause < LOST_NR_KERNEL_CAUSES)
+	if (cause < LOST_NR_CAUSES)
 		sum_per_cpu(value, ctx->nr_cpus, sizeof(__u64), &ctx->snapshot->lost[cause]);
 	return 0;
 }

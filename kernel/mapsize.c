@@ -64,6 +64,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->stack_counts_entries = needs->stacks ? STACK_COUNTS_ENTRIES : 1;
 	plan->stack_processes_entries = needs->stacks ? STACK_PROCESSES_ENTRIES : 1;
 	plan->bio_stacks_entries = needs->stacks ? BIO_STACKS_ENTRIES : 1;
+	plan->thread_groups_entries = needs->threads ? THREAD_GROUPS_ENTRIES : 1;
 	/* A new user stack is built in the ring buffer itself; in this
 	 * buffer, one entry a CPU, only for the perf buffer. */
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
@@ -138,7 +139,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += array_map_bytes(plan->inflight_buckets, sizeof(struct inflight_bucket), false,
 				 nr_cpus);
 	bytes += array_map_bytes(plan->inflight_slots, sizeof(struct inflight), false, nr_cpus);
-	bytes += array_map_bytes(LOST_NR_KERNEL_CAUSES, sizeof(__u64), true, nr_cpus);
+	bytes += array_map_bytes(LOST_NR_CAUSES, sizeof(__u64), true, nr_cpus);
 	bytes += hash_map_bytes(plan->owners_entries, sizeof(struct inode_key),
 				sizeof(struct write_owner), false, false, nr_cpus);
 	bytes += array_map_bytes(1, sizeof(struct inode_key) + sizeof(struct write_owner), true,
@@ -152,6 +153,10 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->stack_processes_entries, 16, 1, false, true, nr_cpus);
 	bytes += hash_map_bytes(plan->bio_stacks_entries, sizeof(__u64), sizeof(struct stack_key),
 				false, true, nr_cpus);
+	bytes += hash_map_bytes(plan->thread_groups_entries, sizeof(__u32), sizeof(__u32), false,
+				true, nr_cpus);
+	bytes += hash_map_bytes(STACKED_BIOS_ENTRIES, sizeof(__u64), sizeof(__u64), false, false,
+				nr_cpus);	/* stacked_bios */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
 	if (plan->ringbuf_bytes)

@@ -33,6 +33,7 @@ struct map_plan {
 	uint32_t stack_counts_entries;	/* stack_processes */
 	uint32_t stack_processes_entries;
 	uint32_t bio_stacks_entries;	/* --stacks: blk-mq bios until their request */
+	uint32_t thread_groups_entries;	/* -t */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
@@ -45,6 +46,7 @@ struct map_needs {
 	bool owners;			/* writeback charged to its dirtier */
 	bool legacy_exit_hook;		/* crashed_groups is used */
 	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */
+	bool threads;			/* -t: the thread_groups map */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
@@ -73,14 +74,178 @@ void prom_format_ns_as_seconds(char *buf, size_t size, uint64_t ns)
 		snprintf(buf, size, "%" PRIu64, whole);
 }
 
+/* ---- --prom-label ---- */
+
+/* Label names the file itself writes. */
+static const char *const own_label_names[] = {
+	"device", "comm", "cgroup", "op", "le", "cause", "version",
+};
+/* Those Prometheus sets on every series it scrapes: it would rename the
+ * user's to exported_instance, exported_job. */
+static const char *const scrape_label_names[] = { "instance", "job" };
+
+static bool name_in(const char *name, size_t len, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !strncmp(name, names[i], len))
+			return true;
+	return false;
+}
+
+static bool label_name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* Whether s[0..len) is UTF-8 as Go's utf8.ValidString (Prometheus') wants
+ * it: no stray continuation byte, no overlong form, no surrogate, nothing
+ * above U+10FFFF. */
+static bool valid_utf8(const unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		size_t n;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		if (len - i <= n)
+			return false;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+const char *prom_label_problem(const char *arg, const char *const *given, size_t ngiven)
+{
+	const char *equals = strchr(arg, '=');
+	size_t name_len = equals ? (size_t)(equals - arg) : 0;
+	const char *value = equals ? equals + 1 : NULL;
+
+	if (!equals)
+		return "not KEY=VALUE";
+	if (!name_len)
+		return "no label name before '='";
+	for (size_t i = 0; i < name_len; i++)
+		if (!label_name_char(arg[i], i == 0))
+			return "a label name is letters, digits and '_', not starting with a digit";
+	if (name_len > PROM_LABEL_NAME_MAX)
+		return "a label name of more than 128 bytes";
+	if (name_len >= 2 && arg[0] == '_' && arg[1] == '_')
+		return "names starting with '__' are reserved for Prometheus' own use";
+	if (name_in(arg, name_len, own_label_names,
+		    sizeof(own_label_names) / sizeof(own_label_names[0])))
+		return "diskio's own series use that label name";
+	if (name_in(arg, name_len, scrape_label_names,
+		    sizeof(scrape_label_names) / sizeof(scrape_label_names[0])))
+		return "Prometheus sets instance and job on every series it scrapes";
+	for (size_t i = 0; i < ngiven; i++)
+		if (!strncmp(given[i], arg, name_len + 1))
+			return "that label name is given twice";
+	if (!*value)
+		return "an empty value (Prometheus takes it as no label at all)";
+	if (strlen(value) > PROM_LABEL_VALUE_MAX)
+		return "a value of more than 1024 bytes";
+	if (!valid_utf8((const unsigned char *)value, strlen(value)))
+		return "the value is not valid UTF-8";
+	return NULL;
+}
+
+size_t prom_format_user_label(char *buf, size_t size, const char *arg)
+{
+	size_t n = 0;
+
+	/* Appends c, counting what does not fit, keeping room for the NUL. */
+#define PUTC(c) do {						\
+		if (n + 1 < size)				\
+			buf[n] = (c);				\
+		n++;						\
+	} while (0)
+	for (; *arg && *arg != '='; arg++)
+		PUTC(*arg);
+	PUTC('=');
+	PUTC('"');
+	for (arg += *arg == '='; *arg; arg++) {
+		if (*arg == '\\' || *arg == '"') {
+			PUTC('\\');
+			PUTC(*arg);
+		} else if (*arg == '\n') {
+			PUTC('\\');
+			PUTC('n');
+		} else {
+			PUTC(*arg);
+		}
+	}
+	PUTC('"');
+#undef PUTC
+	if (size)
+		buf[n < size ? n : size - 1] = '\0';
+	return n;
+}
+
+/* config->labels as the file writes them, joined by commas; NULL when
+ * memory is out (or there are none). */
+static char *user_label_set(const struct prom_config *config)
+{
+	size_t need = 1, at = 0;
+	char *text;
+
+	for (uint32_t i = 0; i < config->nlabels; i++)
+		need += prom_format_user_label(NULL, 0, config->labels[i]) + 1;
+	text = malloc(need);
+	if (!text)
+		return NULL;
+	for (uint32_t i = 0; i < config->nlabels; i++) {
+		if (i)
+			text[at++] = ',';
+		at += prom_format_user_label(text + at, need - at, config->labels[i]);
+	}
+	text[at] = '\0';
+	return text;
+}
+
 /* ---- the totals ---- */
 
-void prom_init(struct prom_totals *p, const struct prom_config *config)
+int prom_init(struct prom_totals *p, const struct prom_config *config)
 {
 	memset(p, 0, sizeof(*p));
 	p->config = *config;
 	if (!p->config.max_rows)
 		p->config.max_rows = PROM_DEFAULT_ROWS;
+	if (config->nlabels) {
+		p->user_labels = user_label_set(config);
+		if (!p->user_labels) {
+			memset(p, 0, sizeof(*p));
+			return -ENOMEM;
+		}
+	}
+	/* The strings stay the caller's; what the file needs is copied. */
+	p->config.labels = NULL;
+	p->config.nlabels = 0;
+	return 0;
 }
 
 static void series_free(struct prom_series *s)
@@ -94,6 +259,7 @@ void prom_free(struct prom_totals *p)
 	for (size_t i = 0; i < p->nseries; i++)
 		series_free(&p->series[i]);
 	free(p->series);
+	free(p->user_labels);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -291,6 +457,31 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A sample's name and labels, then the space before its value: the file's
+ * own labels (own_format, printf's) and after them the user's
+ * (--prom-label), in braces when there is any. */
+__attribute__((format(printf, 4, 5)))
+static void sample(FILE *out, const struct prom_totals *p, const char *name,
+		   const char *own_format, ...)
+{
+	va_list ap;
+
+	fprintf(out, "%s{", name);
+	va_start(ap, own_format);
+	vfprintf(out, own_format, ap);
+	va_end(ap);
+	fprintf(out, "%s%s} ", p->user_labels ? "," : "", p->user_labels ? p->user_labels : "");
+}
+
+/* The same for a sample without labels of the file's own. */
+static void sample_unlabelled(FILE *out, const struct prom_totals *p, const char *name)
+{
+	if (p->user_labels)
+		fprintf(out, "%s{%s} ", name, p->user_labels);
+	else
+		fprintf(out, "%s ", name);
+}
+
 static const char *const op_names[IO_NR_CLASSES] = { "read", "write", "discard" };
 
 static void render_series(FILE *out, const struct prom_totals *p)
@@ -313,22 +504,25 @@ static void render_series(FILE *out, const struct prom_totals *p)
 		if (bytes[b].count == PROM_DIRTIED_BYTES && !p->config.dirtied)
 			continue;
 		family(out, bytes[b].name, "counter", bytes[b].help);
-		for (size_t i = 0; i < p->nseries; i++)
-			fprintf(out, "%s{%s} %" PRIu64 "\n", bytes[b].name, p->series[i].labels,
-				p->series[i].count[bytes[b].count]);
+		for (size_t i = 0; i < p->nseries; i++) {
+			sample(out, p, bytes[b].name, "%s", p->series[i].labels);
+			fprintf(out, "%" PRIu64 "\n", p->series[i].count[bytes[b].count]);
+		}
 	}
 	family(out, "diskio_ios_total", "counter",
 	       "I/Os by operation, as /proc/diskstats counts them, charged as the bytes are.");
 	for (size_t i = 0; i < p->nseries; i++)
-		for (int op = 0; op < IO_NR_CLASSES; op++)
-			fprintf(out, "diskio_ios_total{%s,op=\"%s\"} %" PRIu64 "\n",
-				p->series[i].labels, op_names[op],
-				p->series[i].count[PROM_READ_IOS + op]);
+		for (int op = 0; op < IO_NR_CLASSES; op++) {
+			sample(out, p, "diskio_ios_total", "%s,op=\"%s\"", p->series[i].labels,
+			       op_names[op]);
+			fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_READ_IOS + op]);
+		}
 	family(out, "diskio_flushes_total", "counter",
 	       "Cache flushes the process asked for (bios with a pre-flush).");
-	for (size_t i = 0; i < p->nseries; i++)
-		fprintf(out, "diskio_flushes_total{%s} %" PRIu64 "\n", p->series[i].labels,
-			p->series[i].count[PROM_FLUSHES]);
+	for (size_t i = 0; i < p->nseries; i++) {
+		sample(out, p, "diskio_flushes_total", "%s", p->series[i].labels);
+		fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_FLUSHES]);
+	}
 }
 
 /* A device's name as a label value. */
@@ -343,7 +537,8 @@ static const char *device_label(const struct pmem_device *dev, struct device_lab
 	return label->text;
 }
 
-static void render_device_counters(FILE *out, const struct pmem_metrics *devices)
+static void render_device_counters(FILE *out, const struct prom_totals *p,
+				   const struct pmem_metrics *devices)
 {
 	static const struct {
 		enum pmem_counter_id id;
@@ -359,30 +554,35 @@ static void render_device_counters(FILE *out, const struct pmem_metrics *devices
 
 	for (size_t b = 0; b < sizeof(bytes) / sizeof(bytes[0]); b++) {
 		family(out, bytes[b].name, "counter", bytes[b].help);
-		for (size_t d = 0; d < devices->count; d++)
-			fprintf(out, "%s{device=\"%s\"} %" PRIu64 "\n", bytes[b].name,
-				device_label(&devices->devices[d], &label),
-				devices->devices[d].counter[bytes[b].id].total);
+		for (size_t d = 0; d < devices->count; d++) {
+			sample(out, p, bytes[b].name, "device=\"%s\"",
+			       device_label(&devices->devices[d], &label));
+			fprintf(out, "%" PRIu64 "\n", devices->devices[d].counter[bytes[b].id].total);
+		}
 	}
 	family(out, "diskio_device_ios_total", "counter",
 	       "I/Os on the device by operation, as /proc/diskstats counts them.");
 	for (size_t d = 0; d < devices->count; d++)
-		for (int op = 0; op < IO_NR_CLASSES; op++)
-			fprintf(out, "diskio_device_ios_total{device=\"%s\",op=\"%s\"} %" PRIu64 "\n",
-				device_label(&devices->devices[d], &label), op_names[op],
+		for (int op = 0; op < IO_NR_CLASSES; op++) {
+			sample(out, p, "diskio_device_ios_total", "device=\"%s\",op=\"%s\"",
+			       device_label(&devices->devices[d], &label), op_names[op]);
+			fprintf(out, "%" PRIu64 "\n",
 				devices->devices[d].counter[PMEM_READ_IOS + op].total);
+		}
 	family(out, "diskio_device_flushes_total", "counter",
 	       "Flush requests the device completed, as /proc/diskstats counts them.");
-	for (size_t d = 0; d < devices->count; d++)
-		fprintf(out, "diskio_device_flushes_total{device=\"%s\"} %" PRIu64 "\n",
-			device_label(&devices->devices[d], &label),
-			devices->devices[d].counter[PMEM_FLUSHES].total);
+	for (size_t d = 0; d < devices->count; d++) {
+		sample(out, p, "diskio_device_flushes_total", "device=\"%s\"",
+		       device_label(&devices->devices[d], &label));
+		fprintf(out, "%" PRIu64 "\n", devices->devices[d].counter[PMEM_FLUSHES].total);
+	}
 }
 
 /* One histogram: the kernel's log2 slots as cumulative buckets, le the
  * slot's upper bound; the last slot has no upper bound, so it is only in
  * +Inf, which is _count. */
-static void render_histogram(FILE *out, const struct pmem_device *dev, int op)
+static void render_histogram(FILE *out, const struct prom_totals *p,
+			     const struct pmem_device *dev, int op)
 {
 	struct device_label label;
 	const char *name = device_label(dev, &label);
@@ -394,39 +594,45 @@ static void render_histogram(FILE *out, const struct pmem_device *dev, int op)
 		if (k == LATENCY_SLOTS - 1)
 			break;
 		prom_format_ns_as_seconds(le, sizeof(le), latency_slot_high_ns(k));
-		fprintf(out, "diskio_io_latency_seconds_bucket{device=\"%s\",op=\"%s\",le=\"%s\"} %"
-			PRIu64 "\n", name, op_names[op], le, cumulative);
+		sample(out, p, "diskio_io_latency_seconds_bucket",
+		       "device=\"%s\",op=\"%s\",le=\"%s\"", name, op_names[op], le);
+		fprintf(out, "%" PRIu64 "\n", cumulative);
 	}
-	fprintf(out, "diskio_io_latency_seconds_bucket{device=\"%s\",op=\"%s\",le=\"+Inf\"} %"
-		PRIu64 "\n", name, op_names[op], cumulative);
+	sample(out, p, "diskio_io_latency_seconds_bucket", "device=\"%s\",op=\"%s\",le=\"+Inf\"",
+	       name, op_names[op]);
+	fprintf(out, "%" PRIu64 "\n", cumulative);
 	prom_format_ns_as_seconds(sum, sizeof(sum), dev->op_latency_ns[op].total);
-	fprintf(out, "diskio_io_latency_seconds_sum{device=\"%s\",op=\"%s\"} %s\n", name,
-		op_names[op], sum);
-	fprintf(out, "diskio_io_latency_seconds_count{device=\"%s\",op=\"%s\"} %" PRIu64 "\n",
-		name, op_names[op], cumulative);
+	sample(out, p, "diskio_io_latency_seconds_sum", "device=\"%s\",op=\"%s\"", name,
+	       op_names[op]);
+	fprintf(out, "%s\n", sum);
+	sample(out, p, "diskio_io_latency_seconds_count", "device=\"%s\",op=\"%s\"", name,
+	       op_names[op]);
+	fprintf(out, "%" PRIu64 "\n", cumulative);
 }
 
-static void render_devices(FILE *out, const struct pmem_metrics *devices)
+static void render_devices(FILE *out, const struct prom_totals *p,
+			   const struct pmem_metrics *devices)
 {
 	static const struct pmem_metrics none;
 
 	if (!devices)
 		devices = &none;
-	render_device_counters(out, devices);
+	render_device_counters(out, p, devices);
 	family(out, "diskio_io_latency_seconds", "histogram",
 	       "Completion latency by device and operation, from the kernel's log2 histogram.");
 	for (size_t d = 0; d < devices->count; d++)
 		for (int op = 0; op < IO_NR_CLASSES; op++)
-			render_histogram(out, &devices->devices[d], op);
+			render_histogram(out, p, &devices->devices[d], op);
 }
 
 static void render_lost(FILE *out, const struct prom_totals *p)
 {
 	family(out, "diskio_lost_events_total", "counter",
 	       "Records diskio could not keep, by cause (README.md, Lost records).");
-	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
-		fprintf(out, "diskio_lost_events_total{cause=\"%s\"} %" PRIu64 "\n",
-			lost_cause_names[cause], p->lost[cause]);
+	for (int cause = 0; cause < LOST_NR_CAUSES; cause++) {
+		sample(out, p, "diskio_lost_events_total", "cause=\"%s\"", lost_cause_names[cause]);
+		fprintf(out, "%" PRIu64 "\n", p->lost[cause]);
+	}
 }
 
 static int compare_crashes(const void *pa, const void *pb)
@@ -447,8 +653,10 @@ static bool is_other(const struct crashfree_process *p)
 /* Crashes per comm: all, or with more names than max_rows the max_rows
  * with most crashes and the rest as comm="other" (a real "other" joins
  * it).  0 or -ENOMEM. */
-static int render_crashes_by_comm(FILE *out, const struct crashfree *crash, uint32_t max_rows)
+static int render_crashes_by_comm(FILE *out, const struct prom_totals *p,
+				  const struct crashfree *crash)
 {
+	uint32_t max_rows = p->config.max_rows;
 	const struct crashfree_process **order;
 	size_t n = crash->nprocesses, shown = 0;
 	bool folding = n > max_rows;
@@ -473,33 +681,37 @@ static int render_crashes_by_comm(FILE *out, const struct crashfree *crash, uint
 			continue;
 		}
 		prom_escape_label(name, sizeof(name), order[i]->comm, len);
-		fprintf(out, "diskio_crashes_total{comm=\"%s\"} %" PRIu64 "\n", name,
-			order[i]->crashes);
+		sample(out, p, "diskio_crashes_total", "comm=\"%s\"", name);
+		fprintf(out, "%" PRIu64 "\n", order[i]->crashes);
 		shown++;
 	}
-	if (folding)
-		fprintf(out, "diskio_crashes_total{comm=\"" PROM_OTHER "\"} %" PRIu64 "\n", other);
+	if (folding) {
+		sample(out, p, "diskio_crashes_total", "comm=\"%s\"", PROM_OTHER);
+		fprintf(out, "%" PRIu64 "\n", other);
+	}
 	free(order);
 	return 0;
 }
 
-static int render_crash(FILE *out, const struct crashfree *crash, uint32_t max_rows)
+static int render_crash(FILE *out, const struct prom_totals *p, const struct crashfree *crash)
 {
 	char interval[32];
 	int err;
 
 	family(out, "diskio_operational_intervals_total", "counter",
 	       "Whole crash intervals diskio has run (since the --state history).");
-	fprintf(out, "diskio_operational_intervals_total %" PRIu64 "\n",
-		crash->operational_intervals);
+	sample_unlabelled(out, p, "diskio_operational_intervals_total");
+	fprintf(out, "%" PRIu64 "\n", crash->operational_intervals);
 	family(out, "diskio_crashfree_intervals_total", "counter",
 	       "Whole crash intervals without a crash (since the --state history).");
-	fprintf(out, "diskio_crashfree_intervals_total %" PRIu64 "\n", crash->crashfree_intervals);
-	err = render_crashes_by_comm(out, crash, max_rows);
+	sample_unlabelled(out, p, "diskio_crashfree_intervals_total");
+	fprintf(out, "%" PRIu64 "\n", crash->crashfree_intervals);
+	err = render_crashes_by_comm(out, p, crash);
 	family(out, "diskio_crash_interval_seconds", "gauge",
 	       "Length of a crash interval (--crash-interval).");
 	prom_format_ns_as_seconds(interval, sizeof(interval), crash->interval_ns);
-	fprintf(out, "diskio_crash_interval_seconds %s\n", interval);
+	sample_unlabelled(out, p, "diskio_crash_interval_seconds");
+	fprintf(out, "%s\n", interval);
 	return err;
 }
 
@@ -510,17 +722,19 @@ int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metric
 	int err = 0;
 
 	render_series(out, p);
-	render_devices(out, devices);
+	render_devices(out, p, devices);
 	render_lost(out, p);
 	if (crash)
-		err = render_crash(out, crash, p->config.max_rows);
+		err = render_crash(out, p, crash);
 	prom_escape_label(version, sizeof(version), p->config.version ? p->config.version : "",
 			  p->config.version ? strlen(p->config.version) : 0);
 	family(out, "diskio_build_info", "gauge", "Always 1; version is diskio's.");
-	fprintf(out, "diskio_build_info{version=\"%s\"} 1\n", version);
+	sample(out, p, "diskio_build_info", "version=\"%s\"", version);
+	fputs("1\n", out);
 	family(out, "diskio_up", "gauge",
 	       "1 while diskio runs, 0 once it has exited cleanly; the file's last line.");
-	fprintf(out, "diskio_up %d\n", !p->finished);
+	sample_unlabelled(out, p, "diskio_up");
+	fprintf(out, "%d\n", !p->finished);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;

@@ -23,6 +23,10 @@
 #define PROM_DEFAULT_IDLE_S	3600	/* --prom-idle */
 /* The label value of the series that takes what the cap leaves out. */
 #define PROM_OTHER		"other"
+/* --prom-label: how many, and how long a name and a value may be. */
+#define PROM_MAX_LABELS		16
+#define PROM_LABEL_NAME_MAX	128
+#define PROM_LABEL_VALUE_MAX	1024
 
 /* What a series counts: bytes and I/Os per operation, flushes, dirtied. */
 enum prom_count {
@@ -43,6 +47,10 @@ struct prom_config {
 	bool by_cgroup;		/* rows are per (cgroup, device): no comm label */
 	bool dirtied;		/* the kernel reports dirtied bytes */
 	const char *version;	/* of diskio_build_info */
+	/* --prom-label KEY=VALUE, each passed by prom_label_problem(): added
+	 * to every series of the file, after the file's own labels. */
+	const char *const *labels;
+	uint32_t nlabels;
 };
 
 /* One series: its labels as the file shows them (escaped, quoted), e.g.
@@ -62,9 +70,11 @@ struct prom_totals {
 	uint64_t lost[LOST_NR_CAUSES];	/* since diskio started */
 	uint64_t alloc_failed;		/* rows not counted: no memory for a series */
 	bool finished;			/* diskio is exiting: diskio_up 0 */
+	char *user_labels;		/* config.labels as the file writes them, NULL: none */
 };
 
-void prom_init(struct prom_totals *p, const struct prom_config *config);
+/* 0, or -ENOMEM (p is then as after prom_free()). */
+int prom_init(struct prom_totals *p, const struct prom_config *config);
 void prom_free(struct prom_totals *p);
 
 /* An interval's frame (its rows' per-interval changes, its losses) joins
@@ -96,6 +106,27 @@ int prom_render(FILE *out, const struct prom_totals *p, const struct pmem_metric
  * the whole value needs (at most 5 * len).
  */
 size_t prom_escape_label(char *buf, size_t size, const char *value, size_t len);
+
+/*
+ * One --prom-label KEY=VALUE, given after given[0..ngiven): NULL when it
+ * may be added to every series, else what is wrong, as a phrase for the
+ * error message.  KEY must be a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*,
+ * at most PROM_LABEL_NAME_MAX bytes), not reserved (starting with "__"), not
+ * one of the file's own (device, comm, cgroup, op, le, cause, version) nor
+ * one Prometheus sets on every series it scrapes (instance, job), and not
+ * given before; VALUE must be valid UTF-8, 1 to PROM_LABEL_VALUE_MAX bytes
+ * (an empty value is no label at all to Prometheus).
+ */
+const char *prom_label_problem(const char *arg, const char *const *given, size_t ngiven);
+
+/*
+ * KEY=VALUE (checked) as the file writes it, into buf[size] as
+ * prom_escape_label() does: KEY="VALUE" with the exposition format's three
+ * escapes, a backslash as \\, a double quote as \" and a line feed as \n;
+ * the value's other bytes are kept as they are (it is the user's, and
+ * valid UTF-8).  Returns the length the whole text needs.
+ */
+size_t prom_format_user_label(char *buf, size_t size, const char *arg);
 
 /*
  * 2^(k+1) ns, the upper bound of latency slot k, as seconds in decimal

@@ -109,15 +109,20 @@ struct output *prom_file_output(const struct options *opts, bool dirtied)
 		.by_cgroup = opts->by_cgroup,
 		.dirtied = dirtied,
 		.version = DISKIO_VERSION,
+		.labels = opts->prom_labels,
+		.nlabels = opts->nr_prom_labels,
 	};
 
 	if (!p)
 		return NULL;
+	if (prom_init(&p->totals, &config)) {
+		free(p);
+		return NULL;
+	}
 	p->output = (struct output){
 		.check = check, .start = start, .frame = frame, .reload = reload,
 		.finish = finish, .free = free_output, .reloads = true,
 	};
 	p->path = opts->prom_path;
-	prom_init(&p->totals, &config);
 	return &p->output;
 }

@@ -710,6 +710,63 @@ Test(iostats_compare, comm_ascending_by_name)
 	cr_assert_gt(iostats_compare(&c, &b, SORT_COMM, false, &names), 0);
 }
 
+/* The keys -s took from the top view: each orders two rows by its own
+ * counter or name, whichever way their pids would. */
+Test(iostats_compare, discard_iops_device_and_cgroup_keys)
+{
+	static const struct {
+		enum sort_key key;
+		enum pmem_counter_id counter;
+	} numbers[] = {
+		{ SORT_DISCARD, PMEM_DISCARD_BYTES }, { SORT_READ_IOS, PMEM_READ_IOS },
+		{ SORT_WRITE_IOS, PMEM_WRITE_IOS }, { SORT_DISCARD_IOS, PMEM_DISCARD_IOS },
+	};
+	char buf[4096];
+	struct res_table names;
+	struct proc_io a, b;
+
+	cr_assert_eq(res_table_init(&names, buf, sizeof(buf), 16), RES_OK);
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		row_init(&a, 2, 1);
+		row_init(&b, 1, 1);
+		a.delta[numbers[i].counter] = 5;
+		b.delta[numbers[i].counter] = 4;
+		/* b reads more: only the key's own counter may decide */
+		b.delta[PMEM_READ_BYTES] = 1 << 20;
+		b.delta[numbers[i].counter == PMEM_READ_IOS ? PMEM_WRITE_IOS : PMEM_READ_IOS] = 99;
+		expect_before(&a, &b, numbers[i].key);
+	}
+	row_init(&a, 2, 1);
+	row_init(&b, 1, 1);
+	cr_assert_eq(res_intern_str(&names, "sda", &a.device_name), RES_OK);
+	cr_assert_eq(res_intern_str(&names, "vda", &b.device_name), RES_OK);
+	cr_assert_eq(res_intern_str(&names, "/b.slice", &a.cgroup_name), RES_OK);
+	cr_assert_eq(res_intern_str(&names, "/a.slice", &b.cgroup_name), RES_OK);
+	cr_assert_lt(iostats_compare(&a, &b, SORT_DEVICE, false, &names), 0);
+	cr_assert_gt(iostats_compare(&a, &b, SORT_CGROUP, false, &names), 0);
+	b.cgroup_name = 0;	/* no cgroup2: before every path */
+	cr_assert_lt(iostats_compare(&b, &a, SORT_CGROUP, false, &names), 0);
+}
+
+/* The one list of keys: every key once, names unique, the directions
+ * as the man page says them. */
+Test(iostats_sort, the_list_of_keys_has_each_key_once)
+{
+	bool seen[SORT_NR_KEYS] = { false };
+
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
+		cr_assert_lt((unsigned int)sort_keys[i].key, SORT_NR_KEYS);
+		cr_assert_not(seen[sort_keys[i].key], "%s twice", sort_keys[i].name);
+		seen[sort_keys[i].key] = true;
+		for (size_t j = 0; j < i; j++)
+			cr_assert_str_neq(sort_keys[i].name, sort_keys[j].name);
+		cr_assert_eq(sort_key_ascending(sort_keys[i].key),
+			     sort_keys[i].key == SORT_PID || sort_keys[i].key == SORT_COMM ||
+			     sort_keys[i].key == SORT_DEVICE || sort_keys[i].key == SORT_CGROUP,
+			     "%s", sort_keys[i].name);
+	}
+}
+
 Test(iostats_compare, ties_are_broken_deterministically)
 {
 	struct proc_io a, b, c, d;

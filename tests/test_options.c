@@ -610,26 +610,50 @@ Test(options_good, batch)
 	cr_assert_eq(r.opts.output, OUTPUT_BATCH);
 }
 
+/* -s takes every key the top view sorts by: the one list (iostats.h). */
 Test(options_good, every_sort_key)
 {
-	static const struct {
-		const char *name;
-		enum sort_key key;
-	} keys[] = {
-		{ "bytes", SORT_BYTES }, { "read", SORT_READ }, { "write", SORT_WRITE },
-		{ "ios", SORT_IOS }, { "latency", SORT_LATENCY }, { "pid", SORT_PID },
-		{ "comm", SORT_COMM },
+	/* the keys the view offered and -s once refused, named here so that
+	 * the list cannot lose them unseen */
+	static const char *const once_refused[] = {
+		"r_iops", "w_iops", "d_iops", "discard", "device", "cgroup",
 	};
+	struct run r;
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
 		/* -L: -s latency sorts on nothing without it */
-		const char *args[] = { "-L", "-s", keys[i].name, NULL };
-		struct run r;
+		const char *args[] = { "-L", "-s", sort_keys[i].name, NULL };
 
 		run_parse(&r, args);
 		expect_ok(&r);
-		cr_assert_eq(r.opts.sort, keys[i].key, "-s %s", keys[i].name);
-		cr_assert_str_eq(sort_key_name(keys[i].key), keys[i].name);
+		cr_assert_eq(r.opts.sort, sort_keys[i].key, "-s %s", sort_keys[i].name);
+		cr_assert_str_eq(sort_key_name(sort_keys[i].key), sort_keys[i].name);
+	}
+	for (size_t i = 0; i < sizeof(once_refused) / sizeof(once_refused[0]); i++) {
+		const char *args[] = { "-s", once_refused[i], "--by", "cgroup", NULL };
+
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_str_eq(sort_key_name(r.opts.sort), once_refused[i]);
+	}
+}
+
+/* --help and the error of a bad -s list the keys from the same list. */
+Test(options_docs, help_and_the_error_list_every_sort_key)
+{
+	struct run help, bad;
+
+	PARSE(&help, "--help");
+	cr_assert_eq(WEXITSTATUS(help.status), 0);
+	PARSE(&bad, "-s", "size");
+	expect_usage_error(&bad, "unknown sort key 'size'");
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
+		char word[32];
+
+		snprintf(word, sizeof(word), " %s", sort_keys[i].name);
+		cr_assert(strstr(help.out, word), "--help lacks %s", sort_keys[i].name);
+		cr_assert(strstr(bad.err, word), "the error lacks %s: %s", sort_keys[i].name,
+			  bad.err);
 	}
 }
 
@@ -904,6 +928,66 @@ Test(options_bad, prom_bad_values)
 	expect_usage_error(&r, "'1.5'");
 }
 
+Test(options_good, prom_labels_kept_in_order)
+{
+	struct run r;
+
+	PARSE(&r, "--prom", "x.prom");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_prom_labels, 0);
+	PARSE(&r, "--prom", "x.prom", "--prom-label", "release=2.1", "--prom-label=dc=eu west",
+	      "--prom-label", "note=a=b\"c");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_prom_labels, 3);
+	cr_assert_str_eq(r.opts.prom_labels[0], "release=2.1");
+	cr_assert_str_eq(r.opts.prom_labels[1], "dc=eu west");
+	cr_assert_str_eq(r.opts.prom_labels[2], "note=a=b\"c", "the first '=' ends the name");
+}
+
+Test(options_bad, prom_label_checked)
+{
+	static const char *const bad[][2] = {
+		{ "release", "not KEY=VALUE" },
+		{ "9lives=x", "label name" },
+		{ "__name__=x", "reserved" },
+		{ "device=x", "diskio's own" },
+		{ "instance=x", "instance and job" },
+		{ "release=", "empty value" },
+		{ "release=\xff", "UTF-8" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = { "--prom", "x.prom", "--prom-label", bad[i][0], NULL };
+
+		run_parse(&r, args);
+		expect_usage_error(&r, "invalid --prom-label");
+		cr_assert(strstr(r.err, bad[i][1]), "%s: %s", bad[i][0], r.err);
+	}
+	PARSE(&r, "--prom", "x.prom", "--prom-label", "release=A", "--prom-label", "release=B");
+	expect_usage_error(&r, "given twice");
+	PARSE(&r, "--prom-label", "release=A");
+	expect_usage_error(&r, "--prom-label has no effect without --prom");
+	{
+		const char *args[MAX_ARGS] = { "--prom", "x.prom" };
+		char names[MAX_PROM_LABELS + 1][16];
+		int n = 2;
+
+		for (int i = 0; i <= MAX_PROM_LABELS; i++) {
+			snprintf(names[i], sizeof(names[i]), "l%d=v", i);
+			args[n++] = "--prom-label";
+			args[n++] = names[i];
+		}
+		args[n] = NULL;
+		run_parse(&r, args);
+		expect_usage_error(&r, "too many --prom-label: at most 16");
+		args[n - 2] = NULL;
+		run_parse(&r, args);
+		expect_ok(&r);
+		cr_assert_eq(r.opts.nr_prom_labels, MAX_PROM_LABELS);
+	}
+}
+
 Test(options_bad, prom_with_trace)
 {
 	struct run r;
@@ -1097,7 +1181,8 @@ Test(options_docs, every_long_option_of_help_is_in_the_man_page_and_the_completi
 
 /* The man page is checked against the code's own lists, so that a lost
  * cause or a sort key added there cannot be missing here: each appears in
- * bold, as the prom metric's list and -s's list write them. */
+ * bold, as the prom metric's list and -s's list write them.  (The output
+ * keys: tests/test_render.c, from what the views write.) */
 Test(options_docs, the_man_page_has_every_lost_cause_and_sort_key)
 {
 	const char *man = read_source_file("dist/diskio.8");
@@ -1117,5 +1202,62 @@ Test(options_docs, the_man_page_has_every_lost_cause_and_sort_key)
 		snprintf(bold_comma, sizeof(bold_comma), ".BR %s ,\n", sort_key_name(key));
 		cr_assert(strstr(man, bold) || strstr(man, bold_comma),
 			  "sort key %s is not in dist/diskio.8", sort_key_name(key));
+	}
+}
+
+/* The words of the first "compgen -W '...'" after marker in the completion. */
+static size_t completion_words(const char *completion, const char *marker, char words[][32],
+			       size_t max)
+{
+	const char *p = strstr(completion, marker), *end;
+	size_t n = 0;
+
+	cr_assert_not_null(p, "dist/diskio.bash has no '%s'", marker);
+	p = strstr(p, "compgen -W '");
+	cr_assert_not_null(p);
+	p += strlen("compgen -W '");
+	end = strchr(p, '\'');
+	cr_assert_not_null(end);
+	while (p < end) {
+		size_t len;
+
+		p += strspn(p, " \t\n");
+		len = strcspn(p, " \t\n'");
+		if (!len)
+			break;
+		cr_assert_lt(n, max);
+		cr_assert_lt(len, 32);
+		memcpy(words[n], p, len);
+		words[n][len] = '\0';
+		n++;
+		p += len;
+	}
+	return n;
+}
+
+/* The completion offers -s's keys and --stacks's values from the code's
+ * lists: exactly those, each accepted by the parser. */
+Test(options_docs, the_completion_offers_the_codes_sort_keys_and_stacks)
+{
+	static const char *const stacks[] = { "kernel", "user", "both" };
+	const char *completion = read_source_file("dist/diskio.bash");
+	char words[32][32];
+	size_t n = completion_words(completion, "-s | --sort)", words, 32);
+	struct run r;
+
+	cr_assert_eq(n, SORT_NR_KEYS, "the completion offers %zu sort keys, the code has %d", n,
+		     SORT_NR_KEYS);
+	for (size_t i = 0; i < SORT_NR_KEYS; i++)
+		cr_assert_str_eq(words[i], sort_keys[i].name, "the completion's sort key %zu", i);
+	n = completion_words(completion, "--stacks)", words, 32);
+	cr_assert_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		char arg[48];
+		const char *args[] = { arg, NULL };
+
+		cr_assert_str_eq(words[i], stacks[i]);
+		snprintf(arg, sizeof(arg), "--stacks=%.31s", words[i]);
+		run_parse(&r, args);
+		expect_ok(&r);
 	}
 }

@@ -731,10 +731,15 @@ Test(latency, average_value_in_microseconds)
 #define NO_LATENCY ",\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
 	NO_OP_LATENCY("discard") "}"
 
+/* A device object's layers when sysfs knows none (devlayers.h). */
+#define NO_LAYERS ",\"below\":[],\"dm_name\":null"
+
 /* What a device with nothing counted looks like. */
-#define ZERO_OBJECT "{\"read_bytes\":0,\"write_bytes\":0,\"discard_bytes\":0," \
+#define ZERO_COUNTS "{\"read_bytes\":0,\"write_bytes\":0,\"discard_bytes\":0," \
 	"\"read_ios\":0,\"write_ios\":0,\"discard_ios\":0,\"flushes\":0," \
-	"\"avg_latency_us\":null" NO_LATENCY "}"
+	"\"avg_latency_us\":null" NO_LATENCY
+#define ZERO_OBJECT ZERO_COUNTS "}"
+#define ZERO_DEVICE ZERO_COUNTS NO_LAYERS "}"
 
 Test(json, empty_registry)
 {
@@ -776,14 +781,14 @@ static void append(char **cursor, size_t *left, const char *fmt, ...)
 }
 
 static void append_object(char **cursor, size_t *left, const uint64_t *v,
-			  const char *avg)
+			  const char *avg, bool device)
 {
 	append(cursor, left,
 	       "{\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64
 	       ",\"discard_bytes\":%" PRIu64 ",\"read_ios\":%" PRIu64
 	       ",\"write_ios\":%" PRIu64 ",\"discard_ios\":%" PRIu64
-	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s" NO_LATENCY "}",
-	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg);
+	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s" NO_LATENCY "%s}",
+	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg, device ? NO_LAYERS : "");
 }
 
 Test(json, twenty_devices_in_order_with_exact_values)
@@ -829,11 +834,11 @@ Test(json, twenty_devices_in_order_with_exact_values)
 		snprintf(avg, sizeof(avg), "%zu.%zu", 521 * (k + 1) / 10,
 			 521 * (k + 1) % 10);
 		append(&cursor, &left, "%s\"vd%c\":", k ? "," : "", (char)('a' + k));
-		append_object(&cursor, &left, v, avg);
+		append_object(&cursor, &left, v, avg, true);
 	}
 	append(&cursor, &left, "},\"total\":");
 	/* sum of 52100 (k+1)^2 over sum of (k+1): 52100 * 2870 / 210 ns */
-	append_object(&cursor, &left, sums, "712.0");
+	append_object(&cursor, &left, sums, "712.0", false);
 
 	json = write_json(&m, false);
 	cr_assert_str_eq(json, expected);
@@ -905,7 +910,7 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY "}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY NO_LAYERS "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":4096,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":1,"
 		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":1.7" NO_LATENCY "}");
@@ -916,7 +921,7 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	cr_assert_str_eq(json,
 		"\"devices\":{\"vda\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
-		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY "}},"
+		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY NO_LAYERS "}},"
 		"\"total\":{\"read_bytes\":0,\"write_bytes\":1052672,"
 		"\"discard_bytes\":65536,\"read_ios\":0,\"write_ios\":17,"
 		"\"discard_ios\":1,\"flushes\":2,\"avg_latency_us\":84.5" NO_LATENCY "}");
@@ -925,7 +930,7 @@ Test(json, cumulative_shows_totals_and_default_shows_the_interval)
 	/* A quiet interval: nothing in it, everything still in the totals. */
 	pmem_flush(&m);
 	json = write_json(&m, false);
-	cr_assert_str_eq(json, "\"devices\":{\"vda\":" ZERO_OBJECT "},"
+	cr_assert_str_eq(json, "\"devices\":{\"vda\":" ZERO_DEVICE "},"
 			       "\"total\":" ZERO_OBJECT);
 	free(json);
 	json = write_json(&m, true);

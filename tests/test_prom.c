@@ -177,8 +177,8 @@ static bool labels_at(const char **p)
 /*
  * Every line a HELP, a TYPE or a sample "name{labels} value" with an
  * integer or decimal value; a family's HELP and TYPE before its samples,
- * each once; no sample twice; the last line "diskio_up 1" or "diskio_up 0".  The number of
- * samples.
+ * each once; no sample twice; the last line "diskio_up" (with --prom-label's labels, if
+ * any) 1 or 0.  The number of samples.
  */
 static size_t check_exposition(const char *text)
 {
@@ -240,8 +240,9 @@ static size_t check_exposition(const char *text)
 			cr_assert_str_neq(seen[i], seen[nsamples], "a sample twice: %s", seen[i]);
 		nsamples++;
 	}
-	cr_assert(last && (!strcmp(last, "diskio_up 1\n") || !strcmp(last, "diskio_up 0\n")),
-		  "the last line: %s", last);
+	cr_assert(last && !strncmp(last, "diskio_up", 9) && (last[9] == ' ' || last[9] == '{') &&
+		  (!strcmp(last + strlen(last) - 3, " 1\n") ||
+		   !strcmp(last + strlen(last) - 3, " 0\n")), "the last line: %s", last);
 	for (size_t i = 0; i < nsamples; i++)
 		free(seen[i]);
 	free(seen);
@@ -669,6 +670,148 @@ Test(prom_render, an_empty_run_is_well_formed)
 	cr_assert_null(strstr(c.buf, "diskio_crashes_total"));
 	free(c.buf);
 	prom_free(&p);
+}
+
+/* ---- --prom-label ---- */
+
+Test(prom_label, good_names_and_values)
+{
+	static const char *const good[] = {
+		"release=2.1.0", "_x=y", "a1_B2=x y", "datacenter=caf\xc3\xa9", "k=a\"b\\c\nd",
+		"emoji=\xf0\x9f\x92\xbe", "r=", /* replaced below by a 1024-byte value */
+	};
+	char big[8 + PROM_LABEL_VALUE_MAX + 1];
+
+	memset(big, 'v', sizeof(big));
+	memcpy(big, "release=", 8);
+	big[sizeof(big) - 1] = '\0';
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]) - 1; i++)
+		cr_assert_null(prom_label_problem(good[i], NULL, 0), "%s: %s", good[i],
+			       prom_label_problem(good[i], NULL, 0));
+	cr_assert_null(prom_label_problem(big, NULL, 0), "a value of 1024 bytes");
+}
+
+Test(prom_label, bad_names_and_values_say_why)
+{
+	static const struct {
+		const char *arg, *why;
+	} bad[] = {
+		{ "release", "not KEY=VALUE" },
+		{ "=x", "no label name" },
+		{ "1abc=x", "not starting with a digit" },
+		{ "re-lease=x", "letters, digits and '_'" },
+		{ "rel.ease=x", "letters, digits and '_'" },
+		{ "r\xc3\xa9=x", "letters, digits and '_'" },
+		{ "__name__=x", "reserved" },
+		{ "__x=x", "reserved" },
+		{ "device=x", "diskio's own" },
+		{ "comm=x", "diskio's own" },
+		{ "cgroup=x", "diskio's own" },
+		{ "op=x", "diskio's own" },
+		{ "le=x", "diskio's own" },
+		{ "cause=x", "diskio's own" },
+		{ "version=x", "diskio's own" },
+		{ "instance=x", "Prometheus sets instance and job" },
+		{ "job=x", "Prometheus sets instance and job" },
+		{ "release=", "empty value" },
+		{ "r=\xff", "not valid UTF-8" },
+		{ "r=\xc3", "not valid UTF-8" },			/* cut short */
+		{ "r=\xc0\xaf", "not valid UTF-8" },		/* overlong '/' */
+		{ "r=\xed\xa0\x80", "not valid UTF-8" },	/* a surrogate */
+		{ "r=\xf4\x90\x80\x80", "not valid UTF-8" },	/* above U+10FFFF */
+		{ "r=a\x80", "not valid UTF-8" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *problem = prom_label_problem(bad[i].arg, NULL, 0);
+
+		cr_assert_not_null(problem, "'%s' was taken", bad[i].arg);
+		cr_assert(strstr(problem, bad[i].why), "'%s': %s", bad[i].arg, problem);
+	}
+}
+
+Test(prom_label, sizes_and_repeats)
+{
+	const char *given[] = { "release=A", "rel=B" };
+	char name[PROM_LABEL_NAME_MAX + 4], value[8 + PROM_LABEL_VALUE_MAX + 2];
+
+	memset(name, 'n', sizeof(name));
+	name[PROM_LABEL_NAME_MAX] = '=';
+	name[PROM_LABEL_NAME_MAX + 1] = 'v';
+	name[PROM_LABEL_NAME_MAX + 2] = '\0';
+	cr_assert_null(prom_label_problem(name, NULL, 0), "a name of 128 bytes");
+	name[PROM_LABEL_NAME_MAX] = 'n';
+	name[PROM_LABEL_NAME_MAX + 1] = '=';
+	name[PROM_LABEL_NAME_MAX + 2] = 'v';
+	name[PROM_LABEL_NAME_MAX + 3] = '\0';
+	cr_assert(strstr(prom_label_problem(name, NULL, 0), "more than 128"));
+	memset(value, 'v', sizeof(value));
+	memcpy(value, "release=", 8);
+	value[sizeof(value) - 1] = '\0';
+	cr_assert(strstr(prom_label_problem(value, NULL, 0), "more than 1024"));
+	cr_assert(strstr(prom_label_problem("release=B", given, 2), "given twice"));
+	cr_assert(strstr(prom_label_problem("rel=A", given, 2), "given twice"));
+	cr_assert_null(prom_label_problem("re=A", given, 2), "a prefix of a name is another name");
+	cr_assert_null(prom_label_problem("releases=A", given, 2));
+}
+
+Test(prom_label, escaped_as_the_format_says)
+{
+	char buf[64];
+
+	cr_assert_eq(prom_format_user_label(buf, sizeof(buf), "release=2.1"), 13);
+	cr_assert_str_eq(buf, "release=\"2.1\"");
+	prom_format_user_label(buf, sizeof(buf), "k=a\"b\\c\nd=e");
+	cr_assert_str_eq(buf, "k=\"a\\\"b\\\\c\\nd=e\"", "%s", buf);
+	prom_format_user_label(buf, sizeof(buf), "dc=caf\xc3\xa9");
+	cr_assert_str_eq(buf, "dc=\"caf\xc3\xa9\"", "UTF-8 is kept: the value is the user's");
+	cr_assert_eq(prom_format_user_label(buf, 5, "release=2.1"), 13);
+	cr_assert_str_eq(buf, "rele", "cut to the buffer, terminated");
+}
+
+/* Every sample carries the labels, after the file's own; the file stays
+ * well-formed; without --prom-label nothing changes. */
+Test(prom_label, on_every_series_of_the_file)
+{
+	static const char *const labels[] = { "release=2.1", "dc=eu\"1" };
+	struct prom_config config = {
+		.dirtied = true, .version = "0.1", .labels = labels, .nlabels = 2,
+	};
+	struct fx *f = fx_new(0, 0);
+	size_t samples, labelled = 0;
+	char *text;
+
+	prom_free(&f->prom);
+	cr_assert_eq(prom_init(&f->prom, &config), 0);
+	fx_row(f, "dd", 2, "vda", 4096, 8192);
+	pmem_add(&f->pm, pmem_device_get(&f->pm, "vda"), PMEM_READ_BYTES, 4096);
+	pmem_flush(&f->pm);
+	cr_assert_eq(crashfree_record_crash(&f->cf, "myapp", 5), 0);
+	prom_add_frame(&f->prom, &f->frame, NS_PER_S);
+	text = render(f);
+	samples = check_exposition(text);
+	for (const char *p = text; *p; p = strchr(p, '\n') + 1)
+		if (*p != '#') {
+			static const char want[] = "release=\"2.1\",dc=\"eu\\\"1\"}";
+			const char *end = strchr(p, '\n'), *space = memrchr(p, ' ', end - p);
+
+			cr_assert(space - p > (long)strlen(want) &&
+				  !memcmp(space - strlen(want), want, strlen(want)),
+				  "a sample without the labels last: %.*s", (int)(end - p), p);
+			labelled++;
+		}
+	cr_assert_eq(labelled, samples);
+	cr_assert_eq(sample(text, "diskio_write_bytes_total{device=\"vda\",comm=\"dd\","
+				  "release=\"2.1\",dc=\"eu\\\"1\"}"), 8192, "%s", text);
+	cr_assert_eq(sample(text, "diskio_operational_intervals_total{release=\"2.1\","
+				  "dc=\"eu\\\"1\"}"), 0);
+	cr_assert_eq(sample(text, "diskio_crashes_total{comm=\"myapp\",release=\"2.1\","
+				  "dc=\"eu\\\"1\"}"), 1);
+	cr_assert(strstr(text, "\ndiskio_up{release=\"2.1\",dc=\"eu\\\"1\"} 1\n"), "%s", text);
+	cr_assert(strstr(text, "\ndiskio_io_latency_seconds_bucket{device=\"vda\",op=\"read\","
+			       "le=\"+Inf\",release=\"2.1\",dc=\"eu\\\"1\"} "), "%s", text);
+	free(text);
+	fx_free(f);
 }
 
 /* ---- the atomic writer ---- */

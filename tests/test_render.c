@@ -73,7 +73,7 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 
 #define MAXROWS 512
 /* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup */
-#define BATCH_FIELDS 15
+#define BATCH_FIELDS 16
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -255,7 +255,7 @@ static const struct {
 
 /* ---- batch ---- */
 
-Test(render_batch, data_lines_have_fifteen_fields_whatever_the_names)
+Test(render_batch, data_lines_have_sixteen_fields_whatever_the_names)
 {
 	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
 	struct fx *f = fx_new();
@@ -271,7 +271,7 @@ Test(render_batch, data_lines_have_fifteen_fields_whatever_the_names)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 15 fields: %s",
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 16 fields: %s",
 			     i, lines[i]);
 		cr_assert_str_eq(fields[0], WALL_TEXT);
 		data++;
@@ -610,7 +610,7 @@ Test(render_batch, crash_events_are_hash_lines)
 	fx_free(f);
 }
 
-Test(render_batch, columns_line_names_fifteen_fields)
+Test(render_batch, columns_line_names_sixteen_fields)
 {
 	struct cap c;
 	static char fields[MAXFIELDS][FIELDLEN];
@@ -628,6 +628,7 @@ Test(render_batch, columns_line_names_fifteen_fields)
 	cr_assert_str_eq(fields[12], "dirtied_bytes");
 	cr_assert_str_eq(fields[13], "writeback_bytes");
 	cr_assert_str_eq(fields[14], "cgroup");
+	cr_assert_str_eq(fields[15], "for");
 	free(c.buf);
 }
 
@@ -1543,5 +1544,255 @@ Test(render_json, row_percentiles_with_L)
 	j_free(&root);
 	free(out);
 	free(row->latency);
+	fx_free(f);
+}
+
+/* ---- every key the views write is in the man page ---- */
+
+#define MAX_KEYS 512
+
+struct keys {
+	char name[MAX_KEYS][48];
+	size_t n;
+};
+
+static void key_add(struct keys *k, const char *name, size_t len)
+{
+	cr_assert_lt(len, sizeof(k->name[0]), "key too long: %.*s", (int)len, name);
+	for (size_t i = 0; i < k->n; i++)
+		if (strlen(k->name[i]) == len && !memcmp(k->name[i], name, len))
+			return;
+	cr_assert_lt(k->n, MAX_KEYS);
+	memcpy(k->name[k->n], name, len);
+	k->name[k->n++][len] = '\0';
+}
+
+static bool key_is(const struct jnode *node, const char *key)
+{
+	return node->keylen == strlen(key) && !memcmp(node->key, key, node->keylen);
+}
+
+/* Every member name of a JSON value, but the names that are data: the
+ * disks under "devices", the processes under "by_process". */
+static void json_keys(struct keys *k, const struct jnode *node, bool names_are_data)
+{
+	for (size_t i = 0; i < node->nkids; i++) {
+		const struct jnode *kid = &node->kids[i];
+
+		if (node->type == J_OBJ && !names_are_data)
+			key_add(k, kid->key, kid->keylen);
+		json_keys(k, kid, kid->key && (key_is(kid, "devices") || key_is(kid, "by_process")));
+	}
+}
+
+/* The NAME of every NAME=VALUE in the '#' lines of batch output, and
+ * with columns, the words of its first line (the columns line). */
+static void batch_keys(struct keys *k, const char *out, bool columns)
+{
+	char *copy = strdup(out), *save = NULL;
+
+	cr_assert_not_null(copy);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char fields[MAXFIELDS][FIELDLEN];
+		size_t n;
+
+		if (line[0] != '#')
+			continue;
+		n = split_fields(line + 1, fields);
+		for (size_t i = 0; i < n; i++) {
+			const char *eq = strchr(fields[i], '=');
+
+			if (columns)
+				key_add(k, fields[i], strlen(fields[i]));
+			else if (eq)
+				key_add(k, fields[i], eq - fields[i]);
+		}
+		columns = false;
+	}
+	free(copy);
+}
+
+/* The words the man page sets in bold: the arguments of .B, the odd ones
+ * of .BR and .BI, the even ones of .RB and .IB, and \fB...\fR; roff's
+ * "\-" read as '-'. */
+static bool man_has_bold(const char *man, const char *word)
+{
+	char line[1024];
+	const char *p = man;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n"), n = 0;
+		int first_bold = -1;
+
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		for (size_t i = 0; i < len; i++) {	/* roff's escapes of '-' and '&' */
+			if (p[i] == '\\' && i + 1 < len && p[i + 1] == '-') {
+				line[n++] = '-';
+				i++;
+			} else if (p[i] == '\\' && i + 1 < len && p[i + 1] == '&') {
+				i++;
+			} else {
+				line[n++] = p[i];
+			}
+		}
+		line[n] = '\0';
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+		if (!strncmp(line, ".B ", 3))
+			first_bold = 2;	/* every argument */
+		else if (!strncmp(line, ".BR ", 4) || !strncmp(line, ".BI ", 4))
+			first_bold = 0;
+		else if (!strncmp(line, ".RB ", 4) || !strncmp(line, ".IB ", 4))
+			first_bold = 1;
+		if (first_bold >= 0) {
+			char *q = line + (first_bold == 2 ? 3 : 4);
+
+			for (int arg = 0; *q; arg++) {
+				bool quoted;
+				size_t alen;
+
+				q += strspn(q, " ");
+				if (!*q)
+					break;
+				quoted = *q == '"';
+				q += quoted;
+				alen = quoted ? strcspn(q, "\"") : strcspn(q, " ");
+				if ((first_bold == 2 || arg % 2 == first_bold) && alen == strlen(word) &&
+				    !memcmp(q, word, alen))
+					return true;
+				/* several words of one bold argument ("rows 41-60") */
+				if ((first_bold == 2 || arg % 2 == first_bold) && quoted) {
+					for (const char *w = q; w < q + alen;) {
+						size_t wl = strcspn(w, " \"");
+
+						if (wl == strlen(word) && !memcmp(w, word, wl))
+							return true;
+						w += wl + (w[wl] == ' ');
+						if (!wl)
+							break;
+					}
+				}
+				q += alen + (quoted && q[alen] == '"');
+			}
+		}
+		for (const char *b = strstr(line, "\\fB"); b; b = strstr(b + 3, "\\fB")) {
+			const char *e = strstr(b + 3, "\\f");
+
+			if (e && (size_t)(e - b - 3) == strlen(word) && !memcmp(b + 3, word, e - b - 3))
+				return true;
+		}
+	}
+	return false;
+}
+
+static char *read_man_page(void)
+{
+	FILE *f = fopen("dist/diskio.8", "r");
+	static char buf[131072];
+	size_t n;
+
+	cr_assert_not_null(f, "dist/diskio.8: run the tests from the source directory");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	cr_assert(feof(f));
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The keys of everything the batch and JSON views write for a frame with
+ * every part (disks with percentiles, iostat -x and histograms, rows with
+ * -L and cgroups, crashes, losses), the summary, trace mode's lines and
+ * records, each checked to be in the man page in bold, so that a key added
+ * to a view cannot be missing there.  (Rows' stacks are not drawn here: a
+ * namer is test_top.c's; the man page names their keys all the same.) */
+Test(render_docs, the_man_page_names_every_output_key)
+{
+	const char *man = read_man_page();
+	struct fx *f = fx_new();
+	struct keys *k = calloc(1, sizeof(*k));
+	struct crash_event crash = { .tgid = 7, .signal = 11, .core_dumped = 1, .comm = "dd" };
+	struct block_io_event io = { .tgid = 7, .bytes = 4096, .latency_ns = 1000, .comm = "dd" };
+	struct event_time when = { .since_start_s = 1.5, .wall = { WALL_SEC, WALL_NSEC } };
+	struct pmem_device *vda = pmem_device_get(&f->pm, "vda");
+	uint64_t lost[LOST_NR_CAUSES] = { 0 }, events = 3;
+	struct proc_io *row;
+	struct jnode root;
+	struct view v;
+	struct cap c;
+
+	cr_assert_not_null(k);
+	row = add_row(f, 1, "dd", 2, "vda", 4096, 4096, 4096);
+	row->delta[PMEM_LATENCY_NS] = 521000;
+	row->delta[PMEM_LATENCY_IOS] = 10;
+	cr_assert_eq(res_intern_str(&f->names, "/system.slice", &row->cgroup_name), RES_OK);
+	f->frame.per_process_latency = true;
+	f->frame.crash_events = &crash;
+	f->frame.ncrash_events = 1;
+	vda->has_iostat = true;
+	pmem_add_latency(&f->pm, vda, IO_READ, 12, 5);
+	pmem_flush(&f->pm);
+
+	/* batch: the columns line, a frame, the summary */
+	view_batch(&v, cap_open(&c));
+	v.histograms = true;
+	v.start(&v);
+	cap_close(&c);
+	batch_keys(k, c.buf, true);
+	free(c.buf);
+	view_batch(&v, cap_open(&c));
+	v.histograms = true;
+	view_show_frame(&v, &f->frame);
+	render_summary(c.f, false, &f->frame.wall, 2.5, lost, &events, &f->cf, &f->pm);
+	cap_close(&c);
+	batch_keys(k, c.buf, false);
+	free(c.buf);
+
+	/* JSON: a frame and the summary */
+	view_json(&v, cap_open(&c));
+	v.histograms = true;
+	view_show_frame(&v, &f->frame);
+	cap_close(&c);
+	json_parse_line(c.buf, c.len, &root);
+	json_keys(k, &root, false);
+	j_free(&root);
+	free(c.buf);
+	render_summary(cap_open(&c), true, &f->frame.wall, 2.5, lost, &events, &f->cf, &f->pm);
+	cap_close(&c);
+	json_parse_line(c.buf, c.len, &root);
+	json_keys(k, &root, false);
+	j_free(&root);
+	free(c.buf);
+
+	/* trace mode: its columns line and '#' lines, its JSON records */
+	view_trace_batch(&v, cap_open(&c));
+	v.start(&v);
+	cap_close(&c);
+	batch_keys(k, c.buf, true);
+	free(c.buf);
+	view_trace_batch(&v, cap_open(&c));
+	v.crash_event(&v, &crash, &when);
+	v.interval_end(&v, &f->frame);
+	cap_close(&c);
+	batch_keys(k, c.buf, false);
+	free(c.buf);
+	view_trace_json(&v, cap_open(&c));
+	v.io_event(&v, &io, "vda", &when);
+	v.crash_event(&v, &crash, &when);
+	v.interval_end(&v, &f->frame);
+	cap_close(&c);
+	for (char *line = c.buf, *nl; (nl = memchr(line, '\n', c.buf + c.len - line)); line = nl + 1) {
+		json_parse_line(line, nl + 1 - line, &root);
+		json_keys(k, &root, false);
+		j_free(&root);
+	}
+	free(c.buf);
+
+	cr_assert_geq(k->n, 60, "only %zu keys found: is the rendering complete?", k->n);
+	for (size_t i = 0; i < k->n; i++)
+		cr_expect(man_has_bold(man, k->name[i]), "output key %s is not in dist/diskio.8",
+			  k->name[i]);
+	free(k);
 	fx_free(f);
 }

@@ -1959,3 +1959,159 @@ Test(shown, no_diskstats_no_iostat_figures)
 	free(text);
 	tally_free(&t);
 }
+
+/* ======================================================================
+ * 9. Stacked devices: rows that serve a device above (diskio.h's marks)
+ * ====================================================================== */
+
+static char stacked_root[64];	/* "/tmp/diskio-test-stacked-XXXXXX": sys/ and proc/ */
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *file;
+
+	snprintf(path, sizeof(path), "%s/%s", stacked_root, rel);
+	file = fopen(path, "w");
+	cr_assert_not_null(file, "%s", path);
+	fputs(text, file);
+	cr_assert_eq(fclose(file), 0);
+}
+
+static void put_dir(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", stacked_root, rel);
+	cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+}
+
+/* sys/block/loop7 exists; proc/777/comm is a worker doing loop7's work. */
+static void make_stacked_tree(void)
+{
+	snprintf(stacked_root, sizeof(stacked_root), "/tmp/diskio-test-stacked-XXXXXX");
+	cr_assert_not_null(mkdtemp(stacked_root));
+	put_dir("sys");
+	put_dir("sys/block");
+	put_dir("sys/block/loop7");
+	put_dir("proc");
+	put_dir("proc/777");
+	put_file("proc/777/comm", "kworker/u8:3+loop7\n");
+}
+
+static void remove_stacked_tree(void)
+{
+	static const char *const paths[] = { "proc/777/comm", "proc/777", "proc",
+					     "sys/block/loop7", "sys/block", "sys", "" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", stacked_root, paths[i]);
+		if (remove(path))
+			cr_log_warn("remove %s: %s", path, strerror(errno));
+	}
+}
+
+TestSuite(stacked, .init = make_stacked_tree, .fini = remove_stacked_tree);
+
+static void snap_key_row(struct snap *sp, struct proc_dev_key key, struct proc_dev_stats stats)
+{
+	cr_assert_lt(sp->s.nrows, SNAP_ROWS);
+	sp->rows[sp->s.nrows].key = key;
+	sp->rows[sp->s.nrows].stats = stats;
+	sp->s.nrows++;
+}
+
+Test(stacked, io_sent_below_counts_on_its_disk_not_in_the_total)
+{
+	char sys[PATH_MAX], proc[PATH_MAX];
+	struct tally t;
+	struct tally_config config = base_config();
+	struct proc_dev_key stacked = make_key(0, DEV_A, ""), worker = make_key(777, DEV_A, "loop7");
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	snprintf(sys, sizeof(sys), "%s/sys", stacked_root);
+	snprintf(proc, sizeof(proc), "%s/proc", stacked_root);
+	config.sysfs_root = sys;
+	config.proc_root = proc;
+	start(&t, &config);
+	snap_init(&sp);
+	/* dd wrote 8192 to B (253:16, "dm"); dm sent it to A; loop7's worker
+	 * wrote 4096 on A for loop7, which dd2 wrote to (not shown here). */
+	snap_row(&sp, 100, DEV_B, "dd", (struct proc_dev_stats){ .bytes = { 0, 8192 },
+								 .ios = { 0, 2 } });
+	stacked.cgroup = DEV_B;
+	stacked.comm[TASK_COMM_LEN - 1] = KEY_MARK_STACKED;
+	snap_key_row(&sp, stacked, (struct proc_dev_stats){ .bytes = { 0, 8192 }, .ios = { 0, 1 } });
+	worker.comm[TASK_COMM_LEN - 1] = KEY_MARK_WORKER;
+	snap_key_row(&sp, worker, (struct proc_dev_stats){ .bytes = { 0, 4096 }, .ios = { 0, 1 } });
+	step(&t, &sp, 1, false, &f);
+
+	expect_device(&f, NAME_A, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 8192 + 4096, [PMEM_WRITE_IOS] = 2 });
+	expect_device(&f, NAME_B, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 8192, [PMEM_WRITE_IOS] = 2 });
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 8192, [PMEM_WRITE_IOS] = 2 });
+
+	row = frame_row(&f, 0, DEV_A);
+	cr_assert_not_null(row);
+	cr_expect_str_eq(name_of(&f, row->comm_name), NAME_B);
+	cr_assert_neq(row->serves_name, 0);
+	cr_expect_str_eq(name_of(&f, row->serves_name), NAME_B);
+	row = frame_row(&f, 777, DEV_A);
+	cr_assert_not_null(row);
+	cr_expect_str_eq(name_of(&f, row->comm_name), "kworker/u8:3-loop7");
+	cr_assert_neq(row->serves_name, 0);
+	cr_expect_str_eq(name_of(&f, row->serves_name), "loop7");
+	row = frame_row(&f, 100, DEV_B);
+	cr_assert_not_null(row);
+	cr_expect_eq(row->serves_name, 0, "dd's own row serves nothing");
+	tally_free(&t);
+}
+
+/* A worker doing writeback ("flush-253:16") serves no device: its row is
+ * counted in the total, named as ps names it. */
+Test(stacked, a_flusher_is_named_by_its_work_and_counted)
+{
+	char proc[PATH_MAX];
+	struct tally t;
+	struct tally_config config = base_config();
+	struct proc_dev_key worker = make_key(777, DEV_A, "flush-253:16");
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	snprintf(proc, sizeof(proc), "%s/proc", stacked_root);
+	config.proc_root = proc;
+	start(&t, &config);
+	snap_init(&sp);
+	worker.comm[TASK_COMM_LEN - 1] = KEY_MARK_WORKER;
+	snap_key_row(&sp, worker, (struct proc_dev_stats){ .bytes = { 0, 4096 }, .ios = { 0, 1 } });
+	step(&t, &sp, 1, false, &f);
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 4096, [PMEM_WRITE_IOS] = 1 });
+	row = frame_row(&f, 777, DEV_A);
+	cr_assert_not_null(row);
+	cr_expect_str_eq(name_of(&f, row->comm_name), "kworker/u8:3-flush-253:16");
+	cr_expect_eq(row->serves_name, 0);
+	tally_free(&t);
+}
+
+Test(stacked, worker_names_as_ps_shows_them)
+{
+	char out[64];
+
+	worker_row_name("kworker/u8:1", "loop0", out, sizeof(out));
+	cr_expect_str_eq(out, "kworker/u8:1-loop0");
+	worker_row_name("kworker/u8:1+flush-254:0", "loop0", out, sizeof(out));
+	cr_expect_str_eq(out, "kworker/u8:1-loop0", "the work it does now is not the row's");
+	worker_row_name("kworker/0:1H-kblockd", "kblockd", out, sizeof(out));
+	cr_expect_str_eq(out, "kworker/0:1H-kblockd");
+	worker_row_name(NULL, "loop0", out, sizeof(out));
+	cr_expect_str_eq(out, "kworker-loop0", "a worker gone: no name of its own");
+	worker_row_name("kworker/R-loop0", "loop0", out, sizeof(out));
+	cr_expect_str_eq(out, "kworker-loop0", "no id to cut after: not guessed");
+}

@@ -29,8 +29,8 @@ static void fit_processes(unsigned int cols, bool latency, int keep, struct top_
 	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = latency;
-	top_layout_fit(top_proc_columns, top_proc_priority, TOP_NR_PROC_COLUMNS, wanted, keep, cols,
-		       layout);
+	top_layout_fit(top_proc_columns, top_proc_priority, TOP_PROC_STEPS, TOP_NR_PROC_COLUMNS,
+		       wanted, keep, cols, layout);
 }
 
 static void fit_devices(unsigned int cols, struct top_layout *layout)
@@ -39,8 +39,8 @@ static void fit_devices(unsigned int cols, struct top_layout *layout)
 
 	for (int i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
-	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1, cols,
-		       layout);
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS,
+		       wanted, -1, cols, layout);
 }
 
 /* The shown columns as a string of their headings, in screen order. */
@@ -80,8 +80,8 @@ Test(top_layout, process_columns_at_60_80_120_200)
 		bool latency;
 		const char *expect;
 	} cases[] = {
-		{ 60, false, "PID COMM READ/s WRITE/s W_IOPS" },
-		{ 60, true, "PID COMM READ/s WRITE/s W_IOPS" },
+		{ 60, false, "PID COMM DEVICE READ/s WRITE/s" },
+		{ 60, true, "PID COMM DEVICE READ/s WRITE/s" },
 		{ 80, false, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
 		{ 80, true, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms" },
 		{ 120, false, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS DIRTY/s "
@@ -113,7 +113,7 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		const char *expect;
 	} cases[] = {
 		{ 60, "DEVICE READ/s WRITE/s P99_ms AQU-SZ %UTIL" },
-		{ 80, "DEVICE READ/s WRITE/s W_IOPS P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
+		{ 80, "DEVICE READ/s WRITE/s P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
 		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
 		       "W_AWAIT AQU-SZ %UTIL" },
 		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
@@ -127,6 +127,40 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
 				 cases[i].expect, "%u columns", cases[i].cols);
 		cr_assert_leq(layout.line_width, cases[i].cols);
+	}
+}
+
+/* Reads and writes are dropped together, at every width: a twin shown
+ * without the other would read as if one direction had no I/O. */
+Test(top_layout, read_and_write_columns_go_together)
+{
+	static const int proc_twins[][2] = {
+		{ TOP_COL_READ, TOP_COL_WRITE }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	};
+	static const int dev_twins[][2] = {
+		{ TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS },
+		{ TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT },
+	};
+
+	for (unsigned int cols = 0; cols <= 250; cols++) {
+		for (int latency = 0; latency <= 1; latency++) {
+			struct top_layout layout;
+
+			fit_processes(cols, latency, -1, &layout);
+			for (size_t i = 0; i < 2; i++)
+				cr_assert_eq(layout.shown[proc_twins[i][0]],
+					     layout.shown[proc_twins[i][1]], "%u columns: %s", cols,
+					     shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout));
+		}
+		{
+			struct top_layout layout;
+
+			fit_devices(cols, &layout);
+			for (size_t i = 0; i < 3; i++)
+				cr_assert_eq(layout.shown[dev_twins[i][0]], layout.shown[dev_twins[i][1]],
+					     "%u columns: %s", cols,
+					     shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout));
+		}
 	}
 }
 
@@ -498,19 +532,19 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 		  term_line(&t, 2));
 	y = term_find(&t, "P99_ms");
 	cr_assert_geq(y, 0, "no P99_ms heading");
-	/* 80 columns: iostat -x's figures beside the write rates and the p99 */
-	cr_assert(strstr(term_line(&t, y), "W_IOPS") && strstr(term_line(&t, y), "R_AWAIT") &&
+	/* 80 columns: iostat -x's figures beside the rates and the p99; the
+	 * I/O rates, read and write alike, do not fit */
+	cr_assert(!strstr(term_line(&t, y), "W_IOPS") && !strstr(term_line(&t, y), "R_IOPS") &&
+		  strstr(term_line(&t, y), "R_AWAIT") &&
 		  strstr(term_line(&t, y), "W_AWAIT") && strstr(term_line(&t, y), "AQU-SZ") &&
 		  strstr(term_line(&t, y), "%UTIL"), "%s", term_line(&t, y));
-	/* vda's p99 as latency_hist.c computes it, in ms; 640 writes over 2 s
-	 * are 320 per second */
+	/* vda's p99 as latency_hist.c computes it, in ms */
 	hist.slots[20] = 740;
 	cr_assert(latency_percentile_us(&hist, 0.99, &us));
 	snprintf(p99, sizeof(p99), "%.2f", us / 1000);
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), p99), "p99 %s missing: %s", p99, term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 0.250 "), "r_await: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 12.50 "), "w_await: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 3.21 "), "aqu-sz: %s", term_line(&t, y));
@@ -522,10 +556,81 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "COMM");
 	cr_assert(strstr(term_line(&t, y), "W_IOPS"), "%s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
+	/* 120 columns: the disks' I/O rates too; 640 writes over 2 s are 320
+	 * per second */
+	fx_recapture(f);
+	f->view.screen.cols = 120;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "vda  ");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
 	fx_free(f);
 }
 
-Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
+/* The header says why records were lost: the causes that lost most
+ * first, by the names the batch and JSON lines give them. */
+Test(top_view, lost_causes_in_the_header)
+{
+	struct fx *f = fx_new();
+	char want[32];
+	struct term t;
+	int y;
+
+	fx_rows(f, 3);
+	memset(f->frame.lost, 0, sizeof(f->frame.lost));
+	f->frame.lost[LOST_RINGBUF_FULL] = 2;
+	f->frame.lost[LOST_STATS_MAP_FULL] = 10;
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 0), "lost 12 "), "%s", term_line(&t, 0));
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert_str_eq(term_line(&t, y), "lost by cause: stats_map_full 10, ringbuf_full 2");
+
+	/* Every cause lost some, most the last one: it comes first, and at
+	 * 60 columns the others that do not fit are "...". */
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		f->frame.lost[i] = 1;
+	f->frame.lost[LOST_STACKS_TABLE_FULL] = 7;
+	fx_recapture(f);
+	f->view.screen.cols = 60;
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert_eq(strncmp(term_line(&t, y), "lost by cause: stacks_table_full 7, stats_map_full 1,",
+			     53), 0, "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), ", ..."), "%s", term_line(&t, y));
+	cr_assert_leq(strlen(term_line(&t, y)), 60);
+
+	/* Accumulated: the causes since start (12 + 19 of the two frames). */
+	top_feed_keys(&f->view, "a", 1);
+	fx_recapture(f);
+	f->view.screen.cols = 200;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "lost by cause");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), "stats_map_full 11, stacks_table_full 7, ringbuf_full 3"),
+		  "%s", term_line(&t, y));
+	/* 12, then one of each cause and 6 more of one */
+	snprintf(want, sizeof(want), "lost %d ", 12 + LOST_NR_CAUSES + 6);
+	cr_assert(strstr(term_line(&t, 0), want), "%s", term_line(&t, 0));
+
+	/* Nothing lost: no such line. */
+	memset(f->frame.lost, 0, sizeof(f->frame.lost));
+	top_feed_keys(&f->view, "a", 1);
+	fx_recapture(f);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_lt(term_find(&t, "lost by cause"), 0);
+	fx_free(f);
+}
+
+Test(top_view, every_width_fits_and_the_last_line_says_which_rows)
 {
 	static const unsigned int widths[] = { 60, 80, 120, 200 };
 
@@ -544,12 +649,11 @@ Test(top_view, every_width_fits_and_cut_rows_say_how_many_more)
 		for (y = heading + 1; y < 24 && strstr(term_line(&t, y), "proc"); y++)
 			shown++;
 		cr_assert_eq(y, 23, "width %u: rows up to the last line but one", widths[w]);
-		cr_assert_eq(term_find(&t, "+"), 23);
 		{
-			char more[32];
+			char position[32];
 
-			snprintf(more, sizeof(more), "+%u more", 40 - shown);
-			cr_assert_str_eq(term_line(&t, 23), more, "width %u", widths[w]);
+			snprintf(position, sizeof(position), "rows 1-%u of 40", shown);
+			cr_assert_str_eq(term_line(&t, 23), position, "width %u", widths[w]);
 		}
 		fx_free(f);
 	}
@@ -702,7 +806,8 @@ Test(top_view, resize_redraws_at_the_new_size)
 	f->view.screen.cols = 60;
 	top_redraw(&f->view);
 	fx_screen(f, &t);
-	cr_assert_eq(strncmp(term_line(&t, 14), "+", 1), 0, "%s", term_line(&t, 14));
+	cr_assert_eq(strncmp(term_line(&t, 14), "rows 1-", 7), 0, "%s", term_line(&t, 14));
+	cr_assert(strstr(term_line(&t, 14), " of 40"), "%s", term_line(&t, 14));
 	cr_assert_geq(term_find(&t, lost_all_ones()), 0);
 	cr_assert_geq(term_find(&t, "P99_ms"), 0);
 	fx_free(f);
@@ -918,6 +1023,250 @@ Test(top_view, the_selection_follows_its_row_then_keeps_its_place)
 	view_show_frame(&f->view, &f->frame);
 	fx_redraw_onto(f, &t, &from);
 	cr_assert_str_eq(selected_comm(&t), "proc0", "the only row left");
+	fx_free(f);
+}
+
+/* ---- scrolling ---- */
+
+#define NSCROLL 200
+
+/* The process rows on the screen: their proc numbers in screen order (the
+ * rows after the COMM heading, up to the position line), and the position
+ * line's "rows A-B of N" (first, last, of; 0 without the line). */
+struct shown_rows {
+	unsigned int proc[TERM_ROWS], n;
+	unsigned int first, last, of;
+	int heading;
+};
+
+static void read_rows(const struct term *t, struct shown_rows *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->heading = term_find(t, "COMM");
+	cr_assert_geq(r->heading, 0);
+	for (unsigned int y = r->heading + 1; y < t->rows; y++) {
+		const char *line = term_line(t, y);
+		unsigned int pid, proc;
+
+		if (sscanf(line, "rows %u-%u of %u", &r->first, &r->last, &r->of) == 3)
+			break;
+		if (!line[0]) {		/* all rows fit: nothing after them */
+			for (unsigned int below = y + 1; below < t->rows; below++)
+				cr_assert_str_empty(term_line(t, below));
+			break;
+		}
+		cr_assert_eq(sscanf(line, "%u proc%u", &pid, &proc), 2,
+			     "line %u is no row: '%s' (an empty line among the rows?)", y, line);
+		cr_assert_eq(pid, 100 + proc);
+		r->proc[r->n++] = proc;
+	}
+}
+
+/* The shown rows are the position line's, each once, and what is selected
+ * is among them. */
+static void check_window(const struct term *t, const struct shown_rows *r, unsigned int of)
+{
+	int selected = term_reversed_line(t);
+
+	cr_assert_eq(r->of, of, "position line: of %u, not %u", r->of, of);
+	cr_assert_eq(r->last - r->first + 1, r->n, "rows %u-%u, but %u shown", r->first, r->last,
+		     r->n);
+	cr_assert_leq(r->last, of);
+	cr_assert(selected < 0 || (selected > r->heading && selected <= r->heading + (int)r->n),
+		  "the selection (line %d) is off the rows shown", selected);
+}
+
+/* The first arrow, then ↓ to the end: every one of 200 rows comes on
+ * screen, the window moving a row at a time once the selection reaches its
+ * bottom, and the last line says where it is. */
+Test(top_view, every_row_of_200_is_reached_by_scrolling)
+{
+	struct fx *f = fx_new();
+	bool seen[NSCROLL] = { false };
+	unsigned int nseen = 0, page;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_eq(r.first, 1);
+	page = r.n;
+	cr_assert_geq(page, 10, "a 24-line screen shows more rows than that");
+	fx_keys(f, &t, &from, "\033[B");
+	for (unsigned int press = 0; press < NSCROLL + 5; press++) {
+		read_rows(&t, &r);
+		check_window(&t, &r, NSCROLL);
+		cr_assert_eq(r.n, page, "the page does not change while scrolling");
+		cr_assert_geq(term_reversed_line(&t), 0, "press %u: no selection", press);
+		for (unsigned int i = 0; i < r.n; i++)
+			if (!seen[r.proc[i]]) {
+				seen[r.proc[i]] = true;
+				nseen++;
+			}
+		fx_keys(f, &t, &from, "j");
+	}
+	cr_assert_eq(nseen, NSCROLL, "only %u of %d rows reached", nseen, NSCROLL);
+	cr_assert_eq(r.last, NSCROLL, "held down, the last row ends the screen");
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n, "the last row is selected");
+	fx_free(f);
+}
+
+/* PgDn moves a page, End and Home to the ends, PgUp back a page. */
+Test(top_view, page_keys_home_and_end_scroll_by_pages)
+{
+	struct fx *f = fx_new();
+	bool seen[NSCROLL] = { false };
+	unsigned int nseen = 0, page, presses = 0;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	page = r.n;
+	for (;;) {
+		check_window(&t, &r, NSCROLL);
+		for (unsigned int i = 0; i < r.n; i++)
+			if (!seen[r.proc[i]]) {
+				seen[r.proc[i]] = true;
+				nseen++;
+			}
+		if (nseen == NSCROLL || presses++ == NSCROLL)
+			break;
+		fx_keys(f, &t, &from, "\033[6~");
+		read_rows(&t, &r);
+	}
+	cr_assert_eq(nseen, NSCROLL);
+	cr_assert_leq(presses, NSCROLL / page + 1, "%u presses for %u rows a page", presses, page);
+	fx_keys(f, &t, &from, "\033[H");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1, "Home");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	/* a page at a time, the selection keeping its line, as in htop */
+	fx_keys(f, &t, &from, "\033[6~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1 + page, "a page down");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	fx_keys(f, &t, &from, "j\033[6~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1 + 2 * page, "another page down");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 2);
+	fx_keys(f, &t, &from, "\033[F");
+	read_rows(&t, &r);
+	cr_assert_eq(r.last, NSCROLL, "End");
+	cr_assert_eq(r.first, NSCROLL - page + 1);
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n);
+	fx_keys(f, &t, &from, "\033[5~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, NSCROLL - 2 * page + 1, "a page up from the end");
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n);
+	fx_keys(f, &t, &from, "\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~"
+		"\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~\033[5~");
+	read_rows(&t, &r);
+	cr_assert_eq(r.first, 1, "held down: the top, no further");
+	cr_assert_eq(term_reversed_line(&t), r.heading + 1);
+	fx_free(f);
+}
+
+/* Scrolled to the end, then rows go away: the window moves up rather than
+ * leave empty lines, the selection keeps its place within the rows; all
+ * rows fitting again, the position line goes. */
+Test(top_view, scrolling_stays_sane_when_rows_go_away)
+{
+	struct fx *f = fx_new();
+	unsigned int selected_proc;
+	struct shown_rows r;
+	struct term t;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\033[F");
+	f->frame.nrows = 50;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	check_window(&t, &r, 50);
+	cr_assert_eq(r.last, 50);
+	cr_assert_eq(term_reversed_line(&t), r.heading + (int)r.n, "the last row, as before");
+	f->frame.nrows = 5;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	cr_assert_eq(r.of, 0, "all rows fit: no position line");
+	cr_assert_eq(r.n, 5);
+	cr_assert_eq(term_reversed_line(&t), r.heading + 5);
+	fx_keys(f, &t, &from, "\033[H");
+	read_rows(&t, &r);
+	selected_proc = r.proc[0];
+	f->frame.nrows = NSCROLL;
+	view_show_frame(&f->view, &f->frame);
+	fx_redraw_onto(f, &t, &from);
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_geq(term_reversed_line(&t), 0);
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc,
+		     "rows come back: the selected row shows wherever it is now");
+	fx_free(f);
+}
+
+/* A resize and a new sort keep the selected row in sight. */
+Test(top_view, the_selection_stays_in_sight_on_resize_and_sort)
+{
+	struct fx *f = fx_new();
+	struct shown_rows r;
+	struct term t;
+	unsigned int selected_proc;
+	size_t from;
+
+	fx_rows(f, NSCROLL);
+	fx_view(f, 40, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	fx_keys(f, &t, &from, "\033[6~\033[6~\033[6~j");
+	read_rows(&t, &r);
+	selected_proc = r.proc[term_reversed_line(&t) - r.heading - 1];
+
+	fx_recapture(f);
+	f->view.screen.rows = 16;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_geq(term_reversed_line(&t), 0, "smaller: the selection still shows");
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc);
+
+	fx_recapture(f);
+	f->view.screen.rows = 60;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	read_rows(&t, &r);
+	check_window(&t, &r, NSCROLL);
+	cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc, "larger");
+
+	for (const char *k = "r<<<"; *k; k++) {
+		fx_keys(f, &t, &from, (char[2]){ *k, 0 });
+		read_rows(&t, &r);
+		check_window(&t, &r, NSCROLL);
+		cr_assert_geq(term_reversed_line(&t), 0, "after %c: the selection is off screen", *k);
+		cr_assert_eq(r.proc[term_reversed_line(&t) - r.heading - 1], selected_proc,
+			     "after %c", *k);
+	}
 	fx_free(f);
 }
 

@@ -26,7 +26,7 @@ Test(top_keys, initial_state_follows_the_options)
 	struct top_state s;
 
 	top_state_init(&s, SORT_WRITE, true, false, false);
-	cr_assert_eq(s.sort, TOP_SORT_WRITE);
+	cr_assert_eq(s.sort, SORT_WRITE);
 	cr_assert(s.cumulative);
 	cr_assert_not(s.reverse);
 	cr_assert_not(s.paused);
@@ -34,24 +34,13 @@ Test(top_keys, initial_state_follows_the_options)
 	cr_assert_str_empty(s.filter);
 	cr_assert_str_empty(s.device);
 	top_state_init(&s, SORT_BYTES, false, false, false);
-	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+	cr_assert_eq(s.sort, SORT_BYTES);
 	cr_assert_not(s.cumulative);
 
-	static const struct {
-		enum sort_key option;
-		enum top_sort sort;
-		const char *name;
-	} map[] = {
-		{ SORT_BYTES, TOP_SORT_BYTES, "bytes" }, { SORT_READ, TOP_SORT_READ, "read" },
-		{ SORT_WRITE, TOP_SORT_WRITE, "write" }, { SORT_IOS, TOP_SORT_IOS, "ios" },
-		{ SORT_LATENCY, TOP_SORT_LATENCY, "latency" }, { SORT_PID, TOP_SORT_PID, "pid" },
-		{ SORT_COMM, TOP_SORT_COMM, "comm" }, { SORT_DIRTY, TOP_SORT_DIRTY, "dirty" },
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		cr_assert_eq(top_sort_from_option(map[i].option), map[i].sort);
-		/* the header names the sort as -s does */
-		cr_assert_str_eq(top_sort_name(map[i].sort), sort_key_name(map[i].option));
-		cr_assert_str_eq(top_sort_name(map[i].sort), map[i].name);
+	/* every key of -s starts the view sorted by it, named as -s names it */
+	for (size_t i = 0; i < SORT_NR_KEYS; i++) {
+		top_state_init(&s, sort_keys[i].key, false, true, false);
+		cr_assert_eq(s.sort, sort_keys[i].key, "-s %s", sort_keys[i].name);
 	}
 }
 
@@ -73,32 +62,33 @@ Test(top_keys, arrows_and_angle_brackets_move_the_sort)
 		struct top_state s = fresh();
 
 		cr_assert(feed(&s, right[i]));
-		cr_assert_eq(s.sort, TOP_SORT_READ, "%zu: %d", i, s.sort);
+		cr_assert_eq(s.sort, SORT_READ, "%zu: %d", i, s.sort);
 		cr_assert_eq(s.stage, TOP_INPUT_GROUND);
 	}
 	for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
 		struct top_state s = fresh();
 
 		cr_assert(feed(&s, left[i]));
-		cr_assert_eq(s.sort, TOP_SORT_DEVICE, "%zu: %d", i, s.sort);
+		cr_assert_eq(s.sort, SORT_DEVICE, "%zu: %d", i, s.sort);
 	}
 }
 
-Test(top_keys, sort_moves_through_every_column_and_wraps)
+Test(top_keys, sort_moves_through_every_key_of_s_and_wraps)
 {
 	struct top_state s = fresh();
-	bool seen[TOP_NR_SORTS] = { false };
+	bool seen[SORT_NR_KEYS] = { false };
 
-	for (int i = 0; i < TOP_NR_SORTS; i++) {
+	for (int i = 0; i < SORT_NR_KEYS; i++) {
+		cr_assert_lt((unsigned int)s.sort, SORT_NR_KEYS);
 		seen[s.sort] = true;
 		feed(&s, ">");
 	}
-	cr_assert_eq(s.sort, TOP_SORT_BYTES, "a full turn comes back");
-	for (int i = 0; i < TOP_NR_SORTS; i++)
-		cr_assert(seen[i], "sort %s never reached", top_sort_name(i));
-	s.sort = TOP_SORT_PID;
+	cr_assert_eq(s.sort, SORT_BYTES, "a full turn comes back");
+	for (int i = 0; i < SORT_NR_KEYS; i++)
+		cr_assert(seen[i], "sort %s never reached", sort_key_name(i));
+	s.sort = SORT_PID;
 	feed(&s, "<");
-	cr_assert_eq(s.sort, TOP_SORT_CGROUP, "left of the first is the last");
+	cr_assert_eq(s.sort, SORT_CGROUP, "left of the first is the last");
 }
 
 Test(top_keys, latency_is_skipped_without_L_or_with_its_columns_off)
@@ -107,14 +97,14 @@ Test(top_keys, latency_is_skipped_without_L_or_with_its_columns_off)
 
 	top_state_init(&s, SORT_DIRTY, false, false, false);
 	feed(&s, "<");
-	cr_assert_eq(s.sort, TOP_SORT_DISCARD_IOS, "no -L: nothing to sort on");
+	cr_assert_eq(s.sort, SORT_DISCARD_IOS, "no -L: nothing to sort on");
 	s = fresh();
-	s.sort = TOP_SORT_DISCARD_IOS;
+	s.sort = SORT_DISCARD_IOS;
 	feed(&s, ">");
-	cr_assert_eq(s.sort, TOP_SORT_LATENCY);
+	cr_assert_eq(s.sort, SORT_LATENCY);
 	feed(&s, "L<>");
 	cr_assert_not(s.latency_columns);
-	cr_assert_eq(s.sort, TOP_SORT_DIRTY, "latency columns off: skipped");
+	cr_assert_eq(s.sort, SORT_DIRTY, "latency columns off: skipped");
 }
 
 Test(top_keys, pid_and_comm_are_skipped_by_cgroup)
@@ -122,9 +112,9 @@ Test(top_keys, pid_and_comm_are_skipped_by_cgroup)
 	struct top_state s;
 
 	top_state_init(&s, SORT_BYTES, false, false, true);
-	s.sort = TOP_SORT_CGROUP;
+	s.sort = SORT_CGROUP;
 	feed(&s, ">");
-	cr_assert_eq(s.sort, TOP_SORT_DEVICE);
+	cr_assert_eq(s.sort, SORT_DEVICE);
 }
 
 Test(top_keys, r_a_p_L_toggle)
@@ -151,7 +141,12 @@ Test(top_keys, unknown_keys_change_nothing)
 {
 	struct top_state s = fresh(), before = fresh();
 
-	cr_assert_not(feed(&s, "xyz1\t\001\033[H\033[5~"));
+	/* Insert, Delete, back-tab, F1, Ctrl-A..D: none of ours */
+	cr_assert_not(feed(&s, "xyz1\t\001\002\004\033[2~\033[3~\033[Z\033OP"));
+	/* the parser's notes of the last sequence are all that may differ */
+	before.sequence_is_ss3 = s.sequence_is_ss3;
+	before.sequence_number = s.sequence_number;
+	before.sequence_past_number = s.sequence_past_number;
 	cr_assert_eq(memcmp(&s, &before, sizeof(s)), 0);
 }
 
@@ -171,7 +166,7 @@ Test(top_keys, help_opens_with_h_or_question_mark_and_any_key_closes_it)
 	cr_assert_not(s.quit, "q closing the help does not quit");
 	feed(&s, "?\033[C");
 	cr_assert_not(s.help);
-	cr_assert_eq(s.sort, TOP_SORT_BYTES, "an arrow closing the help does not sort");
+	cr_assert_eq(s.sort, SORT_BYTES, "an arrow closing the help does not sort");
 }
 
 Test(top_keys, filter_is_typed_and_applied_with_enter)
@@ -193,7 +188,7 @@ Test(top_keys, filter_is_typed_and_applied_with_enter)
 	cr_assert_str_eq(s.edit, "fi");
 	feed(&s, "\033[C");		/* arrows do not type */
 	cr_assert_str_eq(s.edit, "fi");
-	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+	cr_assert_eq(s.sort, SORT_BYTES);
 	feed(&s, "\r");
 	cr_assert_not(s.editing);
 	cr_assert_str_eq(s.filter, "fi");
@@ -254,11 +249,11 @@ Test(top_keys, a_sequence_split_across_reads_is_one_key)
 	cr_assert_not(feed(&s, "\033["));
 	cr_assert_eq(s.stage, TOP_INPUT_SEQUENCE);
 	cr_assert(feed(&s, "C"));
-	cr_assert_eq(s.sort, TOP_SORT_READ);
+	cr_assert_eq(s.sort, SORT_READ);
 	cr_assert_eq(s.stage, TOP_INPUT_GROUND);
 	cr_assert_not(feed(&s, "\033[1;"));
 	feed(&s, "5D");
-	cr_assert_eq(s.sort, TOP_SORT_BYTES);
+	cr_assert_eq(s.sort, SORT_BYTES);
 }
 
 Test(top_keys, d_cycles_all_each_device_all)
@@ -292,11 +287,62 @@ Test(top_keys, up_down_and_k_j_count_moves_after_the_first_shows_the_selection)
 	cr_assert_eq(s.moves, 2);
 	feed(&s, "k\033OA\033[A");
 	cr_assert_eq(s.moves, -1);
-	cr_assert_eq(s.sort, TOP_SORT_BYTES, "up and down do not sort");
+	cr_assert_eq(s.sort, SORT_BYTES, "up and down do not sort");
 	s = fresh();
 	feed(&s, "k");
 	cr_assert(s.selecting);
 	cr_assert_eq(s.moves, 0);
+}
+
+Test(top_keys, page_keys_home_and_end_count_pages_and_jumps)
+{
+	/* the sequences of xterm, the Linux console, rxvt and tmux */
+	static const char *const page_down[] = { "\033[6~", "\033[6;5~" };
+	static const char *const page_up[] = { "\033[5~" };
+	static const char *const home[] = { "\033[H", "\033OH", "\033[1~", "\033[7~" };
+	static const char *const end[] = { "\033[F", "\033OF", "\033[4~", "\033[8~" };
+	struct top_state s = fresh();
+
+	for (size_t i = 0; i < sizeof(page_down) / sizeof(page_down[0]); i++) {
+		s = fresh();
+		cr_assert(feed(&s, page_down[i]), "%zu", i);
+		cr_assert(s.selecting, "a page key shows the selection");
+		cr_assert_eq(s.pages, 1, "%zu", i);
+		cr_assert_eq(s.stage, TOP_INPUT_GROUND);
+	}
+	s = fresh();
+	feed(&s, page_up[0]);
+	feed(&s, page_up[0]);
+	cr_assert_eq(s.pages, -2);
+	for (size_t i = 0; i < sizeof(home) / sizeof(home[0]); i++) {
+		s = fresh();
+		feed(&s, "jjj\033[6~");
+		cr_assert(feed(&s, home[i]), "%zu", i);
+		cr_assert_eq(s.jump, TOP_JUMP_FIRST, "%zu", i);
+		cr_assert_eq(s.moves, 0, "Home forgets the moves before it");
+		cr_assert_eq(s.pages, 0);
+		feed(&s, "j");
+		cr_assert_eq(s.moves, 1, "moves after Home count from the first row");
+	}
+	for (size_t i = 0; i < sizeof(end) / sizeof(end[0]); i++) {
+		s = fresh();
+		cr_assert(feed(&s, end[i]), "%zu", i);
+		cr_assert_eq(s.jump, TOP_JUMP_LAST, "%zu", i);
+		cr_assert(s.selecting);
+	}
+	/* split across reads, as a slow terminal may send it */
+	s = fresh();
+	feed(&s, "\033[");
+	feed(&s, "6");
+	cr_assert_eq(s.pages, 0);
+	feed(&s, "~");
+	cr_assert_eq(s.pages, 1);
+	/* not while the filter is typed: the editor takes no sequences */
+	s = fresh();
+	feed(&s, "c\033[6~\033[F");
+	cr_assert_eq(s.pages, 0);
+	cr_assert_eq(s.jump, TOP_JUMP_NONE);
+	cr_assert(s.editing);
 }
 
 Test(top_keys, enter_opens_the_stack_and_any_key_closes_it)

@@ -20,7 +20,7 @@ static void format_latency(char *buf, size_t size, const uint64_t *values)
 static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
-	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup\n", v->out);
+	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for\n", v->out);
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
@@ -159,6 +159,16 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 	batch_counters(v->out, values);
 	batch_latency_percentiles(v->out, dev, f->cumulative);
 	batch_iostat(v->out, dev, f->cumulative);
+	fputs(" below=", v->out);
+	if (dev->layers.below[0])
+		fputs(dev->layers.below, v->out);	/* kernel names: no space, no '/' */
+	else
+		fputc('-', v->out);
+	fputs(" dm_name=", v->out);
+	if (dev->layers.dm_name[0])
+		batch_write_name(v->out, dev->layers.dm_name, strlen(dev->layers.dm_name));
+	else
+		fputc('-', v->out);
 	fputc('\n', v->out);
 	if (v->histograms)
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++)
@@ -259,6 +269,13 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 		values[PMEM_WRITEBACK_BYTES]);
 	if (row->cgroup_name) {
 		name = res_name(f->names, row->cgroup_name, &len);
+		batch_write_name(v->out, name, len);
+	} else {
+		fputc('-', v->out);
+	}
+	fputc(' ', v->out);
+	if (row->serves_name) {
+		name = res_name(f->names, row->serves_name, &len);
 		batch_write_name(v->out, name, len);
 	} else {
 		fputc('-', v->out);

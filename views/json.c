@@ -123,7 +123,12 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		jsonw_null(w, "pid");
 		jsonw_null(w, "comm");
 	} else {
-		jsonw_u64(w, "pid", row->key.tgid);
+		uint32_t pid = f->per_thread ? row->tgid : row->key.tgid;
+
+		if (pid || !f->per_thread)
+			jsonw_u64(w, "pid", pid);
+		else
+			jsonw_null(w, "pid");
 		name = res_name(f->names, row->comm_name, &len);
 		jsonw_string(w, "comm", name, len);
 	}
@@ -143,6 +148,17 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	} else {
 		jsonw_null(w, "cgroup");
 	}
+	if (row->serves_name) {
+		name = res_name(f->names, row->serves_name, &len);
+		jsonw_string(w, "for", name, len);
+	} else {
+		jsonw_null(w, "for");
+	}
+	/* -t: the thread's id; pid is its process's */
+	if (f->per_thread && !f->by_cgroup)
+		jsonw_u64(w, "tid", row->key.tgid);
+	else
+		jsonw_null(w, "tid");
 	json_row_latency(w, f, row);
 	if (v->stacks)
 		json_row_stacks(v, f, row);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "format.h"
 #include "top.h"
 #include "top_layout.h"
 
@@ -38,6 +39,7 @@ struct top {
 	struct top_settings settings;
 	struct top_state state;
 	struct top_selection selection;
+	size_t first_row;			/* the process table scrolled to it */
 	/* The frame drawn: the last one shown, or while paused the one drawn
 	 * when `p` was pressed, kept in paused (frozen) from the tally's next
 	 * steps.  Its rows and devices are drawn under printable names. */
@@ -356,6 +358,12 @@ static bool put_line(struct view *v, const char *text)
 
 /* ---- the header ---- */
 
+/* The losses the header shows: of the interval, or since start (-a, a). */
+static const uint64_t *frame_lost(const struct top *t)
+{
+	return t->state.cumulative ? t->frame_lost_run : t->frame.lost;
+}
+
 static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
@@ -371,8 +379,7 @@ static void header_totals(struct view *v)
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	snprintf(item, sizeof(item), "diskio %s", when);
 	line_item(&l, item, v->screen.cols, &full);
-	snprintf(item, sizeof(item), "lost %" PRIu64,
-		 lost_total(t->state.cumulative ? t->frame_lost_run : t->frame.lost));
+	snprintf(item, sizeof(item), "lost %" PRIu64, lost_total(frame_lost(t)));
 	line_item(&l, item, v->screen.cols, &full);
 	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_READ_BYTES]);
 	snprintf(item, sizeof(item), "read %s%s", bytes, per);
@@ -392,12 +399,12 @@ static void header_state(struct view *v)
 	const struct top *t = v->top;
 	const struct top_state *s = &t->state;
 	struct line l = { .len = 0 };
-	bool full = false, ascending = top_sort_ascending(s->sort) != s->reverse;
+	bool full = false, ascending = sort_key_ascending(s->sort) != s->reverse;
 	char item[128];
 
 	if (s->paused)
 		line_item(&l, "PAUSED", v->screen.cols, &full);
-	snprintf(item, sizeof(item), "sort %s %s", top_sort_name(s->sort),
+	snprintf(item, sizeof(item), "sort %s %s", sort_key_name(s->sort),
 		 ascending ? "asc" : "desc");
 	line_item(&l, item, v->screen.cols, &full);
 	if (s->cumulative)
@@ -413,6 +420,45 @@ static void header_state(struct view *v)
 	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
 	line_item(&l, item, v->screen.cols, &full);
 	line_item(&l, "h help", v->screen.cols, &full);
+	put_line(v, l.text);
+}
+
+/* When records were lost, why: "lost by cause: stats_map_full 10,
+ * ringbuf_full 2", the causes that lost most first (ties in the batch
+ * lines' order), as many as fit the width, then "..." for the others. */
+static void lost_line(struct view *v)
+{
+	const uint64_t *lost = frame_lost(v->top);
+	bool named[LOST_NR_CAUSES] = { false };
+	struct line l = { .len = 0 };
+	unsigned int cols = v->screen.cols;
+
+	if (!lost_total(lost))
+		return;
+	line_add(&l, "lost by cause:", strlen("lost by cause:"));
+	for (int k = 0; k < LOST_NR_CAUSES; k++) {
+		char item[64];
+		int most = -1;
+		size_t len;
+
+		for (int i = 0; i < LOST_NR_CAUSES; i++) {
+			enum lost_cause c = lost_shown[i];
+
+			if (lost[c] && !named[c] && (most < 0 || lost[c] > lost[most]))
+				most = c;
+		}
+		if (most < 0)
+			break;
+		named[most] = true;
+		len = (size_t)snprintf(item, sizeof(item), "%s %s %" PRIu64, k ? "," : "",
+				       lost_cause_names[most], lost[most]);
+		/* room for it, and for ", ..." should another follow */
+		if (cols && l.len + len + 5 > cols) {
+			line_add(&l, k ? ", ..." : " ...", k ? 5 : 4);
+			break;
+		}
+		line_add(&l, item, len);
+	}
 	put_line(v, l.text);
 }
 
@@ -533,8 +579,8 @@ static void device_table(struct view *v)
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
-	top_layout_fit(top_dev_columns, top_dev_priority, TOP_NR_DEV_COLUMNS, wanted, -1,
-		       v->screen.cols, &layout);
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS, wanted,
+		       -1, v->screen.cols, &layout);
 	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
 	if (array_reserve((void **)&t->devices_shown, &t->devices_shown_capacity,
 			  devices->count, sizeof(*t->devices_shown)))
@@ -558,73 +604,49 @@ static void device_table(struct view *v)
 
 /* The column a sort key keeps on screen however narrow it is; -1: none
  * needed (the sums sort on columns that stay anyway). */
-static int sort_column(enum top_sort sort)
+static int sort_column(enum sort_key sort)
 {
-	static const int columns[TOP_NR_SORTS] = {
-		[TOP_SORT_PID] = TOP_COL_PID, [TOP_SORT_COMM] = TOP_COL_COMM,
-		[TOP_SORT_DEVICE] = TOP_COL_DEVICE, [TOP_SORT_BYTES] = -1,
-		[TOP_SORT_READ] = TOP_COL_READ, [TOP_SORT_WRITE] = TOP_COL_WRITE,
-		[TOP_SORT_DISCARD] = TOP_COL_DISCARD, [TOP_SORT_IOS] = -1,
-		[TOP_SORT_READ_IOS] = TOP_COL_READ_IOPS, [TOP_SORT_WRITE_IOS] = TOP_COL_WRITE_IOPS,
-		[TOP_SORT_DISCARD_IOS] = TOP_COL_DISCARD_IOPS, [TOP_SORT_LATENCY] = TOP_COL_LATENCY,
-		[TOP_SORT_DIRTY] = TOP_COL_DIRTY, [TOP_SORT_CGROUP] = TOP_COL_CGROUP,
-	};
-
-	return sort < TOP_NR_SORTS ? columns[sort] : -1;
+	switch (sort) {
+	case SORT_PID:
+		return TOP_COL_PID;
+	case SORT_COMM:
+		return TOP_COL_COMM;
+	case SORT_DEVICE:
+		return TOP_COL_DEVICE;
+	case SORT_READ:
+		return TOP_COL_READ;
+	case SORT_WRITE:
+		return TOP_COL_WRITE;
+	case SORT_DISCARD:
+		return TOP_COL_DISCARD;
+	case SORT_READ_IOS:
+		return TOP_COL_READ_IOPS;
+	case SORT_WRITE_IOS:
+		return TOP_COL_WRITE_IOPS;
+	case SORT_DISCARD_IOS:
+		return TOP_COL_DISCARD_IOPS;
+	case SORT_LATENCY:
+		return TOP_COL_LATENCY;
+	case SORT_DIRTY:
+		return TOP_COL_DIRTY;
+	case SORT_CGROUP:
+		return TOP_COL_CGROUP;
+	case SORT_BYTES:
+	case SORT_IOS:
+		break;
+	}
+	return -1;
 }
 
-static int compare_u64(uint64_t a, uint64_t b)
-{
-	return (a > b) - (a < b);
-}
-
-/* What the sorts by numbers compare (the others compare names). */
-static const enum row_counter sort_counters[TOP_NR_SORTS] = {
-	[TOP_SORT_BYTES] = ROW_BYTES, [TOP_SORT_IOS] = ROW_IOS, [TOP_SORT_LATENCY] = ROW_LATENCY,
-	[TOP_SORT_READ] = ROW_COUNTER + PMEM_READ_BYTES,
-	[TOP_SORT_WRITE] = ROW_COUNTER + PMEM_WRITE_BYTES,
-	[TOP_SORT_DISCARD] = ROW_COUNTER + PMEM_DISCARD_BYTES,
-	[TOP_SORT_READ_IOS] = ROW_COUNTER + PMEM_READ_IOS,
-	[TOP_SORT_WRITE_IOS] = ROW_COUNTER + PMEM_WRITE_IOS,
-	[TOP_SORT_DISCARD_IOS] = ROW_COUNTER + PMEM_DISCARD_IOS,
-	[TOP_SORT_DIRTY] = ROW_COUNTER + PMEM_DIRTIED_BYTES,
-};
-
-/* Ascending order of key; the caller turns it around for "desc". */
+/* The views' one row order (iostats_compare()), turned around by `r`. */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct top *t = arg;
 	const struct proc_io *a = *(const struct proc_io *const *)pa;
 	const struct proc_io *b = *(const struct proc_io *const *)pb;
-	const uint64_t *va = row_values(t, a), *vb = row_values(t, b);
-	char name_a[LINE_SIZE], name_b[LINE_SIZE];
-	int order = 0;
+	int order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
 
-	switch (t->state.sort) {
-	case TOP_SORT_PID:
-		order = compare_u64(row_pid(t, a), row_pid(t, b));
-		break;
-	case TOP_SORT_COMM:
-		order = strcmp(row_comm(t, a, name_a), row_comm(t, b, name_b));
-		break;
-	case TOP_SORT_DEVICE:
-		order = strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
-		break;
-	case TOP_SORT_CGROUP:
-		order = strcmp(row_cgroup(t, a, name_a), row_cgroup(t, b, name_b));
-		break;
-	case TOP_NR_SORTS:
-		break;
-	default:
-		order = row_counter_compare(va, vb, sort_counters[t->state.sort]);
-		break;
-	}
-	if (top_sort_ascending(t->state.sort) == t->state.reverse)
-		order = -order;
-	if (!order)	/* a stable screen: ties by pid, then device */
-		order = compare_u64(row_pid(t, a), row_pid(t, b)) ?:
-			strcmp(row_device(t, a, name_a), row_device(t, b, name_b));
-	return order;
+	return t->state.reverse ? -order : order;
 }
 
 static void process_line(struct view *v, const struct proc_io *row,
@@ -716,17 +738,21 @@ static void remember_selection(struct top *t, size_t index)
 
 /*
  * Where the selection is among the first n rows of t->order (select_rows()),
- * after the moves the keys counted, which it uses up: the selected row if
- * it is among them, else the same place, within the n rows.  SIZE_MAX when
- * nothing is selected or there are no rows.
+ * after the jump, moves and pages (of page rows) the keys counted, which it
+ * uses up: from the selected row if it is among them, else from the same
+ * place, kept within the n rows.  SIZE_MAX when nothing is selected or
+ * there are no rows.
  */
-static size_t place_selection(struct top *t, size_t n)
+static size_t place_selection(struct top *t, size_t n, size_t page)
 {
 	struct top_selection *sel = &t->selection;
 	long index = (long)sel->index;
-	int moves = t->state.moves;
+	long moves = (long)t->state.moves + (long)t->state.pages * (long)page;
+	enum top_jump jump = t->state.jump;
 
 	t->state.moves = 0;
+	t->state.pages = 0;
+	t->state.jump = TOP_JUMP_NONE;
 	if (!t->state.selecting || !n)
 		return SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
@@ -735,6 +761,10 @@ static size_t place_selection(struct top *t, size_t n)
 			break;
 		}
 	}
+	if (jump == TOP_JUMP_FIRST)
+		index = 0;
+	else if (jump == TOP_JUMP_LAST)
+		index = (long)n - 1;
 	index += moves;
 	if (index >= (long)n)
 		index = (long)n - 1;
@@ -744,44 +774,94 @@ static size_t place_selection(struct top *t, size_t n)
 	return (size_t)index;
 }
 
+/*
+ * The first of n rows to show page at a time: where the table was
+ * scrolled, moved just enough to show the selected row (SIZE_MAX: none),
+ * and never past the last page, so that rows that went away leave no
+ * empty lines.
+ */
+static size_t scroll_to(size_t first, size_t n, size_t page, size_t selected)
+{
+	if (selected != SIZE_MAX && page) {
+		if (selected < first)
+			first = selected;
+		else if (selected >= first + page)
+			first = selected - page + 1;
+	}
+	if (first + page > n)
+		first = n > page ? n - page : 0;
+	return first;
+}
+
+/* Below the rows when they do not all show: "rows 41-60 of 200", and
+ * with -r, how many rows it cut ("+27 more"). */
+static void put_position(struct view *v, size_t first, size_t shown, size_t n, size_t cut)
+{
+	char text[96];
+	size_t len = 0;
+
+	if (shown < n)
+		len = (size_t)snprintf(text, sizeof(text), "rows %zu-%zu of %zu", shown ? first + 1 : 0,
+				       first + shown, n);
+	if (cut)
+		snprintf(text + len, sizeof(text) - len, "%s+%zu more", len ? ", " : "", cut);
+	if (shown < n || cut)
+		put_line(v, text);
+}
+
+/*
+ * The process table: the rows that fit, scrolled to keep the selection in
+ * sight (the one pane that scrolls: the disks have `d`), and a last line
+ * saying which rows are shown when not all of them are.  -r keeps the
+ * first ROWS rows of the order, the others are not shown at all.
+ */
 static void process_table(struct view *v)
 {
 	struct top *t = v->top;
-	unsigned int priority[TOP_NR_PROC_COLUMNS];
+	struct top_step priority[TOP_PROC_STEPS + 1];
+	size_t nsteps = 0;
 	bool wanted[TOP_NR_PROC_COLUMNS];
 	struct top_layout layout;
-	size_t n, room, shown, selected;
+	size_t n, listed, room, page, selected;
 	unsigned int left;
+	long page_move;
 
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->frame.per_process_latency;
-	memcpy(priority, top_proc_priority, sizeof(priority));
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMM] = false;
-		memmove(priority + 1, priority, sizeof(priority) - sizeof(priority[0]));
-		priority[0] = TOP_COL_CGROUP;
+		priority[nsteps++] = (struct top_step){ TOP_COL_CGROUP, -1 };
 	}
-	top_layout_fit(top_proc_columns, priority, TOP_NR_PROC_COLUMNS, wanted,
+	memcpy(priority + nsteps, top_proc_priority, sizeof(top_proc_priority));
+	nsteps += TOP_PROC_STEPS;
+	top_layout_fit(top_proc_columns, priority, nsteps, TOP_NR_PROC_COLUMNS, wanted,
 		       sort_column(t->state.sort), v->screen.cols, &layout);
 	if (!lines_left(v))
 		return;
 	put_line(v, "");
 	put_headings(v, top_proc_columns, TOP_NR_PROC_COLUMNS, &layout);
 	n = select_rows(t);
+	listed = v->screen.max_rows && v->screen.max_rows < n ? v->screen.max_rows : n;
 	left = lines_left(v);
-	room = left == UINT32_MAX ? n : left;
-	if (v->screen.max_rows && v->screen.max_rows < n) {
-		/* -r: that many rows, and "+N more" if the screen has room */
-		shown = v->screen.max_rows < room ? v->screen.max_rows : lines_fitting(n, room);
-	} else {
-		shown = lines_fitting(n, room);
-	}
-	selected = place_selection(t, shown);
-	for (size_t i = 0; i < shown; i++)
+	room = left == UINT32_MAX ? listed : left;
+	/* a line for the position when the rows do not all fit or -r cut some */
+	if (listed <= room && listed == n)
+		page = listed;
+	else
+		page = listed < room ? listed : (room ? room - 1 : 0);
+	/* PgUp, PgDn move the window with the selection, a page at a time */
+	page_move = (long)t->state.pages * (long)page;
+	selected = place_selection(t, listed, page);
+	if (page_move < 0)
+		t->first_row = (size_t)-page_move < t->first_row ? t->first_row + page_move : 0;
+	else
+		t->first_row += (size_t)page_move;
+	t->first_row = scroll_to(t->first_row, listed, page, selected);
+	for (size_t i = t->first_row; i < t->first_row + page && i < listed; i++)
 		process_line(v, t->order[i], &layout, i == selected);
-	put_more(v, n - shown);
+	put_position(v, t->first_row, page < listed ? page : listed, listed, n - listed);
 }
 
 /* ---- the screen ---- */
@@ -802,9 +882,10 @@ static void help(struct view *v)
 	put_line(v, "  Esc      clear the filter");
 	put_line(v, "  d        device: all, then each in turn");
 	put_line(v, "  L        latency columns on or off");
-	snprintf(keys, sizeof(keys), "  %s  select a process row",
+	snprintf(keys, sizeof(keys), "  %s  select a process row; the table scrolls",
 		 v->top->settings.utf8 ? "\u2191 \u2193 k j" : "k j    ");
 	put_line(v, keys);
+	put_line(v, "  PgUp PgDn  a page up, down; Home End  the first, last row");
 	put_line(v, "  Enter    the selected row's heaviest stack (--stacks)");
 	put_line(v, "  h ?      this help");
 	put_line(v, "  q        quit");
@@ -895,7 +976,7 @@ static void stack_overlay(struct view *v)
 {
 	struct top *t = v->top;
 	size_t n = t->taken ? select_rows(t) : 0;
-	size_t index = place_selection(t, n);
+	size_t index = place_selection(t, n, 1);
 	const struct proc_io *row = index == SIZE_MAX ? NULL : t->order[index];
 
 	put_line(v, "");
@@ -944,6 +1025,7 @@ static void draw(struct view *v)
 		sampling(v);
 	else {
 		crash_line(v);
+		lost_line(v);
 		device_table(v);
 		process_table(v);
 	}

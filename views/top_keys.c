@@ -8,62 +8,11 @@
 #define KEY_CTRL_H	0x08
 #define TOP_MOVES_MAX	100000
 
-static const char *const sort_names[TOP_NR_SORTS] = {
-	[TOP_SORT_PID] = "pid",
-	[TOP_SORT_COMM] = "comm",
-	[TOP_SORT_DEVICE] = "device",
-	[TOP_SORT_BYTES] = "bytes",
-	[TOP_SORT_READ] = "read",
-	[TOP_SORT_WRITE] = "write",
-	[TOP_SORT_DISCARD] = "discard",
-	[TOP_SORT_IOS] = "ios",
-	[TOP_SORT_READ_IOS] = "r_iops",
-	[TOP_SORT_WRITE_IOS] = "w_iops",
-	[TOP_SORT_DISCARD_IOS] = "d_iops",
-	[TOP_SORT_LATENCY] = "latency",
-	[TOP_SORT_DIRTY] = "dirty",
-	[TOP_SORT_CGROUP] = "cgroup",
-};
-
-const char *top_sort_name(enum top_sort sort)
-{
-	return sort < TOP_NR_SORTS ? sort_names[sort] : "?";
-}
-
-bool top_sort_ascending(enum top_sort sort)
-{
-	return sort == TOP_SORT_PID || sort == TOP_SORT_COMM || sort == TOP_SORT_DEVICE ||
-	       sort == TOP_SORT_CGROUP;
-}
-
-enum top_sort top_sort_from_option(enum sort_key key)
-{
-	switch (key) {
-	case SORT_READ:
-		return TOP_SORT_READ;
-	case SORT_WRITE:
-		return TOP_SORT_WRITE;
-	case SORT_IOS:
-		return TOP_SORT_IOS;
-	case SORT_LATENCY:
-		return TOP_SORT_LATENCY;
-	case SORT_PID:
-		return TOP_SORT_PID;
-	case SORT_COMM:
-		return TOP_SORT_COMM;
-	case SORT_DIRTY:
-		return TOP_SORT_DIRTY;
-	case SORT_BYTES:
-		break;
-	}
-	return TOP_SORT_BYTES;
-}
-
 void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bool row_latency,
 		    bool by_cgroup)
 {
 	memset(s, 0, sizeof(*s));
-	s->sort = top_sort_from_option(sort);
+	s->sort = sort;
 	s->cumulative = cumulative;
 	s->latency_columns = true;
 	s->row_latency = row_latency;
@@ -71,24 +20,27 @@ void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bo
 }
 
 /* Whether ←/→ stop at sort: only at columns the table can show. */
-static bool sort_offered(const struct top_state *s, enum top_sort sort)
+static bool sort_offered(const struct top_state *s, enum sort_key sort)
 {
-	if (sort == TOP_SORT_PID || sort == TOP_SORT_COMM)
+	if (sort == SORT_PID || sort == SORT_COMM)
 		return !s->by_cgroup;
-	if (sort == TOP_SORT_LATENCY)
+	if (sort == SORT_LATENCY)
 		return s->row_latency && s->latency_columns;
 	return true;
 }
 
-/* The next offered sort key to the left (step -1) or right (+1), wrapping. */
+/* The next offered sort key to the left (step -1) or right (+1) in the
+ * order of sort_keys[], wrapping. */
 static void move_sort(struct top_state *s, int step)
 {
-	int sort = s->sort;
+	int at = 0;
 
-	for (int i = 0; i < TOP_NR_SORTS; i++) {
-		sort = (sort + step + TOP_NR_SORTS) % TOP_NR_SORTS;
-		if (sort_offered(s, sort)) {
-			s->sort = sort;
+	while (at < SORT_NR_KEYS && sort_keys[at].key != s->sort)
+		at++;
+	for (int i = 0; i < SORT_NR_KEYS; i++) {
+		at = (at + step + SORT_NR_KEYS) % SORT_NR_KEYS;
+		if (sort_offered(s, sort_keys[at].key)) {
+			s->sort = sort_keys[at].key;
 			return;
 		}
 	}
@@ -146,12 +98,34 @@ static void move_selection(struct top_state *s, int step)
 		s->moves += step;
 }
 
+/* Keys that only escape sequences stand for: above any byte. */
+#define KEY_PAGE_UP	0x101
+#define KEY_PAGE_DOWN	0x102
+#define KEY_HOME	0x103
+#define KEY_END		0x104
+
+/* PgUp/PgDn: a page up or down; Home/End: the first or last row.  Each
+ * shows the selection if it was not. */
+static void move_page(struct top_state *s, int pages)
+{
+	s->selecting = true;
+	if (s->pages > -TOP_MOVES_MAX && s->pages < TOP_MOVES_MAX)
+		s->pages += pages;
+}
+
+static void jump(struct top_state *s, enum top_jump where)
+{
+	s->selecting = true;
+	s->jump = where;
+	s->moves = 0;
+	s->pages = 0;
+}
+
 /* One key (the arrows come as '<', '>', 'k' and 'j'). */
-static bool key(struct top_state *s, unsigned char key, const char *const *devices,
-		size_t ndevices)
+static bool key(struct top_state *s, int key, const char *const *devices, size_t ndevices)
 {
 	if (s->editing)
-		return edit_key(s, key);
+		return edit_key(s, (unsigned char)key);
 	if (s->help || s->stack) {	/* any key closes an overlay, and does nothing else */
 		s->help = false;
 		s->stack = false;
@@ -207,12 +181,25 @@ static bool key(struct top_state *s, unsigned char key, const char *const *devic
 		s->selecting = true;	/* without a selection: the first row's */
 		s->stack = true;
 		return true;
+	case KEY_PAGE_UP:
+		move_page(s, -1);
+		return true;
+	case KEY_PAGE_DOWN:
+		move_page(s, 1);
+		return true;
+	case KEY_HOME:
+		jump(s, TOP_JUMP_FIRST);
+		return true;
+	case KEY_END:
+		jump(s, TOP_JUMP_LAST);
+		return true;
 	}
 	return false;
 }
 
-/* The key an arrow's final byte stands for; 0: not an arrow. */
-static unsigned char arrow_key(unsigned char final)
+/* The key a sequence's final byte (and first parameter) stands for; 0:
+ * none of ours. */
+static int sequence_key(const struct top_state *s, unsigned char final)
 {
 	switch (final) {
 	case 'A':
@@ -223,6 +210,23 @@ static unsigned char arrow_key(unsigned char final)
 		return '>';
 	case 'D':
 		return '<';
+	case 'H':
+		return KEY_HOME;
+	case 'F':
+		return KEY_END;
+	case '~':
+		switch (s->sequence_number) {
+		case 1:
+		case 7:
+			return KEY_HOME;
+		case 4:
+		case 8:
+			return KEY_END;
+		case 5:
+			return KEY_PAGE_UP;
+		case 6:
+			return KEY_PAGE_DOWN;
+		}
 	}
 	return 0;
 }
@@ -246,6 +250,8 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 			if (c == '[' || c == 'O') {
 				s->stage = TOP_INPUT_SEQUENCE;
 				s->sequence_is_ss3 = c == 'O';
+				s->sequence_number = 0;
+				s->sequence_past_number = false;
 				break;
 			}
 			/* ESC then something else: the Esc key, then that key. */
@@ -255,13 +261,20 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 			break;
 		case TOP_INPUT_SEQUENCE:
 			/* Parameters and intermediates (0x20-0x3f) until the final
-			 * byte; only the plain arrows mean something. */
-			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3)
+			 * byte; only the arrows, PgUp, PgDn, Home and End mean
+			 * something. */
+			if (c >= 0x20 && c <= 0x3f && !s->sequence_is_ss3) {
+				if (c >= '0' && c <= '9' && !s->sequence_past_number &&
+				    s->sequence_number < 1000)
+					s->sequence_number = s->sequence_number * 10 + (c - '0');
+				else
+					s->sequence_past_number = true;
 				break;
+			}
 			s->stage = TOP_INPUT_GROUND;
-			if (s->editing || !arrow_key(c))
+			if (s->editing || !sequence_key(s, c))
 				break;	/* not for the filter's line editor */
-			changed |= key(s, arrow_key(c), devices, ndevices);
+			changed |= key(s, sequence_key(s, c), devices, ndevices);
 			break;
 		}
 	}

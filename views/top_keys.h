@@ -13,37 +13,18 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 
-/* What the process table is sorted by, in the order ←/→ move through
- * (the order of the columns they sort). */
-enum top_sort {
-	TOP_SORT_PID,
-	TOP_SORT_COMM,
-	TOP_SORT_DEVICE,
-	TOP_SORT_BYTES,		/* read + write + discard */
-	TOP_SORT_READ,
-	TOP_SORT_WRITE,
-	TOP_SORT_DISCARD,
-	TOP_SORT_IOS,		/* read + write + discard I/Os */
-	TOP_SORT_READ_IOS,
-	TOP_SORT_WRITE_IOS,
-	TOP_SORT_DISCARD_IOS,
-	TOP_SORT_LATENCY,
-	TOP_SORT_DIRTY,
-	TOP_SORT_CGROUP,
-	TOP_NR_SORTS
+/* Where Home and End put the selection before the moves counted after them. */
+enum top_jump {
+	TOP_JUMP_NONE,
+	TOP_JUMP_FIRST,		/* Home */
+	TOP_JUMP_LAST,		/* End */
 };
-
-/* "bytes", "read", "w_iops", ...: as the header names it. */
-const char *top_sort_name(enum top_sort sort);
-/* Names sort ascending, numbers descending (before `r`). */
-bool top_sort_ascending(enum top_sort sort);
-/* The sort key of -s. */
-enum top_sort top_sort_from_option(enum sort_key key);
 
 #define TOP_FILTER_MAX (TASK_COMM_LEN - 1)	/* a comm has at most 15 bytes */
 
 /* Where the byte parser is: escape sequences (arrows are ESC [ A/B/C/D or
- * ESC O A/B/C/D) may span reads. */
+ * ESC O A/B/C/D, PgUp and PgDn ESC [ 5 ~ and ESC [ 6 ~, Home and End
+ * ESC [ H/F, ESC O H/F or ESC [ 1/7 ~ and ESC [ 4/8 ~) may span reads. */
 enum top_input_stage {
 	TOP_INPUT_GROUND,
 	TOP_INPUT_ESCAPE,	/* after ESC */
@@ -51,17 +32,21 @@ enum top_input_stage {
 };
 
 struct top_state {
-	enum top_sort sort;
+	enum sort_key sort;		/* the one list of keys: iostats.h */
 	bool reverse;			/* r: the other direction */
 	bool cumulative;		/* a: totals since start */
 	bool paused;			/* p: the display stands still */
 	bool latency_columns;		/* L */
 	bool help;			/* h, ?: the help overlay */
-	/* ↑/↓ (k/j) select a process row, Enter shows its heaviest stack.
-	 * The keys only count the moves: which row they land on depends on
-	 * the rows shown, which top.c knows (and then clears moves). */
+	/* ↑/↓ (k/j) select a process row, PgUp/PgDn move the selection a
+	 * page, Home/End to the first or last row; the table scrolls to keep
+	 * it in sight.  Enter shows its heaviest stack.  The keys only count
+	 * the moves: which row they land on depends on the rows and the
+	 * page, which top.c knows (and then clears moves, pages and jump). */
 	bool selecting;			/* a row is selected (marked) */
 	int moves;			/* rows down (< 0: up) not yet applied */
+	int pages;			/* pages down (< 0: up), after the jump */
+	enum top_jump jump;		/* Home, End: where the moves start */
 	bool stack;			/* Enter: the selected row's stack overlay */
 	bool quit;			/* q */
 	char filter[TOP_FILTER_MAX + 1];	/* rows whose comm contains it; "" all */
@@ -76,6 +61,8 @@ struct top_state {
 
 	enum top_input_stage stage;
 	bool sequence_is_ss3;		/* ESC O rather than ESC [ */
+	unsigned int sequence_number;	/* its first parameter (ESC [ 5 ~: 5) */
+	bool sequence_past_number;	/* after a ';' or another parameter byte */
 };
 
 /* The state at start: sort, -a, -L and --by cgroup as the options say,

@@ -25,10 +25,13 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true },
 };
 
-const unsigned int top_proc_priority[TOP_NR_PROC_COLUMNS] = {
-	TOP_COL_COMM, TOP_COL_PID, TOP_COL_WRITE, TOP_COL_READ, TOP_COL_WRITE_IOPS,
-	TOP_COL_READ_IOPS, TOP_COL_LATENCY, TOP_COL_DEVICE, TOP_COL_DIRTY, TOP_COL_DISCARD,
-	TOP_COL_DISCARD_IOPS, TOP_COL_CGROUP,
+/* A row is a process on a disk: without DEVICE two rows of one process
+ * look alike, so the disk comes right after the byte rates. */
+const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
+	{ TOP_COL_COMM, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
+	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_CGROUP, -1 },
 };
 
 const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
@@ -45,10 +48,11 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 
 /* What iostat -x users read first (%util, aqu-sz, the awaits) stays on 80
  * columns beside the rates and the p99. */
-const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS] = {
-	TOP_DEV_NAME, TOP_DEV_WRITE, TOP_DEV_READ, TOP_DEV_P99, TOP_DEV_UTIL, TOP_DEV_AQU_SZ,
-	TOP_DEV_W_AWAIT, TOP_DEV_R_AWAIT, TOP_DEV_WRITE_IOPS, TOP_DEV_READ_IOPS, TOP_DEV_AVG,
-	TOP_DEV_DISCARD, TOP_DEV_DISCARD_IOPS,
+const struct top_step top_dev_priority[TOP_DEV_STEPS] = {
+	{ TOP_DEV_NAME, -1 }, { TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_P99, -1 },
+	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT },
+	{ TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
+	{ TOP_DEV_DISCARD_IOPS, -1 },
 };
 
 /* Add column i if it fits (always, for the first one). */
@@ -73,25 +77,52 @@ static bool take(const struct top_column *columns, unsigned int i, unsigned int 
 	return true;
 }
 
-void top_layout_fit(const struct top_column *columns, const unsigned int *priority, size_t n,
-		    const bool *wanted, int keep, unsigned int cols, struct top_layout *layout)
+/* The width column i adds to the line (0 when it is shown already). */
+static unsigned int need_of(const struct top_column *columns, int i,
+			    const struct top_layout *layout)
 {
-	unsigned int order[TOP_MAX_COLUMNS], norder = 0;
+	if (layout->shown[i])
+		return 0;
+	return columns[i].width + (layout->line_width ? 1 : 0);
+}
+
+/* Both columns of a step (twin < 0: one), or neither. */
+static bool take_step(const struct top_column *columns, const bool *wanted, int column, int twin,
+		      unsigned int cols, struct top_layout *layout)
+{
+	bool with_twin = twin >= 0 && wanted[twin] && !layout->shown[twin];
+	bool alone = !wanted[column] || layout->shown[column];
+
+	if (alone && !with_twin)
+		return true;	/* nothing to add */
+	if (with_twin && !alone && cols && layout->line_width &&
+	    layout->line_width + need_of(columns, column, layout) + columns[twin].width + 1 > cols)
+		return false;
+	if (!alone && !take(columns, column, cols, layout))
+		return false;
+	return !with_twin || take(columns, twin, cols, layout);
+}
+
+void top_layout_fit(const struct top_column *columns, const struct top_step *priority,
+		    size_t nsteps, size_t n, const bool *wanted, int keep, unsigned int cols,
+		    struct top_layout *layout)
+{
+	bool first = true;
 
 	memset(layout, 0, sizeof(*layout));
-	/* The first of the priority order, then keep, then the rest. */
-	for (size_t p = 0; p < n && norder < TOP_MAX_COLUMNS; p++) {
-		unsigned int i = priority[p];
+	if (keep >= 0 && ((size_t)keep >= n || !wanted[keep]))
+		keep = -1;
+	for (size_t p = 0; p < nsteps; p++) {
+		const struct top_step *step = &priority[p];
 
-		if (!wanted[i] || (int)i == keep)
+		if (!wanted[step->column] && (step->twin < 0 || !wanted[step->twin]))
 			continue;
-		order[norder++] = i;
-		if (norder == 1 && keep >= 0 && (size_t)keep < n && wanted[keep])
-			order[norder++] = keep;
-	}
-	for (unsigned int k = 0; k < norder; k++)
-		if (!take(columns, order[k], cols, layout))
+		if (!take_step(columns, wanted, step->column, step->twin, cols, layout))
 			break;
+		if (first && keep >= 0 && !layout->shown[keep])
+			take(columns, keep, cols, layout);	/* the sort column stays */
+		first = false;
+	}
 	for (size_t i = 0; i < n && cols; i++) {
 		if (layout->shown[i] && columns[i].stretch && layout->line_width < cols) {
 			layout->width[i] += cols - layout->line_width;

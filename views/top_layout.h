@@ -61,9 +61,20 @@ struct top_column {
 extern const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS];
 extern const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS];
 
-/* Most needed first: what stays on a narrow terminal. */
-extern const unsigned int top_proc_priority[TOP_NR_PROC_COLUMNS];
-extern const unsigned int top_dev_priority[TOP_NR_DEV_COLUMNS];
+/* One step of a priority order: a column, or a read column and its write
+ * twin, taken together or not at all, so that a narrow terminal never shows
+ * the reads of something without its writes or the other way round. */
+struct top_step {
+	int column;
+	int twin;		/* -1: the column alone */
+};
+
+/* Most needed first: what stays on a narrow terminal (doc/outputs.md,
+ * "Columns by width"). */
+#define TOP_PROC_STEPS 10
+#define TOP_DEV_STEPS 10
+extern const struct top_step top_proc_priority[TOP_PROC_STEPS];
+extern const struct top_step top_dev_priority[TOP_DEV_STEPS];
 
 struct top_layout {
 	bool shown[TOP_MAX_COLUMNS];
@@ -74,13 +85,14 @@ struct top_layout {
 /*
  * Which of the n columns fit in cols terminal columns (0: no limit, every
  * wanted column at its width).  wanted[i] false: column i is not shown at
- * all.  Columns are taken in priority order, the first one always (cut to
- * cols if need be), then keep (the sort column; -1: none), then the others
- * for as long as each next one fits: the first that does not fit and every
- * one after it are dropped.  A stretch column that is shown gets the rest
+ * all.  Steps are taken in priority order (nsteps of them), the first
+ * column always (cut to cols if need be), then keep (the sort column; -1:
+ * none) alone, then the other steps for as long as each next one fits
+ * whole: the first that does not fit and every one after it are dropped.  A stretch column that is shown gets the rest
  * of the line; taken first, at least a third of it.
  */
-void top_layout_fit(const struct top_column *columns, const unsigned int *priority, size_t n,
-		    const bool *wanted, int keep, unsigned int cols, struct top_layout *layout);
+void top_layout_fit(const struct top_column *columns, const struct top_step *priority,
+		    size_t nsteps, size_t n, const bool *wanted, int keep, unsigned int cols,
+		    struct top_layout *layout);
 
 #endif /* DISKIO_TOP_LAYOUT_H */

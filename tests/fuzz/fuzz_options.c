@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "prom.h"
 #include "fuzz_util.h"
 
 #define MAX_ARGS 64
@@ -67,6 +68,14 @@ static void check_options(const struct options *o, char **args, int n)
 	if (o->state_path) {
 		FUZZ_CHECK(o->state_path[0] != '\0', "empty state path");
 		check_points_into(o->state_path, args, n);
+	}
+	FUZZ_CHECK(o->nr_prom_labels <= MAX_PROM_LABELS, "%u --prom-label", o->nr_prom_labels);
+	FUZZ_CHECK(!o->nr_prom_labels || o->prom_path, "--prom-label without --prom");
+	for (uint32_t i = 0; i < o->nr_prom_labels; i++) {
+		/* Each one good, and not a name given before it. */
+		FUZZ_CHECK(!prom_label_problem(o->prom_labels[i], o->prom_labels, i),
+			   "--prom-label '%s' taken", o->prom_labels[i]);
+		check_points_into(o->prom_labels[i], args, n);
 	}
 	FUZZ_CHECK(o->buffer_kb == 0 || (o->buffer_kb >= 4 && o->buffer_kb <= (1U << 20)),
 		   "buffer %u KiB", o->buffer_kb);

@@ -3,6 +3,9 @@
 #define H__HARNESS_C	/* no CRITERION_JOBS constructor here: see harness.h */
 #include "harness.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "json_reader.h"
 
 /* ================================================================ time == */
@@ -149,6 +152,31 @@ ssize_t h_read_file(const char *path, char *buf, size_t size)
 	buf[len] = '\0';
 	close(fd);
 	return len;
+}
+
+static void h__remove_tree(const char *dir, int depth)
+{
+	struct dirent *entry;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((entry = readdir(d))) {
+		char path[PATH_MAX];
+
+		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+		if (unlink(path) && errno == EISDIR && depth < 8)
+			h__remove_tree(path, depth + 1);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+void h_remove_tree(const char *dir)
+{
+	h__remove_tree(dir, 0);
 }
 
 /* ============================================================= commands == */
@@ -485,6 +513,26 @@ static void h__dev_ready(struct h_dev *dev)
 	h_udev_settle();
 }
 
+/* umount (retrying while busy, then lazily) and rmdir the mount point. */
+static void h__unmount(const char *dir)
+{
+	struct h_result r;
+	bool done = false;
+
+	for (int tries = 0; tries < 20 && !done; tries++) {
+		h_run(H_ARGS("umount", dir), NULL, NULL, 20000, &r);
+		done = r.status == 0;
+		h_result_free(&r);
+		if (!done)
+			h_sleep_ms(100);
+	}
+	if (!done) {
+		h_run(H_ARGS("umount", "-l", dir), NULL, NULL, 20000, &r);
+		h_result_free(&r);
+	}
+	rmdir(dir);
+}
+
 void h_dev_remove(const struct h_dev *cdev)
 {
 	struct h_dev *dev = (struct h_dev *)cdev;
@@ -495,6 +543,8 @@ void h_dev_remove(const struct h_dev *cdev)
 		h__zram_remove_index(dev->index);
 		if (dev->mark[0])
 			unlink(dev->mark);
+	} else if (dev->kind == H_MOUNT) {
+		h__unmount(dev->path);
 	} else {
 		struct h_result r;
 
@@ -513,9 +563,11 @@ void h_dev_remove(const struct h_dev *cdev)
 	dev->used = false;
 }
 
+/* Newest first: a loop device goes before the filesystem its file is on,
+ * which goes before its disk. */
 static void h__cleanup_devices(void)
 {
-	for (int i = 0; i < H_MAX_DEVS; i++)
+	for (int i = H_MAX_DEVS - 1; i >= 0; i--)
 		if (h__devs[i].used)
 			h_dev_remove(&h__devs[i]);
 }
@@ -555,19 +607,30 @@ const struct h_dev *h_zram_create(uint64_t size)
 const struct h_dev *h_loop_create(uint64_t size)
 {
 	static int seq;
+	char path[256];
+
+	snprintf(path, sizeof(path), H_STATE_DIR "/loop-%d-%d.img", (int)getpid(), seq++);
+	return h_loop_attach(path, size, false);
+}
+
+const struct h_dev *h_loop_attach(const char *path, uint64_t size, bool direct_io)
+{
 	struct h_dev *dev = h__dev_slot();
 	struct h_result r;
 	char *nl, *base;
 	int fd;
 
 	dev->kind = H_LOOP;
-	snprintf(dev->backing, sizeof(dev->backing), H_STATE_DIR "/loop-%d-%d.img",
-		 (int)getpid(), seq++);
+	snprintf(dev->backing, sizeof(dev->backing), "%s", path);
 	fd = open(dev->backing, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert(fd >= 0, "harness: create %s: %s", dev->backing, strerror(errno));
 	cr_assert(!ftruncate(fd, (off_t)size), "harness: ftruncate: %s", strerror(errno));
 	close(fd);
-	h_run(H_ARGS("losetup", "-f", "--show", dev->backing), NULL, NULL, 20000, &r);
+	if (direct_io)
+		h_run(H_ARGS("losetup", "-f", "--show", "--direct-io=on", dev->backing), NULL,
+		      NULL, 20000, &r);
+	else
+		h_run(H_ARGS("losetup", "-f", "--show", dev->backing), NULL, NULL, 20000, &r);
 	nl = strchr(r.out, '\n');
 	if (nl)
 		*nl = '\0';
@@ -585,6 +648,44 @@ const struct h_dev *h_loop_create(uint64_t size)
 	snprintf(dev->name, sizeof(dev->name), "%s", base);
 	dev->index = atoi(base + 4);
 	h__dev_ready(dev);
+	return dev;
+}
+
+const struct h_dev *h_ext4_mount(const struct h_dev *disk)
+{
+	struct h_dev *dev;
+	struct h_result r;
+	char why[64];
+
+	if (!h_have_program("mkfs.ext4"))
+		cr_skip_test("mkfs.ext4 not installed");
+	h_run(H_ARGS("mkfs.ext4", "-q", "-F", "-E",
+		     "lazy_itable_init=0,lazy_journal_init=0,nodiscard", disk->path),
+	      NULL, NULL, 120000, &r);
+	cr_assert(r.status == 0, "harness: mkfs.ext4 %s: %s: %s", disk->path,
+		  h_status_str(r.status, why, sizeof(why)), r.err);
+	h_result_free(&r);
+	h_udev_settle();
+	dev = h__dev_slot();
+	dev->kind = H_MOUNT;
+	snprintf(dev->path, sizeof(dev->path), H_STATE_DIR "/mnt-%d.XXXXXX", (int)getpid());
+	if (!mkdtemp(dev->path)) {
+		dev->used = false;
+		cr_assert_fail("harness: mkdtemp: %s", strerror(errno));
+	}
+	/* No background reads of block bitmaps if the kernel knows the
+	 * option (5.9+). */
+	h_run(H_ARGS("mount", "-t", "ext4", "-o", "no_prefetch_block_bitmaps", disk->path,
+		     dev->path), NULL, NULL, 30000, &r);
+	h_result_free(&r);
+	if (r.status != 0) {
+		h_run(H_ARGS("mount", "-t", "ext4", disk->path, dev->path), NULL, NULL, 30000, &r);
+		cr_assert(r.status == 0, "harness: mount %s: %s", disk->path, r.err);
+		h_result_free(&r);
+	}
+	h_run(H_ARGS("sync"), NULL, NULL, 60000, &r);
+	h_result_free(&r);
+	h_udev_settle();
 	return dev;
 }
 
@@ -1486,6 +1587,7 @@ bool h_batch_parse_row(const char *line, struct h_batch_row *row)
 		for (int i = 0; ok && i < 7; i++)
 			ok = h__parse_u64_field(f[4 + i], counters[i]);
 		snprintf(row->latency, sizeof(row->latency), "%s", f[11]);
+		snprintf(row->serves, sizeof(row->serves), "%s", f[15]);
 	}
 	h_free_fields(f, n, H_BATCH_FIELDS + 1);
 	return ok;
@@ -1498,7 +1600,8 @@ bool h_batch_parse_row(const char *line, struct h_batch_row *row)
 static const char *const h__diskio_prog_names[] = {
 	"handle_bio_queue", "handle_bio_complete", "handle_io_start", "handle_io_done",
 	"handle_rq_issue", "handle_rq_complete", "handle_rq_issue_raw",
-	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio", NULL,
+	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio",
+	"handle_bio_remap", "handle_getrq", NULL,
 };
 
 bool h_is_diskio_prog_name(const char *name)
@@ -1574,4 +1677,117 @@ int h_pid_bpf_prog_ids(pid_t pid, uint32_t *ids, int max)
 	}
 	closedir(dir);
 	return n;
+}
+
+/* =========================================================== Prometheus == */
+
+int h_free_port(void)
+{
+	struct sockaddr_in addr = {
+		.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t len = sizeof(addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0, "bind: %s",
+		     strerror(errno));
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
+	port = ntohs(addr.sin_port);
+	close(fd);
+	return port;
+}
+
+char *h_http_get(const char *url)
+{
+	struct h_result r;
+	char *body = NULL;
+
+	h_run(H_ARGS("curl", "-sf", "--max-time", "5", url), NULL, NULL, 8000, &r);
+	if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0)
+		body = strdup(r.out);
+	h_result_free(&r);
+	return body;
+}
+
+char *h_scrape(int port)
+{
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+	return h_http_get(url);
+}
+
+pid_t h_spawn_daemon(const char *const argv[], const char *log_path)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) :
+				     open("/dev/null", O_WRONLY);
+
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		h__child_prepare(-1);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+pid_t h_start_node_exporter(const char *dir, int *port)
+{
+	char listen[64], textdir[PATH_MAX + 64];
+	int64_t deadline = h_now_ms() + 20000;
+	pid_t pid;
+
+	if (!h_have_program("prometheus-node-exporter"))
+		cr_assert_fail("prometheus-node-exporter is not installed (scripts/deps.sh test)");
+	*port = h_free_port();
+	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", *port);
+	snprintf(textdir, sizeof(textdir), "--collector.textfile.directory=%s", dir);
+	pid = h_spawn_daemon(H_ARGS("prometheus-node-exporter", listen,
+				    "--collector.disable-defaults", "--collector.textfile", textdir),
+			     NULL);
+	while (h_now_ms() < deadline) {
+		char *body = h_scrape(*port);
+
+		if (body) {
+			free(body);
+			return pid;
+		}
+		h_sleep_ms(100);
+	}
+	cr_assert_fail("node_exporter did not answer on port %d", *port);
+	return -1;
+}
+
+double h_prom_sum(const char *text, const char *metric, const char *const need[], int *n)
+{
+	size_t len = strlen(metric);
+	double sum = 0;
+
+	*n = 0;
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *end = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
+		const char *value;
+		bool all = true;
+
+		if (strncmp(p, metric, len) || (p[len] != '{' && p[len] != ' '))
+			continue;
+		value = memrchr(p, ' ', end - p);
+		for (size_t i = 0; need && need[i]; i++)
+			all &= memmem(p, value - p, need[i], strlen(need[i])) != NULL;
+		if (all) {
+			sum += strtod(value + 1, NULL);
+			(*n)++;
+		}
+	}
+	return sum;
 }

@@ -121,6 +121,10 @@ int h_write_file(const char *path, const char *text);
 /* Read a whole small file into buf (NUL-terminated); length or -errno. */
 ssize_t h_read_file(const char *path, char *buf, size_t size);
 
+/* Remove dir and everything in it, subdirectories up to 8 deep (no
+ * asserts: for cleanup). */
+void h_remove_tree(const char *dir);
+
 /* ============================================================= commands == */
 
 /* Run as another user: h_run()'s `as` argument. */
@@ -184,7 +188,7 @@ void h_teardown(void);
 
 /* ============================================================== devices == */
 
-enum h_dev_kind { H_ZRAM, H_LOOP };
+enum h_dev_kind { H_ZRAM, H_LOOP, H_MOUNT };
 
 /* A block device created by a test. */
 struct h_dev {
@@ -192,7 +196,7 @@ struct h_dev {
 	enum h_dev_kind kind;
 	int index;		/* N of zramN / loopN */
 	char name[32];		/* "zram3": the name diskio and /proc/diskstats use */
-	char path[64];		/* "/dev/zram3" */
+	char path[64];		/* "/dev/zram3"; a mount: its directory */
 	char backing[256];	/* loop: the backing file in /dev/shm */
 	char mark[256];		/* ownership mark in H_STATE_DIR (zram) */
 };
@@ -210,6 +214,18 @@ const struct h_dev *h_zram_create(uint64_t size);
  * loop is blk-mq: it fires block_io_start/done (and block_rq_*).  Its backing
  * file is on tmpfs, so it supports discard (hole punching).  Asserts on failure. */
 const struct h_dev *h_loop_create(uint64_t size);
+
+/* A loop device over a new size-byte sparse file at path (on a filesystem a
+ * test mounted), --direct-io=on if direct_io.  Removed (and the file
+ * unlinked) at cleanup, before whatever was created earlier: devices and
+ * mounts go in the reverse order of their creation.  Asserts on failure. */
+const struct h_dev *h_loop_attach(const char *path, uint64_t size, bool direct_io);
+
+/* A fresh ext4 on dev, mounted on a new directory (the returned h_dev's
+ * path): inode tables and journal zeroed by mkfs (no ext4lazyinit writing
+ * later), nothing discarded, synced.  Unmounted at cleanup.  Skips the test
+ * without mkfs.ext4; asserts on failure. */
+const struct h_dev *h_ext4_mount(const struct h_dev *dev);
 
 /* ============================================================ diskstats == */
 
@@ -459,8 +475,8 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 15	/* time pid comm device 7 counters avg_latency_us
-				 * dirtied_bytes writeback_bytes cgroup */
+#define H_BATCH_FIELDS 16	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup for */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may
@@ -478,6 +494,7 @@ struct h_batch_row {
 	char device[64];
 	struct h_counters c;
 	char latency[32];	/* "-" or a number */
+	char serves[64];	/* the "for" field: "-" or a device's name */
 };
 
 /* Parse a batch data line: exactly H_BATCH_FIELDS fields, integers where
@@ -502,5 +519,34 @@ int h_bpftool_progs(struct h_prog *progs, int max);
 /* IDs of the BPF programs process pid holds: "prog_id:" in the fdinfo of its
  * program and link descriptors (each ID once).  Returns how many (<= max). */
 int h_pid_bpf_prog_ids(pid_t pid, uint32_t *ids, int max);
+
+/* =========================================================== Prometheus == */
+
+/* A TCP port on 127.0.0.1 that was free a moment ago. */
+int h_free_port(void);
+
+/* GET url with curl (at most 5 s); the body (malloc'd), or NULL when the
+ * server does not answer or answers with an error. */
+char *h_http_get(const char *url);
+
+/* GET http://127.0.0.1:port/metrics (node_exporter's). */
+char *h_scrape(int port);
+
+/* Start a daemon: exe (searched in PATH) with argv, stdin from /dev/null,
+ * stdout and stderr to log_path (appended; NULL: /dev/null), tracked, so
+ * that h_cleanup() kills it, and PR_SET_PDEATHSIG, so that it dies with a
+ * test killed by Criterion's timeout.  Returns its pid. */
+pid_t h_spawn_daemon(const char *const argv[], const char *log_path);
+
+/* Debian's node_exporter on 127.0.0.1 and a free port (into *port) with only
+ * the textfile collector, reading dir; asserts that it is installed and that
+ * it answers within 20 s.  Returns its pid (tracked). */
+pid_t h_start_node_exporter(const char *dir, int *port);
+
+/* The sum of the samples of metric, in Prometheus' text format, whose
+ * labels hold every one of need[] (e.g. "device=\"zram1\"", NULL-terminated,
+ * need NULL: any), whatever their order (node_exporter sorts them); the
+ * number of samples matched into *n. */
+double h_prom_sum(const char *text, const char *metric, const char *const need[], int *n);
 
 #endif /* DISKIO_HARNESS_H */

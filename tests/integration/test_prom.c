@@ -26,9 +26,7 @@
 #include "harness.h"
 
 #include <libgen.h>
-#include <netinet/in.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 
 #define BS		4096U
 #define MiB		(1024U * 1024U)
@@ -42,27 +40,6 @@ static char tmpdir[64];
 static char mounted[PATH_MAX];	/* a tmpfs a test mounted, "" if none */
 static pid_t exporter;
 
-/* Remove tmpdir and everything in it, one level of subdirectories deep. */
-static void remove_tree(const char *dir, int depth)
-{
-	struct dirent *entry;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((entry = readdir(d))) {
-		char path[PATH_MAX];
-
-		if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		if (unlink(path) && errno == EISDIR && depth < 8)
-			remove_tree(path, depth + 1);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 static void cleanup(void)
 {
 	if (exporter > 0) {
@@ -75,7 +52,7 @@ static void cleanup(void)
 		mounted[0] = '\0';
 	}
 	if (tmpdir[0])
-		remove_tree(tmpdir, 0);
+		h_remove_tree(tmpdir);
 	tmpdir[0] = '\0';
 }
 
@@ -93,74 +70,6 @@ static void path_in(char *buf, size_t size, const char *name)
 }
 
 /* ---- node_exporter and the file ---- */
-
-static int free_port(void)
-{
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(addr);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0, "bind: %s", strerror(errno));
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
-	port = ntohs(addr.sin_port);
-	close(fd);
-	return port;
-}
-
-/* GET /metrics; the body (malloc'd), or NULL when node_exporter does not answer. */
-static char *scrape(int port)
-{
-	char url[64];
-	struct h_result r;
-	char *body = NULL;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
-	h_run(H_ARGS("curl", "-sf", "--max-time", "5", url), NULL, NULL, 8000, &r);
-	if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0)
-		body = strdup(r.out);
-	h_result_free(&r);
-	return body;
-}
-
-/* Debian's node_exporter with only the textfile collector, reading dir. */
-static int start_exporter(const char *dir)
-{
-	char listen[64], textdir[PATH_MAX + 64];
-	int port = free_port();
-	int64_t deadline = h_now_ms() + SCRAPE_TIMEOUT_MS;
-
-	if (!h_have_program("prometheus-node-exporter"))
-		cr_assert_fail("prometheus-node-exporter is not installed (scripts/deps.sh test)");
-	snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", port);
-	snprintf(textdir, sizeof(textdir), "--collector.textfile.directory=%s", dir);
-	fflush(NULL);
-	exporter = fork();
-	cr_assert_geq(exporter, 0);
-	if (!exporter) {
-		int null_fd = open("/dev/null", O_RDWR);
-
-		dup2(null_fd, 0);
-		dup2(null_fd, 1);
-		dup2(null_fd, 2);
-		h__child_prepare(-1);
-		execlp("prometheus-node-exporter", "prometheus-node-exporter", listen,
-		       "--collector.disable-defaults", "--collector.textfile", textdir, (char *)NULL);
-		_exit(127);
-	}
-	h_track_child(exporter);
-	while (h_now_ms() < deadline) {
-		char *body = scrape(port);
-
-		if (body) {
-			free(body);
-			return port;
-		}
-		h_sleep_ms(100);
-	}
-	cr_assert_fail("node_exporter did not answer on port %d", port);
-	return -1;
-}
 
 /* Wait for path to exist: diskio writes it first once attached. */
 static void wait_for_file(const char *path, struct h_diskio *d)
@@ -192,37 +101,6 @@ static char *read_all(const char *path)
 	return text;
 }
 
-/* The sum of the samples of metric whose labels hold every one of need[]
- * (e.g. "device=\"zram1\""), whatever their order (node_exporter sorts
- * them); the number of samples matched into *n. */
-static double sum_samples(const char *text, const char *metric, const char *const need[],
-			  int *n)
-{
-	size_t len = strlen(metric);
-	double sum = 0;
-
-	*n = 0;
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		const char *end = strchr(p, '\n') ? strchr(p, '\n') : p + strlen(p);
-		const char *value;
-		bool all = true;
-
-		if (strncmp(p, metric, len) || (p[len] != '{' && p[len] != ' '))
-			continue;
-		value = memrchr(p, ' ', end - p);
-		for (size_t i = 0; need && need[i]; i++) {
-			const char *hit = memmem(p, value - p, need[i], strlen(need[i]));
-
-			all &= hit != NULL;
-		}
-		if (all) {
-			sum += strtod(value + 1, NULL);
-			(*n)++;
-		}
-	}
-	return sum;
-}
-
 static const struct h_io rw_ops[] = {
 	{ 'w', 0, BS, 256 },
 	{ 'r', 0, BS, 128 },
@@ -244,7 +122,7 @@ Test(prom, node_exporter_serves_the_exact_bytes)
 	make_tmpdir();
 	path_in(file, sizeof(file), "diskio.prom");
 	snprintf(dev_label, sizeof(dev_label), "device=\"%s\"", zram->name);
-	port = start_exporter(tmpdir);
+	exporter = h_start_node_exporter(tmpdir, &port);
 	h_diskio_start(&d, H_ARGS("--quiet", "--prom", file, "-D", zram->name, "0.2"), NULL);
 	wait_for_file(file, &d);
 	h_expect_child_ok(h_spawn_io("dio-prom", zram->path, rw_ops, 2, NULL), H_CHILD_TIMEOUT_MS);
@@ -252,29 +130,29 @@ Test(prom, node_exporter_serves_the_exact_bytes)
 	deadline = h_now_ms() + SCRAPE_TIMEOUT_MS;
 	for (;;) {
 		free(body);
-		body = scrape(port);
+		body = h_scrape(port);
 		cr_assert_not_null(body, "node_exporter stopped answering");
-		if (sum_samples(body, "diskio_read_bytes_total", mine, &n) == 524288.0 || h_now_ms() > deadline)
+		if (h_prom_sum(body, "diskio_read_bytes_total", mine, &n) == 524288.0 || h_now_ms() > deadline)
 			break;
 		h_sleep_ms(200);
 	}
-	cr_assert_eq(sum_samples(body, "diskio_write_bytes_total", mine, &n), 1048576.0,
+	cr_assert_eq(h_prom_sum(body, "diskio_write_bytes_total", mine, &n), 1048576.0,
 		     "write bytes of dio-prom on %s:\n%s", zram->name, body);
 	cr_assert_eq(n, 1, "one series of dio-prom on %s", zram->name);
-	cr_assert_eq(sum_samples(body, "diskio_read_bytes_total", mine, &n), 524288.0);
-	cr_assert_eq(sum_samples(body, "diskio_discard_bytes_total", mine, &n), 0.0);
-	cr_assert_eq(sum_samples(body, "diskio_ios_total",
+	cr_assert_eq(h_prom_sum(body, "diskio_read_bytes_total", mine, &n), 524288.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_discard_bytes_total", mine, &n), 0.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_ios_total",
 				 (const char *const[]){ dev_label, "comm=\"dio-prom\"", "op=\"write\"",
 							NULL }, &n), 256.0);
-	cr_assert_eq(sum_samples(body, "diskio_ios_total",
+	cr_assert_eq(h_prom_sum(body, "diskio_ios_total",
 				 (const char *const[]){ dev_label, "comm=\"dio-prom\"", "op=\"read\"",
 							NULL }, &n), 128.0);
-	cr_assert_eq(sum_samples(body, "diskio_device_write_bytes_total", disk, &n), 1048576.0);
-	cr_assert_eq(sum_samples(body, "diskio_device_read_bytes_total", disk, &n), 524288.0);
-	cr_assert_eq(sum_samples(body, "node_textfile_scrape_error", NULL, &n), 0.0, "%s", body);
+	cr_assert_eq(h_prom_sum(body, "diskio_device_write_bytes_total", disk, &n), 1048576.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_device_read_bytes_total", disk, &n), 524288.0);
+	cr_assert_eq(h_prom_sum(body, "node_textfile_scrape_error", NULL, &n), 0.0, "%s", body);
 	cr_assert_eq(n, 1, "node_textfile_scrape_error missing:\n%s", body);
-	cr_assert_eq(sum_samples(body, "diskio_up", NULL, &n), 1.0);
-	cr_assert_eq(sum_samples(body, "diskio_lost_events_total", NULL, &n), 0.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_up", NULL, &n), 1.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_lost_events_total", NULL, &n), 0.0);
 	cr_assert_eq(n, LOST_NR_CAUSES, "every cause of loss");
 	free(body);
 
@@ -293,12 +171,12 @@ Test(prom, node_exporter_serves_the_exact_bytes)
 	h_diskio_free(&d);
 
 	/* Stopped: the file says so, and keeps the totals. */
-	body = scrape(port);
+	body = h_scrape(port);
 	cr_assert_not_null(body, "node_exporter stopped answering");
-	cr_assert_eq(sum_samples(body, "diskio_up", NULL, &n), 0.0, "%s", body);
+	cr_assert_eq(h_prom_sum(body, "diskio_up", NULL, &n), 0.0, "%s", body);
 	cr_assert_eq(n, 1);
-	cr_assert_eq(sum_samples(body, "diskio_read_bytes_total", mine, &n), 524288.0);
-	cr_assert_eq(sum_samples(body, "node_textfile_scrape_error", NULL, &n), 0.0);
+	cr_assert_eq(h_prom_sum(body, "diskio_read_bytes_total", mine, &n), 524288.0);
+	cr_assert_eq(h_prom_sum(body, "node_textfile_scrape_error", NULL, &n), 0.0);
 	free(body);
 }
 
@@ -381,7 +259,7 @@ Test(prom, counters_never_decrease_and_the_file_is_never_half_written)
 
 	make_tmpdir();
 	path_in(file, sizeof(file), "diskio.prom");
-	port = start_exporter(tmpdir);
+	exporter = h_start_node_exporter(tmpdir, &port);
 	h_diskio_start(&d, H_ARGS("--quiet", "--prom", file, "-D", zram->name, "0.1"), NULL);
 	wait_for_file(file, &d);
 
@@ -396,7 +274,7 @@ Test(prom, counters_never_decrease_and_the_file_is_never_half_written)
 		snprintf(comm, sizeof(comm), "dio-come%d", scrape_no % 7);
 		h_expect_child_ok(h_spawn_io(comm, zram->path, small, 2, NULL), H_CHILD_TIMEOUT_MS);
 		h_sleep_ms(150);
-		body = scrape(port);
+		body = h_scrape(port);
 		cr_assert_not_null(body);
 		n = diskio_samples(body, &names, &values);
 		cr_assert_gt(n, 0, "no diskio series in scrape %d", scrape_no);
@@ -479,20 +357,20 @@ Test(prom, five_hundred_comms_stay_within_the_cap)
 		free(text);
 		text = read_all(file);
 		cr_assert_not_null(text);
-		if (sum_samples(text, "diskio_read_bytes_total", disk, &n) == 500.0 * BS)
+		if (h_prom_sum(text, "diskio_read_bytes_total", disk, &n) == 500.0 * BS)
 			break;
 	}
-	cr_assert_eq(sum_samples(text, "diskio_read_bytes_total", disk, &n), 500.0 * BS,
+	cr_assert_eq(h_prom_sum(text, "diskio_read_bytes_total", disk, &n), 500.0 * BS,
 		     "every byte of the 500 is counted");
 	for (size_t m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++) {
-		sum_samples(text, metrics[m], disk, &n);
+		h_prom_sum(text, metrics[m], disk, &n);
 		cr_assert_leq(n, 21, "%s: %d series on %s", metrics[m], n, zram->name);
 		cr_assert_geq(n, 20, "%s: %d series on %s", metrics[m], n, zram->name);
 	}
-	sum_samples(text, "diskio_ios_total",
+	h_prom_sum(text, "diskio_ios_total",
 		    (const char *const[]){ dev_label, "op=\"read\"", NULL }, &n);
 	cr_assert_leq(n, 21, "diskio_ios_total op=read: %d series", n);
-	cr_assert_gt(sum_samples(text, "diskio_read_bytes_total",
+	cr_assert_gt(h_prom_sum(text, "diskio_read_bytes_total",
 				 (const char *const[]){ dev_label, "comm=\"other\"", NULL }, &n), 0.0);
 	free(text);
 	cr_assert_eq(h_diskio_stop(&d, SIGTERM, H_EXIT_TIMEOUT_MS), 0, "exit: %s", d.err);
@@ -759,7 +637,7 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 	snprintf(path, sizeof(path), "%s/dest/usr/local/share/bash-completion/completions/diskio",
 		 tmpdir);
 	complete(path, "diskio --prom-", &r);
-	cr_assert_str_eq(r.out, "--prom-idle\n--prom-rows\n", "%s", r.out);
+	cr_assert_str_eq(r.out, "--prom-idle\n--prom-label\n--prom-rows\n", "%s", r.out);
 	h_result_free(&r);
 	complete(path, "diskio --qu", &r);
 	cr_assert_str_eq(r.out, "--quiet\n");

@@ -880,9 +880,9 @@ Test(writeback, cgroup_rows_filter_and_fold)
 				continue;
 			data++;
 			n = h_split_fields(line, f, 16);
-			if (n != 15) {
+			if (n != H_BATCH_FIELDS) {
 				if (bad_fields++ < 5)
-					cr_log_error("batch line %zu has %d fields, not 15: %s", i, n,
+					cr_log_error("batch line %zu has %d fields, not 16: %s", i, n,
 						     line);
 			} else if (atoi(f[1]) == (int)pid) {
 				mine++;
@@ -892,7 +892,7 @@ Test(writeback, cgroup_rows_filter_and_fold)
 			}
 			h_free_fields(f, n, 16);
 		}
-		cr_expect_eq(bad_fields, 0, "-b: %d of %d data lines do not have 15 fields",
+		cr_expect_eq(bad_fields, 0, "-b: %d of %d data lines do not have 16 fields",
 			     bad_fields, data);
 		cr_expect_gt(mine, 0, "-b: no line for the child (pid %d)", (int)pid);
 		cr_expect_eq(written, MiB, "-b: the child's write_bytes (field 6) sum to %" PRId64

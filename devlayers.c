@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/* How block devices are stacked, from sysfs (devlayers.h). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "devlayers.h"
+
+/* The first line of a small sysfs file, without its newline; false if it
+ * cannot be read or is empty. */
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] != '\0';
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* The whole disk a device directory of sysfs (resolved) belongs to: itself,
+ * or for a partition ("…/block/vda/vda2", which has a "partition" file) the
+ * directory above it.  false if the name would not fit out. */
+static bool disk_of_dir(const char *dir, char *out, size_t size)
+{
+	char path[PATH_MAX], copy[PATH_MAX];
+	const char *base;
+	char *slash;
+
+	if (snprintf(copy, sizeof(copy), "%s", dir) >= (int)sizeof(copy))
+		return false;
+	if (snprintf(path, sizeof(path), "%s/partition", copy) < (int)sizeof(path) &&
+	    exists(path)) {
+		slash = strrchr(copy, '/');
+		if (!slash)
+			return false;
+		*slash = '\0';
+	}
+	slash = strrchr(copy, '/');
+	base = slash ? slash + 1 : copy;
+	return base[0] && snprintf(out, size, "%s", base) < (int)size;
+}
+
+/* The whole disk of a block device sysfs lists by name (in slaves/). */
+static bool disk_of_name(const char *sysfs_root, const char *name, char *out, size_t size)
+{
+	char path[PATH_MAX], resolved[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/block/%s", sysfs_root, name) < (int)sizeof(path) &&
+	    exists(path))
+		return snprintf(out, size, "%s", name) < (int)size;
+	if (snprintf(path, sizeof(path), "%s/class/block/%s", sysfs_root, name) >=
+		    (int)sizeof(path) ||
+	    !realpath(path, resolved))
+		return false;
+	return disk_of_dir(resolved, out, size);
+}
+
+/* Appends name to the comma-separated list, unless it is there already or
+ * would not fit whole. */
+static void list_add(char *list, size_t size, const char *name)
+{
+	size_t len = strlen(list), add = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == add && !strncmp(p, name, n))
+			return;
+		p += n + (p[n] == ',');
+	}
+	if (len + (len != 0) + add + 1 > size)
+		return;
+	if (len)
+		list[len++] = ',';
+	memcpy(list + len, name, add + 1);
+}
+
+/* dm and md list the devices below in slaves/. */
+static void slaves_below(const char *sysfs_root, const char *name, struct devlayers *out)
+{
+	char path[PATH_MAX], disk[DEVLAYERS_NAME_MAX];
+	struct dirent *entry;
+	DIR *slaves;
+
+	if (snprintf(path, sizeof(path), "%s/block/%s/slaves", sysfs_root, name) >=
+	    (int)sizeof(path))
+		return;
+	slaves = opendir(path);
+	if (!slaves)
+		return;
+	while ((entry = readdir(slaves)))
+		if (entry->d_name[0] != '.' &&
+		    disk_of_name(sysfs_root, entry->d_name, disk, sizeof(disk)))
+			list_add(out->below, sizeof(out->below), disk);
+	closedir(slaves);
+}
+
+/* A loop device's backing file lies on the disk of its st_dev. */
+static void loop_below(const char *sysfs_root, const char *name, struct devlayers *out)
+{
+	char path[PATH_MAX], file[PATH_MAX], resolved[PATH_MAX], disk[DEVLAYERS_NAME_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/block/%s/loop/backing_file", sysfs_root, name) >=
+		    (int)sizeof(path) ||
+	    !read_line(path, file, sizeof(file)) || stat(file, &st) || major(st.st_dev) == 0)
+		return;
+	if (snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root, major(st.st_dev),
+		     minor(st.st_dev)) >= (int)sizeof(path) ||
+	    !realpath(path, resolved) || !disk_of_dir(resolved, disk, sizeof(disk)))
+		return;
+	list_add(out->below, sizeof(out->below), disk);
+}
+
+void devlayers_read(const char *sysfs_root, const char *name, struct devlayers *out)
+{
+	char path[PATH_MAX];
+
+	out->below[0] = '\0';
+	out->dm_name[0] = '\0';
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return;
+	if (snprintf(path, sizeof(path), "%s/block/%s/dm/name", sysfs_root, name) <
+	    (int)sizeof(path))
+		read_line(path, out->dm_name, sizeof(out->dm_name));
+	slaves_below(sysfs_root, name, out);
+	loop_below(sysfs_root, name, out);
+}

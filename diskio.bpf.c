@@ -10,7 +10,10 @@
  *    accounting one (block_io_start, or block_rq_issue before Linux 6.5);
  *  - I/Os of a bio-based disk (zram, pmem, dm, md, brd) are bios, counted at
  *    block_bio_queue; such disks never fire the request hooks, and requests
- *    of blk-mq disks are never counted at the bio hook, so nothing counts twice.
+ *    of blk-mq disks are never counted at the bio hook, so nothing counts twice;
+ *  - a disk's flushes are the flush requests it completed, counted per disk
+ *    at block_rq_complete (count_device_flush()); a row's flushes are the
+ *    bios its process queued that ask for a cache flush (REQ_PREFLUSH).
  */
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
@@ -115,6 +118,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct dev_latency);
 } device_latency SEC(".maps");
+
+/* Flush requests completed, per disk (the kernel's dev_t): what
+ * /proc/diskstats counts, see count_device_flush(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEVICE_FLUSHES_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u64);
+} device_flushes SEC(".maps");
 
 /* Tracked I/Os (-L, -T, -p, -c, --cgroup): each row's latency, whose sums
  * are its disk's.  Not per CPU: 1 KiB a row. */
@@ -1495,12 +1507,49 @@ int BPF_PROG(handle_getrq, struct bio *bio)
 	return 0;
 }
 
-/* Only loaded without block_io_done (before Linux 6.5).  A request may
- * complete in parts; it is done when the last part completes. */
+/*
+ * A disk's flushes, as /proc/diskstats counts them (its 19th column, "flush
+ * requests completed").  Only the flush machinery of blk-mq disks
+ * (block/blk-flush.c, alike from Linux 5.5 to 6.18) counts them, as its own
+ * REQ_OP_FLUSH request completes (flush_end_io(), blk_account_io_flush()).
+ * It issues that request on a disk with a volatile write cache, one per
+ * pre-flush or post-flush step, shared by all the requests waiting at that
+ * step: a PREFLUSH|FUA write to a disk without FUA (a loop device) becomes a
+ * pre-flush, the data and a post-flush.  Bio-based disks (zram, dm, md)
+ * count none: a driver that accounts a flush bio counts a write.
+ * block_rq_complete fires for the flush request on every kernel (it never
+ * completes in a batch); block_io_done fires for it only when the queue
+ * keeps blk-stat statistics.  Which process a flush served is not known
+ * (several may share one): the count is the disk's.  Every other request's
+ * completion costs the hook's call, a load and a compare.
+ */
+static __always_inline void count_device_flush(struct request *rq)
+{
+	static const __u64 zero;
+	__u64 *flushes;
+	__u32 dev;
+
+	if ((rq->cmd_flags & DISKIO_REQ_OP_MASK) != DISKIO_REQ_OP_FLUSH)
+		return;
+	dev = request_dev(rq);
+	if (!dev_selected(dev))
+		return;
+	flushes = lookup_or_try_init(&device_flushes, &dev, &zero);
+	if (flushes)
+		__sync_fetch_and_add(flushes, 1);
+	else
+		count_lost(LOST_STATS_MAP_FULL);
+}
+
+/* Every request's completion: flushes (not in trace mode); and before Linux
+ * 6.5, without block_io_done, the end of a request, which may complete in
+ * parts: it is done when the last part completes. */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	if (nr_bytes >= rq->__data_len)
+	if (aggregate)
+		count_device_flush(rq);
+	if (rq_fallback_hooks && nr_bytes >= rq->__data_len)
 		request_done(ctx, rq);
 	return 0;
 }

@@ -22,6 +22,7 @@
 #define OVERFLOW_STATS_ENTRIES	65536	/* rows the per-CPU map has no room for */
 #define OWNERS_ENTRIES		65536
 #define DEVICE_LATENCY_ENTRIES	1024
+#define DEVICE_FLUSHES_ENTRIES	1024	/* disks whose flush requests completed */
 #define ROW_LATENCY_ENTRIES	8192	/* rows' histograms, tracked modes */
 #define CRASH_COUNTS_ENTRIES	4096
 #define CRASHED_GROUPS_ENTRIES	1024

@@ -26,6 +26,7 @@ void snapshot_free(struct snapshot *s)
 {
 	free(s->rows);
 	free(s->latency);
+	free(s->flushes);
 	free(s->row_latency);
 	free(s->final_rows);
 	free(s->final_row_latency);
@@ -120,6 +121,7 @@ void tally_free(struct tally *t)
 	free(t->names_buf);
 	free(t->latency_seen);
 	free(t->crash_seen);
+	free(t->flushes_seen);
 	free(t->dirtiers);
 	free(t->shown);
 	free(t->folded);
@@ -362,7 +364,8 @@ static void name_row(struct tally *t, struct proc_io *row)
 
 /*
  * What a row gained from one kernel entry goes to its disk: a device's
- * counts are the sum of its rows' changes; the totals' are not the I/O a
+ * counts are the sum of its rows' changes, but for its flushes, which are
+ * the disk's own (count_device_flushes()); the totals' are not the I/O a
  * row carried out for a device above, counted there already.  A device is
  * made only for a row with something to fold (not for dirtying alone, e.g.
  * on a filesystem of no one disk).
@@ -374,7 +377,7 @@ static void add_row_change(struct tally *t, const struct proc_io *row,
 	struct pmem_device *metrics = NULL;
 
 	for (int c = PMEM_READ_BYTES; c <= last_counter; c++) {
-		if (row->delta[c] == before[c])
+		if (c == PMEM_FLUSHES || row->delta[c] == before[c])
 			continue;
 		if (!metrics)
 			metrics = device_metrics(t, row->key.dev);
@@ -455,6 +458,29 @@ static void note_dirtiers(struct tally *t)
 			    &row->key.tgid, sizeof(row->key.tgid));
 		if (d)
 			d->dirtied_ns = t->now_ns;
+	}
+}
+
+/*
+ * Each disk's flush requests completed, as the kernel counts them per disk
+ * (a flush serves the waiting requests of any process, so no row has it):
+ * a device's flushes are these, under every filter but -D.
+ */
+static void count_device_flushes(struct tally *t, const struct snapshot *s)
+{
+	for (size_t i = 0; i < s->nflushes; i++) {
+		const struct snapshot_flushes *entry = &s->flushes[i];
+		struct tally_flushes_seen *seen;
+		uint64_t change;
+
+		seen = seen_of((void **)&t->flushes_seen, &t->nflushes_seen,
+			       &t->flushes_seen_capacity, sizeof(*seen), &entry->dev,
+			       sizeof(entry->dev));
+		if (!seen)
+			continue;	/* counted when memory comes back */
+		change = counter_delta(&seen->flushes, entry->flushes);
+		if (change)
+			pmem_add(&t->devices, device_metrics(t, entry->dev), PMEM_FLUSHES, change);
 	}
 }
 
@@ -921,6 +947,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->io_events = t->io_events;
 	if (!t->config.trace) {
 		count_rows(t, s);
+		count_device_flushes(t, s);
 		note_dirtiers(t);
 		count_device_latency(t, s);
 		count_row_latency(t, s);

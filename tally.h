@@ -38,6 +38,12 @@ struct snapshot_latency {
 	struct dev_latency latency;
 };
 
+/* A disk's flush requests completed, as /proc/diskstats counts them. */
+struct snapshot_flushes {
+	__u32 dev;
+	__u64 flushes;
+};
+
 /* A row's latency per operation (tracked I/Os). */
 struct snapshot_row_latency {
 	struct proc_dev_key key;
@@ -69,6 +75,8 @@ struct snapshot {
 	size_t nrows, rows_capacity;
 	struct snapshot_latency *latency;
 	size_t nlatency, latency_capacity;
+	struct snapshot_flushes *flushes;	/* per disk */
+	size_t nflushes, flushes_capacity;
 	struct snapshot_row_latency *row_latency;	/* read after rows */
 	size_t nrow_latency, row_latency_capacity;
 	struct snapshot_crashes *crashes;
@@ -136,6 +144,11 @@ struct tally_latency_seen {
 	struct latency_counts seen;
 };
 
+struct tally_flushes_seen {
+	uint32_t dev;
+	uint64_t flushes;
+};
+
 /* A process that dirtied page cache: writeback may still be charged to it
  * after it exits, for as long as the kernel remembers it as an owner. */
 struct tally_dirtier {
@@ -166,6 +179,8 @@ struct tally {
 	size_t nlatency_seen, latency_seen_capacity;
 	struct tally_crash_seen *crash_seen;
 	size_t ncrash_seen, crash_seen_capacity;
+	struct tally_flushes_seen *flushes_seen;
+	size_t nflushes_seen, flushes_seen_capacity;
 	struct tally_dirtier *dirtiers;
 	size_t ndirtiers, dirtiers_capacity;
 	uint64_t now_ns;		/* of the last step */

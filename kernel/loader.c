@@ -98,11 +98,13 @@ static void choose_dirty_hook(struct loader *l, const struct kernel_hooks *hooks
 		     "writeback is charged to its submitter");
 }
 
-/* block_io_start/done from Linux 6.5, block_rq_issue/complete before. */
+/* block_io_start/done from Linux 6.5, block_rq_issue/complete before;
+ * block_rq_complete on every kernel for the disks' flushes (not with -T). */
 static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hooks *hooks,
 			       bool trace)
 {
 	bool fallback = !hooks->io_start || env_flag("DISKIO_FORCE_RQ_HOOKS");
+	bool flushes = !trace && hooks->rq_issue;
 
 	skel->rodata->rq_fallback_hooks = fallback;
 	skel->rodata->getrq_hook = fallback && hooks->getrq;
@@ -110,7 +112,7 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bpf_program__set_autoload(skel->progs.handle_io_start, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
-	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback);
+	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback || flushes);
 	/* Attached later, if at all: see bio_stamps_seen in diskio.bpf.c. */
 	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
 }
@@ -185,6 +187,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stats, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
 	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
+	bpf_map__set_max_entries(skel->maps.device_flushes, plan->device_flushes_entries);
 	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
 	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
 	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
@@ -196,6 +199,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stack_processes, plan->stack_processes_entries);
 	bpf_map__set_max_entries(skel->maps.bio_stacks, plan->bio_stacks_entries);
 	bpf_map__set_max_entries(skel->maps.thread_groups, plan->thread_groups_entries);
+	bpf_map__set_max_entries(skel->maps.stacked_bios, plan->stacked_bios_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
@@ -317,6 +321,7 @@ static struct snapshot_maps snapshot_maps_of(const struct loader *l, bool at_exi
 		.device_latency = rows && !l->track_inflight ?
 				  bpf_map__fd(skel->maps.device_latency) : -1,
 		.row_latency = rows && l->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
+		.device_flushes = rows ? bpf_map__fd(skel->maps.device_flushes) : -1,
 		.inflight_ids = at_exit && l->track_inflight ?
 				bpf_map__fd(skel->maps.inflight_ids) : -1,
 		.stack_counts = rows && l->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,

@@ -164,6 +164,19 @@ static int copy_latency(const void *key, const void *value, void *arg)
 	return 0;
 }
 
+static int copy_flushes(const void *key, const void *value, void *arg)
+{
+	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
+	struct snapshot_flushes *entry = append((void **)&s->flushes, &s->nflushes,
+						&s->flushes_capacity, sizeof(*entry));
+
+	if (!entry)
+		return -ENOMEM;
+	memcpy(&entry->dev, key, sizeof(entry->dev));
+	memcpy(&entry->flushes, value, sizeof(entry->flushes));
+	return 0;
+}
+
 static int copy_row_latency(const void *key, const void *value, void *arg)
 {
 	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
@@ -270,7 +283,7 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
 	int err;
 
-	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = 0;
+	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = s->nflushes = 0;
 	s->nstacks = s->ntraces = 0;
 	s->unfinished = 0;
 	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
@@ -289,6 +302,9 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->device_latency >= 0)
 		err = map_for_each(maps->device_latency, sizeof(__u32),
 				   sizeof(struct dev_latency), copy_latency, &ctx);
+	if (!err && maps->device_flushes >= 0)
+		err = map_for_each(maps->device_flushes, sizeof(__u32), sizeof(__u64),
+				   copy_flushes, &ctx);
 	/* After the rows: a histogram read later holds at least the
 	 * completions its row's latency_ios holds (tally.h). */
 	if (!err && maps->row_latency >= 0)

@@ -20,6 +20,7 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 struct snapshot_maps {
 	int lost, crash_counts;
 	int stats, overflow_stats, device_latency, row_latency, inflight_ids;
+	int device_flushes;
 	int stack_counts, stack_traces;		/* --stacks */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one
 	 * byte each, ids below nstack_ids); set here as they are read. */

@@ -53,6 +53,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	/* Tracked I/Os give each disk's latency from its rows'. */
 	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
 				       DEVICE_LATENCY_ENTRIES : 1;
+	plan->device_flushes_entries = needs->rows ? DEVICE_FLUSHES_ENTRIES : 1;
 	plan->row_latency_entries = needs->rows && needs->track_inflight ?
 				    ROW_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
@@ -65,6 +66,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->stack_processes_entries = needs->stacks ? STACK_PROCESSES_ENTRIES : 1;
 	plan->bio_stacks_entries = needs->stacks ? BIO_STACKS_ENTRIES : 1;
 	plan->thread_groups_entries = needs->threads ? THREAD_GROUPS_ENTRIES : 1;
+	plan->stacked_bios_entries = needs->rows ? STACKED_BIOS_ENTRIES : 1;
 	/* A new user stack is built in the ring buffer itself; in this
 	 * buffer, one entry a CPU, only for the perf buffer. */
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
@@ -132,6 +134,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 				sizeof(struct proc_dev_stats), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
 				sizeof(struct dev_latency), false, false, nr_cpus);
+	bytes += hash_map_bytes(plan->device_flushes_entries, sizeof(__u32), sizeof(__u64), false,
+				false, nr_cpus);
 	bytes += hash_map_bytes(plan->row_latency_entries, sizeof(struct proc_dev_key),
 				sizeof(struct dev_latency), false, false, nr_cpus);
 	bytes += array_map_bytes(plan->inflight_buckets, sizeof(struct inflight_bucket), false,
@@ -155,8 +159,8 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 				false, true, nr_cpus);
 	bytes += hash_map_bytes(plan->thread_groups_entries, sizeof(__u32), sizeof(__u32), false,
 				true, nr_cpus);
-	bytes += hash_map_bytes(STACKED_BIOS_ENTRIES, sizeof(__u64), sizeof(__u64), false, false,
-				nr_cpus);	/* stacked_bios */
+	bytes += hash_map_bytes(plan->stacked_bios_entries, sizeof(__u64), sizeof(__u64), false,
+				false, nr_cpus);
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
 	if (plan->ringbuf_bytes)

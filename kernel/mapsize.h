@@ -23,6 +23,7 @@ struct map_plan {
 	uint32_t stats_entries;		/* per-CPU rows */
 	uint32_t overflow_stats_entries;
 	uint32_t device_latency_entries;
+	uint32_t device_flushes_entries;
 	uint32_t row_latency_entries;
 	uint32_t inflight_slots;	/* inflight: what is kept of each I/O */
 	uint32_t inflight_buckets;	/* inflight_ids: their ids */
@@ -34,6 +35,7 @@ struct map_plan {
 	uint32_t stack_processes_entries;
 	uint32_t bio_stacks_entries;	/* --stacks: blk-mq bios until their request */
 	uint32_t thread_groups_entries;	/* -t */
+	uint32_t stacked_bios_entries;	/* rows: bios dm and md sent below */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */

@@ -524,7 +524,8 @@ static void render_series(FILE *out, const struct prom_totals *p)
 			       op_names[op]);
 			fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_READ_IOS + op]);
 		}
-	family(out, "diskio_flushes_total", "counter", "Cache flush requests.");
+	family(out, "diskio_flushes_total", "counter",
+	       "Cache flushes the process asked for (bios with a pre-flush).");
 	for (size_t i = 0; i < p->nseries; i++) {
 		sample(out, p, "diskio_flushes_total", "%s", p->series[i].labels);
 		fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_FLUSHES]);
@@ -575,7 +576,8 @@ static void render_device_counters(FILE *out, const struct prom_totals *p,
 			fprintf(out, "%" PRIu64 "\n",
 				devices->devices[d].counter[PMEM_READ_IOS + op].total);
 		}
-	family(out, "diskio_device_flushes_total", "counter", "Cache flush requests on the device.");
+	family(out, "diskio_device_flushes_total", "counter",
+	       "Flush requests the device completed, as /proc/diskstats counts them.");
 	for (size_t d = 0; d < devices->count; d++) {
 		sample(out, p, "diskio_device_flushes_total", "device=\"%s\"",
 		       device_label(&devices->devices[d], &label));

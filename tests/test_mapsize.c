@@ -20,6 +20,7 @@ Test(mapsize_formulas, match_the_kernels_accounting)
 	cr_assert_eq(hash_map_bytes(65536, 32, 88, false, false, 2), 12059872);	/* overflow */
 	cr_assert_eq(hash_map_bytes(65536, 8, 48, false, false, 2), 7865440);	/* owners */
 	cr_assert_eq(hash_map_bytes(1024, 4, 16, false, false, 2), 91168);	/* device_latency */
+	cr_assert_eq(hash_map_bytes(1024, 4, 8, false, false, 2), 82960);	/* device_flushes */
 	cr_assert_eq(hash_map_bytes(4096, 16, 8, false, false, 2), 361504);	/* crash_counts */
 	cr_assert_eq(hash_map_bytes(1, 16, 1, false, true, 2), 984);		/* crashed_groups */
 	cr_assert_eq(array_map_bytes(7, 8, true, 2), 480);			/* lost */
@@ -107,6 +108,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.stats_entries, STATS_MAX_ENTRIES);
 	cr_assert_eq(plan.overflow_stats_entries, OVERFLOW_STATS_ENTRIES);
 	cr_assert_eq(plan.device_latency_entries, DEVICE_LATENCY_ENTRIES);
+	cr_assert_eq(plan.device_flushes_entries, DEVICE_FLUSHES_ENTRIES);
 	cr_assert_eq(plan.row_latency_entries, 1);
 	cr_assert_eq(plan.inflight_slots, 1);
 	cr_assert_eq(plan.latency_sample_slots, LATENCY_SAMPLE_SLOTS);
@@ -119,9 +121,12 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.device_latency_entries, 1, "a disk's latency is its rows'");
 	cr_assert_eq(plan.row_latency_entries, ROW_LATENCY_ENTRIES);
 	cr_assert_eq(plan.latency_sample_slots, 1, "every tracked I/O is timed");
+	cr_assert_eq(plan.device_flushes_entries, DEVICE_FLUSHES_ENTRIES,
+		     "a disk's flushes are never its rows'");
 
 	map_plan_for(&trace_mode, 2, &plan);
 	cr_assert_eq(plan.stats_entries, 1);
+	cr_assert_eq(plan.device_flushes_entries, 1);
 	cr_assert_eq(plan.overflow_stats_entries, 1);
 	cr_assert_eq(plan.owners_entries, 1);
 	cr_assert_eq(plan.ringbuf_bytes, 16 << 20);

@@ -213,6 +213,7 @@ static const char *status_str(int status, char *buf, size_t size)
 
 struct diskstats {
 	uint64_t read_ios, read_sectors, write_ios, write_sectors, discard_ios;
+	uint64_t flush_ios;	/* the 19th column, Linux 5.5+ */
 };
 
 static bool diskstats_read(const char *dev, struct diskstats *s)
@@ -226,13 +227,13 @@ static bool diskstats_read(const char *dev, struct diskstats *s)
 	memset(s, 0, sizeof(*s));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned major, minor;
-		uint64_t v[15] = {};
+		uint64_t v[16] = {};
 		int n = sscanf(line, " %u %u %63s %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
 			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
 			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			       " %" SCNu64, &major, &minor, name, &v[0], &v[1], &v[2], &v[3],
-			       &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12],
-			       &v[13], &v[14]);
+			       " %" SCNu64 " %" SCNu64, &major, &minor, name, &v[0], &v[1], &v[2],
+			       &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11],
+			       &v[12], &v[13], &v[14], &v[15]);
 
 		if (n < 14 || strcmp(name, dev))
 			continue;
@@ -241,6 +242,7 @@ static bool diskstats_read(const char *dev, struct diskstats *s)
 		s->write_ios = v[4];
 		s->write_sectors = v[6];
 		s->discard_ios = n >= 15 ? v[11] : 0;
+		s->flush_ios = n >= 19 ? v[15] : 0;
 		found = true;
 		break;
 	}
@@ -686,6 +688,98 @@ static void check_known_trace(const char *name, const char *dev, const char *con
 	expect(child_bytes == W_COUNT * W_SIZE + R_COUNT * R_SIZE, "expected %d bytes",
 	       W_COUNT * W_SIZE + R_COUNT * R_SIZE);
 	expect(other_events == 0, "events not of the child");
+	free_run(&r);
+	end_check(name);
+}
+
+/* ------------------------------------------------------------- flushes -- */
+
+#define SYNC_WRITES	12
+
+/* In a child: SYNC_WRITES writes of 4 KiB opened with flags (O_DSYNC:
+ * each followed by an empty pre-flush; with O_DIRECT, a FUA write too,
+ * which a disk without FUA, like QEMU's virtio disk, completes with a
+ * post-flush). */
+static int sync_writes(const char *path, int flags)
+{
+	void *buf;
+	int fd = open(path, O_RDWR | flags);
+
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+		return 2;
+	memset(buf, 0xa5, 4096);
+	for (int i = 0; i < SYNC_WRITES; i++)
+		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
+			return 3;
+	return close(fd) ? 5 : 0;
+}
+
+/*
+ * diskio -b -D dev while a child does O_DSYNC writes, buffered then direct:
+ * the disk's "# device" lines sum to /proc/diskstats' flush change, which
+ * only the flush machinery counts (a request of its own per pre-flush and
+ * post-flush step); the child's rows count the pre-flushes it asked for.
+ */
+static void check_flushes(const char *name, const char *dev, const char *const env[])
+{
+	const char *args[] = { "-b", "-D", dev, INTERVAL, NULL };
+	char device_prefix[80], path[64], buf[64];
+	struct diskstats before, after;
+	int64_t disk = 0, rows = 0, diskstats;
+	struct run r;
+	pid_t child;
+	int status;
+
+	begin_check();
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	snprintf(device_prefix, sizeof(device_prefix), "# device %s ", dev);
+	if (!diskstats_read(dev, &before) || !start_diskio(&r, args, env)) {
+		expect(false, "%s not in /proc/diskstats, or diskio did not start", dev);
+		end_check(name);
+		return;
+	}
+	if (!wait_lines(&r, "# time ", 1, ATTACH_MS)) {
+		kill(r.pid, SIGKILL);
+		finish_diskio(&r);
+		expect(false, "diskio did not attach within %d ms: %s", ATTACH_MS, r.err);
+		free_run(&r);
+		end_check(name);
+		return;
+	}
+	child = fork();
+	if (!child) {
+		set_comm("kio-flush");
+		_exit(sync_writes(path, O_DSYNC) ?: sync_writes(path, O_DSYNC | O_DIRECT));
+	}
+	status = wait_child(child, CHILD_MS);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "# time=", count_lines(&r, "# time=") + 2, INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	expect(diskstats_read(dev, &after), "%s gone from /proc/diskstats", dev);
+	for (const char *p = r.text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		char comm[64], device[64];
+		int64_t flushes;
+
+		if (!eol)
+			break;
+		if (!strncmp(p, device_prefix, strlen(device_prefix)))
+			disk += field(p, eol, "flushes");
+		else if (*p != '#' && sscanf(p, "%*s %*s %63s %63s %*d %*d %*d %*d %*d %*d %" SCNd64,
+					     comm, device, &flushes) == 3 &&
+			 !strcmp(comm, "kio-flush") && !strcmp(device, dev))
+			rows += flushes;
+		p = eol + 1;
+	}
+	diskstats = (int64_t)(after.flush_ios - before.flush_ios);
+	note("/proc/diskstats: %" PRId64 " flushes; the disk's lines %" PRId64 ", the child's "
+	     "rows %" PRId64, diskstats, disk, rows);
+	expect(disk == diskstats, "the disk's flushes differ from /proc/diskstats");
+	expect(diskstats >= 2 * SYNC_WRITES, "/proc/diskstats: fewer flushes than O_DSYNC writes "
+	       "(%d): %s has no write cache?", 2 * SYNC_WRITES, dev);
+	expect(rows == 2 * SYNC_WRITES, "the child asked for %d pre-flushes", 2 * SYNC_WRITES);
 	free_run(&r);
 	end_check(name);
 }
@@ -1706,6 +1800,8 @@ int main(int argc, char **argv)
 	check_known_io("known-io-zram", "zram0", NULL, no_env);
 	check_known_io("known-io-zram-latency", "zram0", "-L", no_env);
 	check_known_io("known-io-zram-stacks", "zram0", "--stacks", no_env);
+	check_flushes("flushes-virtio", "vda", no_env);
+	check_flushes("flushes-virtio-rq-hooks", "vda", rq_env);
 
 	check_crashes();
 

@@ -73,9 +73,10 @@ const volatile __u32 latency_sample_every = 0;
 /* --stacks: STACKS_KERNEL | STACKS_USER, 0 without.  Every stack path is
  * behind this constant, so the verifier drops it from the default mode. */
 const volatile __u32 stacks_mode = 0;
-/* -t: a row per thread (its id in proc_dev_key.tgid, its own name), not per
- * process (the thread group, named by its leader). */
-const volatile bool per_thread = false;
+/* -t, or the top view's t key: a row per thread (its id in
+ * proc_dev_key.tgid, its own name), not per process (the thread group,
+ * named by its leader).  Written by user space while the programs run. */
+bool per_thread = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
  * stamp (recent kernels, 6.18, stamp none).  block_bio_complete is attached

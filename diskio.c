@@ -175,6 +175,10 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 			exiting = 1;
 		}
 		tally_set_cumulative(&run->tally, run->view.cumulative);
+		if (run->view.threads != run->tally.config.per_thread) {
+			loader_set_threads(&run->loader, run->view.threads);
+			tally_set_threads(&run->tally, run->view.threads);
+		}
 		if (run->view.quit)
 			exiting = 1;
 		if (run->view.input_drawn)

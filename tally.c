@@ -1086,6 +1086,11 @@ void tally_set_cumulative(struct tally *t, bool cumulative)
 	t->config.cumulative = cumulative;
 }
 
+void tally_set_threads(struct tally *t, bool threads)
+{
+	t->config.per_thread = threads;
+}
+
 uint64_t tally_start_ns(const struct tally *t)
 {
 	return t->start_ns;

@@ -290,6 +290,10 @@ void tally_adopt_crash(struct tally *t, struct crashfree *saved, uint64_t read_n
 
 /* -a switched (the top view's key): what the next frames keep. */
 void tally_set_cumulative(struct tally *t, bool cumulative);
+/* Rows made from now on are threads (or processes again): the top view's t
+ * key.  Rows of the other kind stop growing and go after two idle
+ * intervals; the next frame may show both once. */
+void tally_set_threads(struct tally *t, bool threads);
 
 uint64_t tally_start_ns(const struct tally *t);
 /* A device's name, as rows show it (devname.h). */

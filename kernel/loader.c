@@ -168,7 +168,9 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		.owners = l->owners_used,
 		.legacy_exit_hook = hooks->process_exit && !hooks->exit_group_dead,
 		.stacks = opts->stacks != 0,
-		.threads = opts->threads,
+		/* -t, or the top view, whose t key turns threads on */
+		.threads = opts->threads || (opts->output == OUTPUT_AUTO && !opts->quiet &&
+					     !opts->trace && isatty(STDOUT_FILENO)),
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -219,7 +221,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
-	skel->rodata->per_thread = opts->threads;
+	skel->bss->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
@@ -350,6 +352,12 @@ static void sweep_owners(struct loader *l, uint64_t now_ns)
 	l->owners_swept_ns = now_ns;
 	owners_forget_older(bpf_map__fd(l->skel->maps.owners),
 			    now_ns > OWNER_TTL_NS ? now_ns - OWNER_TTL_NS : 0);
+}
+
+void loader_set_threads(struct loader *l, bool threads)
+{
+	if (l->skel && l->skel->bss)
+		l->skel->bss->per_thread = threads;
 }
 
 uint32_t loader_thread_group(uint32_t tid, void *loader)

@@ -72,6 +72,9 @@ void loader_tick(struct loader *l, uint64_t now_ns);
  * 0, or -errno after one "diskio: ..." line. */
 int loader_snapshot(struct loader *l, struct snapshot *s, bool at_exit);
 
+/* Rows per thread from now on (the top view's t key), or per process. */
+void loader_set_threads(struct loader *l, bool threads);
+
 /* -t: the thread group of thread tid as the kernel noted it, 0 if none. */
 uint32_t loader_thread_group(uint32_t tid, void *loader);
 

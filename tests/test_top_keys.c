@@ -137,6 +137,20 @@ Test(top_keys, r_a_p_L_toggle)
 	cr_assert_not(s.quit);
 }
 
+Test(top_keys, t_toggles_threads_but_not_for_cgroup_rows)
+{
+	struct top_state s = fresh();
+
+	cr_assert_not(s.threads);
+	cr_assert(feed(&s, "t"));
+	cr_assert(s.threads);
+	cr_assert(feed(&s, "t"));
+	cr_assert_not(s.threads);
+	s.by_cgroup = true;
+	cr_assert_not(feed(&s, "t"), "--by cgroup: rows are cgroups");
+	cr_assert_not(s.threads);
+}
+
 Test(top_keys, unknown_keys_change_nothing)
 {
 	struct top_state s = fresh(), before = fresh();

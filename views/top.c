@@ -898,6 +898,7 @@ static void help(struct view *v)
 	put_line(v, "  Esc      clear the filter");
 	put_line(v, "  d        device: all, then each in turn");
 	put_line(v, "  L        latency columns on or off");
+	put_line(v, "  t        a row per thread (TID), or per process, from the next interval");
 	snprintf(keys, sizeof(keys), "  %s  select a process row; the table scrolls",
 		 v->top->settings.utf8 ? "\u2191 \u2193 k j" : "k j    ");
 	put_line(v, keys);
@@ -1120,6 +1121,7 @@ int view_top(struct view *v, FILE *out, const struct top_settings *settings)
 	t->settings = *settings;
 	top_state_init(&t->state, settings->sort, settings->cumulative,
 		       settings->per_process_latency, settings->by_cgroup);
+	t->state.threads = settings->threads;
 	*v = (struct view){
 		.start = top_start, .begin = top_begin, .interval_end = top_interval_end,
 		.summary = top_summary, .out = out, .top = t

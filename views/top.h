@@ -22,6 +22,7 @@ struct top_settings {
 	bool cumulative;		/* -a */
 	bool per_process_latency;	/* -L */
 	bool by_cgroup;			/* --by cgroup */
+	bool threads;			/* -t: rows per thread */
 	bool utf8;			/* the terminal shows UTF-8 (else ASCII only) */
 };
 

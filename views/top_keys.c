@@ -166,6 +166,11 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 	case 'L':
 		s->latency_columns = !s->latency_columns;
 		return true;
+	case 't':
+		if (s->by_cgroup)	/* its rows are cgroups' */
+			return false;
+		s->threads = !s->threads;
+		return true;
 	case 'h':
 	case '?':
 		s->help = true;

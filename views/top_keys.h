@@ -37,6 +37,7 @@ struct top_state {
 	bool cumulative;		/* a: totals since start */
 	bool paused;			/* p: the display stands still */
 	bool latency_columns;		/* L */
+	bool threads;			/* t: rows per thread from now on */
 	bool help;			/* h, ?: the help overlay */
 	/* ↑/↓ (k/j) select a process row, PgUp/PgDn move the selection a
 	 * page, Home/End to the first or last row; the table scrolls to keep

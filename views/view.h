@@ -71,6 +71,7 @@ struct view {
 	struct terminal *terminal;
 	bool quit;			/* q */
 	bool cumulative;		/* a: what the next frames are to keep */
+	bool threads;			/* t: rows per thread from now on */
 	bool input_drawn;		/* the last view_wait() drew a key or resize */
 };
 

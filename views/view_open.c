@@ -32,6 +32,7 @@ static int open_top(struct view *v, const struct options *opts, bool utf8)
 		.cumulative = opts->cumulative,
 		.per_process_latency = opts->per_process_latency,
 		.by_cgroup = opts->by_cgroup,
+		.threads = opts->threads,
 		.utf8 = utf8,
 	};
 	struct terminal *terminal = malloc(sizeof(*terminal));
@@ -67,6 +68,7 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 	else if (open_top(v, opts, utf8))
 		return -1;
 	v->cumulative = opts->cumulative;
+	v->threads = opts->threads;
 	v->screen.utf8 = utf8;
 	v->screen.max_rows = opts->rows;
 	v->screen.clear = !opts->no_clear;
@@ -93,6 +95,7 @@ static void read_keys(struct view *v)
 		return;		/* the terminal is gone: no more keys */
 	changed = top_feed_keys(v, keys, n);
 	v->cumulative = top_state(v)->cumulative;
+	v->threads = top_state(v)->threads;
 	if (top_state(v)->quit)
 		v->quit = true;
 	else if (changed)

@@ -334,6 +334,13 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	text("L");
 	expect_screen(has, "P99_ms", "L: latency columns on");
 
+	/* t: rows per thread from the next frame on (the tally's and the
+	 * kernel's, which the heading follows), and back. */
+	text("t");
+	expect_screen(has, " TID ", "t: rows per thread");
+	text("t");
+	expect_screen(lacks, " TID ", "t: rows per process again");
+
 	text("h");
 	expect_screen(has, "any key closes", "h: help");
 	text("x");

@@ -21,65 +21,16 @@
 #define FSYNCS		3
 #define QUIET_MS	600	/* a device whose diskstats did not move this long is idle */
 
-static char mnt[64];	/* the ext4 mount point, "" if none */
+static char mnt[256];	/* the ext4 mount point (the harness unmounts it) */
 
-/* umount (retrying while busy, then lazily) and remove the mount point. */
-static void undo_mount(void)
-{
-	struct h_result r;
-	bool done = false;
+TestSuite(flushes, .init = h_setup, .fini = h_teardown, .timeout = 90);
 
-	if (!mnt[0])
-		return;
-	for (int tries = 0; tries < 20 && !done; tries++) {
-		h_run(H_ARGS("umount", mnt), NULL, NULL, 20000, &r);
-		done = r.status == 0;
-		h_result_free(&r);
-		if (!done)
-			h_sleep_ms(100);
-	}
-	if (!done) {
-		h_run(H_ARGS("umount", "-l", mnt), NULL, NULL, 20000, &r);
-		h_result_free(&r);
-	}
-	rmdir(mnt);
-	mnt[0] = '\0';
-}
-
-static void teardown(void)
-{
-	undo_mount();	/* before the harness detaches the loop device */
-	h_teardown();
-}
-
-TestSuite(flushes, .init = h_setup, .fini = teardown, .timeout = 90);
-
-/* Fresh ext4 on a new loop device, mounted on mnt (noatime: reads write
- * nothing). */
+/* Fresh ext4 on a new loop device, mounted on mnt. */
 static const struct h_dev *mount_ext4(void)
 {
-	const struct h_dev *dev;
-	struct h_result r;
-	char why[64];
+	const struct h_dev *dev = h_loop_create(FS_SIZE);
 
-	if (!h_have_program("mkfs.ext4"))
-		cr_skip_test("mkfs.ext4 not installed");
-	dev = h_loop_create(FS_SIZE);
-	h_run(H_ARGS("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-		     dev->path), NULL, NULL, 120000, &r);
-	cr_assert_eq(r.status, 0, "mkfs.ext4 %s: %s %s", dev->path,
-		     h_status_str(r.status, why, sizeof(why)), r.err);
-	h_result_free(&r);
-	snprintf(mnt, sizeof(mnt), "/tmp/diskio-flushes-XXXXXX");
-	cr_assert_not_null(mkdtemp(mnt), "mkdtemp: %s", strerror(errno));
-	h_run(H_ARGS("mount", "-t", "ext4", "-o", "noatime", dev->path, mnt), NULL, NULL, 30000,
-	      &r);
-	if (r.status != 0) {
-		rmdir(mnt);
-		mnt[0] = '\0';
-		cr_assert_fail("mount %s: %s", dev->path, r.err);
-	}
-	h_result_free(&r);
+	snprintf(mnt, sizeof(mnt), "%s", h_ext4_mount(dev)->path);
 	return dev;
 }
 

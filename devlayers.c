@@ -2,7 +2,6 @@
 /* How block devices are stacked, from sysfs (devlayers.h). */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,10 +27,9 @@ static bool disk_of_dir(const char *dir, char *out, size_t size)
 	const char *base;
 	char *slash;
 
-	if (snprintf(copy, sizeof(copy), "%s", dir) >= (int)sizeof(copy))
+	if (!build_path(copy, "%s", dir))
 		return false;
-	if (snprintf(path, sizeof(path), "%s/partition", copy) < (int)sizeof(path) &&
-	    exists(path)) {
+	if (build_path(path, "%s/partition", copy) && exists(path)) {
 		slash = strrchr(copy, '/');
 		if (!slash)
 			return false;
@@ -47,12 +45,9 @@ static bool disk_of_name(const char *sysfs_root, const char *name, char *out, si
 {
 	char path[PATH_MAX], resolved[PATH_MAX];
 
-	if (snprintf(path, sizeof(path), "%s/block/%s", sysfs_root, name) < (int)sizeof(path) &&
-	    exists(path))
+	if (devlayers_is_disk(sysfs_root, name))
 		return snprintf(out, size, "%s", name) < (int)size;
-	if (snprintf(path, sizeof(path), "%s/class/block/%s", sysfs_root, name) >=
-		    (int)sizeof(path) ||
-	    !realpath(path, resolved))
+	if (!build_path(path, "%s/class/block/%s", sysfs_root, name) || !realpath(path, resolved))
 		return false;
 	return disk_of_dir(resolved, out, size);
 }
@@ -84,8 +79,7 @@ static void slaves_below(const char *sysfs_root, const char *name, struct devlay
 	struct dirent *entry;
 	DIR *slaves;
 
-	if (snprintf(path, sizeof(path), "%s/block/%s/slaves", sysfs_root, name) >=
-	    (int)sizeof(path))
+	if (!build_path(path, "%s/block/%s/slaves", sysfs_root, name))
 		return;
 	slaves = opendir(path);
 	if (!slaves)
@@ -103,15 +97,22 @@ static void loop_below(const char *sysfs_root, const char *name, struct devlayer
 	char path[PATH_MAX], file[PATH_MAX], resolved[PATH_MAX], disk[DEVLAYERS_NAME_MAX];
 	struct stat st;
 
-	if (snprintf(path, sizeof(path), "%s/block/%s/loop/backing_file", sysfs_root, name) >=
-		    (int)sizeof(path) ||
+	if (!build_path(path, "%s/block/%s/loop/backing_file", sysfs_root, name) ||
 	    !read_first_line(path, file, sizeof(file)) || stat(file, &st) || major(st.st_dev) == 0)
 		return;
-	if (snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs_root, major(st.st_dev),
-		     minor(st.st_dev)) >= (int)sizeof(path) ||
+	if (!build_path(path, "%s/dev/block/%u:%u", sysfs_root, major(st.st_dev),
+			minor(st.st_dev)) ||
 	    !realpath(path, resolved) || !disk_of_dir(resolved, disk, sizeof(disk)))
 		return;
 	list_add(out->below, sizeof(out->below), disk);
+}
+
+bool devlayers_is_disk(const char *sysfs_root, const char *name)
+{
+	char path[PATH_MAX];
+
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..") &&
+	       build_path(path, "%s/block/%s", sysfs_root, name) && exists(path);
 }
 
 void devlayers_read(const char *sysfs_root, const char *name, struct devlayers *out)
@@ -120,10 +121,9 @@ void devlayers_read(const char *sysfs_root, const char *name, struct devlayers *
 
 	out->below[0] = '\0';
 	out->dm_name[0] = '\0';
-	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (!devlayers_is_disk(sysfs_root, name))
 		return;
-	if (snprintf(path, sizeof(path), "%s/block/%s/dm/name", sysfs_root, name) <
-	    (int)sizeof(path))
+	if (build_path(path, "%s/block/%s/dm/name", sysfs_root, name))
 		read_first_line(path, out->dm_name, sizeof(out->dm_name));
 	slaves_below(sysfs_root, name, out);
 	loop_below(sysfs_root, name, out);

@@ -8,6 +8,7 @@
 #ifndef DISKIO_DEVLAYERS_H
 #define DISKIO_DEVLAYERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define DEVLAYERS_BELOW_MAX	256	/* "vda,vdb,...": longer lists are cut at a name */
@@ -20,6 +21,10 @@ struct devlayers {
 	char below[DEVLAYERS_BELOW_MAX];
 	char dm_name[DEVLAYERS_NAME_MAX];	/* "" unless a dm device */
 };
+
+/* Whether name is a disk of SYSFS/block (a plain name: no '/', not "." or
+ * ".."). */
+bool devlayers_is_disk(const char *sysfs_root, const char *name);
 
 /*
  * The layers of the device sysfs names `name` (a whole disk's directory

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "array.h"
 #include "path.h"
 #include "symbolize.h"
@@ -305,20 +303,6 @@ static const char *sysfs_root_of(const struct tally *t)
 	return t->config.sysfs_root ? t->config.sysfs_root : "/sys";
 }
 
-/* Whether name is a block device of the sysfs tree: a worker whose work is
- * named after one (a loop device's "loop0") does that device's I/O. */
-static bool is_block_device(const struct tally *t, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return false;
-	if (snprintf(path, sizeof(path), "%s/block/%s", sysfs_root_of(t), name) >=
-	    (int)sizeof(path))
-		return false;
-	return access(path, F_OK) == 0;
-}
-
 /*
  * A new row's names (diskio.h, struct proc_dev_key): a worker's is the
  * name `ps` shows, with its work; the I/O dm and md sent to a disk below is
@@ -352,7 +336,9 @@ static void name_row(struct tally *t, struct proc_io *row)
 		worker_row_name(read_task_comm(t, key->tgid, comm, sizeof(comm)) ? comm : NULL,
 				desc, name, sizeof(name));
 		row->comm_name = intern_name(t, name, strlen(name));
-		if (is_block_device(t, desc))
+		/* a worker whose work is named after a disk (a loop device's
+		 * "loop0") does that disk's I/O */
+		if (devlayers_is_disk(sysfs_root_of(t), desc))
 			row->serves_name = intern_name(t, desc, strlen(desc));
 		break;
 	}

@@ -79,9 +79,8 @@ const volatile __u32 stacks_mode = 0;
 bool per_thread = false;
 
 /* Set once a bio of a bio-based disk carries the kernel's own submission
- * stamp (recent kernels, 6.18, stamp none).  block_bio_complete is attached
- * when I/Os are tracked (-L, -T, -p, -c) or sampled (the default mode), and
- * also once stamps are seen: then even without either it times them. */
+ * stamp (recent kernels, 6.18, stamp none): block_bio_complete then times
+ * those exactly instead of sampling them. */
 bool bio_stamps_seen = false;
 
 /* Stacked devices (dm, md) need block_bio_complete, to forget their bios:
@@ -328,13 +327,20 @@ static __always_inline bool pid_selected(__u32 tgid)
 	return selected_by(filter_pids, nr_filter_pids, tgid);
 }
 
-/* The id a row of the current task is keyed by: its thread group's, with
- * -t its own; false if -p selects neither (with -t a TID selects too). */
+/* The id a row of the task pid_tgid (bpf_get_current_pid_tgid()) is keyed
+ * by: its thread group's, with -t its own. */
+static __always_inline __u32 row_id(__u64 pid_tgid)
+{
+	return per_thread ? (__u32)pid_tgid : pid_tgid >> 32;
+}
+
+/* The current task's row id; false if -p selects neither its process nor,
+ * with -t, its TID. */
 static __always_inline bool current_row_id(__u32 *id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	*id = per_thread ? (__u32)pid_tgid : pid_tgid >> 32;
+	*id = row_id(pid_tgid);
 	return pid_selected(pid_tgid >> 32) || (per_thread && pid_selected((__u32)pid_tgid));
 }
 
@@ -580,8 +586,7 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
-	*on_behalf = owner->tgid != (per_thread ? (__u32)bpf_get_current_pid_tgid() :
-						  (__u32)(bpf_get_current_pid_tgid() >> 32));
+	*on_behalf = owner->tgid != row_id(bpf_get_current_pid_tgid());
 	return true;
 }
 
@@ -1326,12 +1331,12 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 	__u64 bio_id = (__u64)bio;
 	long err;
 
-	if (!bpf_core_field_exists(bio->bi_bdev) || !aggregate)
+	/* Not before block_bio_complete, which forgets them, is attached;
+	 * never with -T (no rows). */
+	if (!stacked_tracked || !bpf_core_field_exists(bio->bi_bdev))
 		return 0;
 	bdev = bio->bi_bdev;
 	if (!bdev || bdev->bd_dev == dev)
-		return 0;
-	if (!stacked_tracked)
 		return 0;
 	stacked.lower = disk_dev(bdev->bd_disk);
 	err = bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_NOEXIST);

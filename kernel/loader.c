@@ -113,7 +113,7 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
 	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback || flushes);
-	/* Attached later, if at all: see bio_stamps_seen in diskio.bpf.c. */
+	/* Attached after the others: see stacked_tracked in diskio.bpf.c. */
 	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
 }
 
@@ -228,27 +228,18 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	size_maps(l, hooks);
 }
 
-/* block_bio_complete is needed for -L and -T, for the sampled latency of
- * bio-based disks and their exact latency once the kernel has been seen
- * stamping their bios, and with rows (not -T) to forget the bios dm and md
- * sent to the disks below. */
+/* block_bio_complete, in every mode: tracked I/Os complete there (-L, -T,
+ * -p, -c), bio-based disks' sampled or stamped latency is measured there,
+ * and with rows (not -T) the bios dm and md sent below are forgotten there,
+ * so remembering them starts once it is attached. */
 static int attach_bio_complete(struct loader *l)
 {
 	struct diskio_bpf *skel = l->skel;
-	bool stacked = !l->opts->trace;
 
-	if (!skel->links.handle_bio_complete && !l->bio_complete_failed &&
-	    (l->track_inflight || l->latency_sample_every || skel->bss->bio_stamps_seen ||
-	     stacked)) {
-		skel->links.handle_bio_complete =
-			bpf_program__attach(skel->progs.handle_bio_complete);
-		if (!skel->links.handle_bio_complete) {
-			l->bio_complete_failed = true;
-			return -errno;
-		}
-	}
-	if (stacked && skel->links.handle_bio_complete)
-		skel->bss->stacked_tracked = true;
+	skel->links.handle_bio_complete = bpf_program__attach(skel->progs.handle_bio_complete);
+	if (!skel->links.handle_bio_complete)
+		return -errno;
+	skel->bss->stacked_tracked = !l->opts->trace;
 	return 0;
 }
 
@@ -373,8 +364,6 @@ uint32_t loader_thread_group(uint32_t tid, void *loader)
 
 void loader_tick(struct loader *l, uint64_t now_ns)
 {
-	if (attach_bio_complete(l))
-		warn("cannot attach to block_bio_complete: bio-based disks' latency is not measured");
 	sweep_owners(l, now_ns);
 }
 

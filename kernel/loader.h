@@ -38,7 +38,6 @@ struct loader {
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	uint32_t latency_sample_every;	/* bio-based disks: 1 in N bios timed; 0: none */
 	bool owners_used;		/* writeback is charged to its dirtier */
-	bool bio_complete_failed;	/* attaching handle_bio_complete failed */
 	uint64_t owners_swept_ns;
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;

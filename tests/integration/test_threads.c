@@ -116,6 +116,15 @@ static void run_family(struct family *f)
 	h_untrack_child(f->pid);
 }
 
+/* diskio with args while f's threads write; its output in d. */
+static void watch(struct h_diskio *d, struct family *f, const char *const args[])
+{
+	h_diskio_start(d, args, NULL);
+	h_diskio_wait_attached(d, H_ATTACH_TIMEOUT_MS);
+	run_family(f);
+	h_diskio_finish(d, 2);
+}
+
 static int64_t bytes_of(const struct h_diskio *d, uint32_t id, const char *comm, int *rows)
 {
 	int64_t sum = 0;
@@ -142,10 +151,7 @@ Test(threads, with_t_each_thread_is_a_row_with_its_tid_and_name)
 	int rows;
 
 	start_family(zram->path, &f);
-	h_diskio_start(&d, H_ARGS("-b", "-t", "-D", zram->name, "0.5"), NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	run_family(&f);
-	h_diskio_finish(&d, 2);
+	watch(&d, &f, H_ARGS("-b", "-t", "-D", zram->name, "0.5"));
 	cr_expect_eq(bytes_of(&d, (uint32_t)f.tid_a, "writer-a", &rows), A_BLOCKS * BLOCK);
 	cr_expect_eq(bytes_of(&d, (uint32_t)f.tid_b, "writer-b", &rows), B_BLOCKS * BLOCK);
 	cr_expect_eq(bytes_of(&d, (uint32_t)f.pid, "thr-main", &rows), 0);
@@ -161,10 +167,7 @@ Test(threads, without_t_one_row_under_the_process_name)
 	int rows;
 
 	start_family(zram->path, &f);
-	h_diskio_start(&d, H_ARGS("-b", "-D", zram->name, "0.5"), NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	run_family(&f);
-	h_diskio_finish(&d, 2);
+	watch(&d, &f, H_ARGS("-b", "-D", zram->name, "0.5"));
 	cr_expect_eq(bytes_of(&d, (uint32_t)f.pid, "thr-main", &rows),
 		     (A_BLOCKS + B_BLOCKS) * BLOCK);
 	cr_expect_eq(rows, 1, "one row for the process, not one per thread name");
@@ -182,11 +185,7 @@ Test(threads, json_has_tid_and_the_process_pid_and_p_takes_a_tid)
 
 	start_family(zram->path, &f);
 	snprintf(tid_arg, sizeof(tid_arg), "%d", (int)f.tid_b);
-	h_diskio_start(&d, H_ARGS("--json", "-t", "-p", tid_arg, "-D", zram->name, "0.5"),
-		       NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	run_family(&f);
-	h_diskio_finish(&d, 2);
+	watch(&d, &f, H_ARGS("--json", "-t", "-p", tid_arg, "-D", zram->name, "0.5"));
 	for (size_t i = 0; i < d.nlines; i++) {
 		struct h_jv procs, proc;
 		size_t k = 0;

@@ -327,21 +327,28 @@ static __always_inline bool pid_selected(__u32 tgid)
 	return selected_by(filter_pids, nr_filter_pids, tgid);
 }
 
-/* The id a row of the task pid_tgid (bpf_get_current_pid_tgid()) is keyed
- * by: its thread group's, with -t its own. */
-static __always_inline __u32 row_id(__u64 pid_tgid)
+/*
+ * The task a program runs in, fetched once per program run and passed down:
+ * its ids, name and cgroup are then loads from it, where helpers
+ * (bpf_get_current_pid_tgid(), _comm(), _cgroup_id()) would each be a call.
+ */
+static __always_inline struct task_struct *current_task(void)
 {
-	return per_thread ? (__u32)pid_tgid : pid_tgid >> 32;
+	return bpf_get_current_task_btf();
 }
 
-/* The current task's row id; false if -p selects neither its process nor,
- * with -t, its TID. */
-static __always_inline bool current_row_id(__u32 *id)
+/* The id task's row is keyed by: its thread group's, with -t its own. */
+static __always_inline __u32 row_id(const struct task_struct *task)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return per_thread ? task->pid : task->tgid;
+}
 
-	*id = row_id(pid_tgid);
-	return pid_selected(pid_tgid >> 32) || (per_thread && pid_selected((__u32)pid_tgid));
+/* task's row id; false if -p selects neither its process nor, with -t,
+ * its TID. */
+static __always_inline bool task_row_id(const struct task_struct *task, __u32 *id)
+{
+	*id = row_id(task);
+	return pid_selected(task->tgid) || (per_thread && pid_selected(task->pid));
 }
 
 static __always_inline bool dev_selected(__u32 dev)
@@ -385,36 +392,31 @@ static __always_inline __u64 name_word(__u64 word, bool *ended)
 	return word & (((zero_bytes & -zero_bytes) >> 7) - 1);
 }
 
-/* The current task's name into comm; true if it is a workqueue worker
- * (name_worker() may name it by its work once the filters took it). */
-static __always_inline bool current_comm(char comm[TASK_COMM_LEN])
+/* task's name into comm; true if it is a workqueue worker (name_worker()
+ * may name it by its work once the filters took it). */
+static __always_inline bool task_comm(const struct task_struct *task, char comm[TASK_COMM_LEN])
 {
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
-		struct task_struct *task = bpf_get_current_task_btf();
-		__u64 *words = (__u64 *)comm;
-		bool ended = false;
+	/* A process is named by its leader, not by the thread at hand. */
+	const __u64 *name = (const __u64 *)(per_thread ? task->comm : task->group_leader->comm);
+	__u64 *words = (__u64 *)comm;
+	bool ended = false;
 
-		/* A process is named by its leader, not by the thread at hand. */
-		if (per_thread)
-			__builtin_memcpy(comm, task->comm, TASK_COMM_LEN);
-		else
-			__builtin_memcpy(comm, task->group_leader->comm, TASK_COMM_LEN);
+	/* Two loads of a word each: a copy of the array would be a byte at a
+	 * time (its alignment is not known to the compiler). */
+	words[0] = name[0];
+	words[1] = name[1];
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		words[0] = name_word(words[0], &ended);
-		words[1] = name_word(words[1], &ended);
+	words[0] = name_word(words[0], &ended);
+	words[1] = name_word(words[1], &ended);
 #else
-		(void)words;
 #pragma unroll
-		for (int i = 0; i < TASK_COMM_LEN; i++) {
-			ended |= comm[i] == '\0';
-			if (ended)
-				comm[i] = '\0';
-		}
-#endif
-		return task->flags & PF_WQ_WORKER;
+	for (int i = 0; i < TASK_COMM_LEN; i++) {
+		ended |= comm[i] == '\0';
+		if (ended)
+			comm[i] = '\0';
 	}
-	bpf_get_current_comm(comm, TASK_COMM_LEN);
-	return false;
+#endif
+	return task->flags & PF_WQ_WORKER;
 }
 
 /*
@@ -424,9 +426,8 @@ static __always_inline bool current_comm(char comm[TASK_COMM_LEN])
  * in comm with KEY_MARK_WORKER (diskio.h); user space prefixes the worker's
  * own name.  Linux 5.17+ (task->worker_private); before, the comm stays.
  */
-static __always_inline void name_worker(char comm[TASK_COMM_LEN])
+static __always_inline void name_worker(const struct task_struct *task, char comm[TASK_COMM_LEN])
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 desc[2] = {};
 	bool ended = false;
 	struct kthread *kthread;
@@ -462,34 +463,31 @@ static __always_inline bool current_cgroup_selected(void)
 	return false;
 }
 
-/*
- * The current task's cgroup v2 id, as bpf_get_current_cgroup_id() returns it:
- * read through BTF (Linux 5.11+) it is four loads instead of a helper call
- * on every I/O.
- */
-static __always_inline __u64 current_cgroup_id(void)
+/* task's cgroup v2 id, as bpf_get_current_cgroup_id() returns it for the
+ * current task: four loads instead of a helper call on every I/O. */
+static __always_inline __u64 task_cgroup_id(const struct task_struct *task)
 {
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf))
-		return bpf_get_current_task_btf()->cgroups->dfl_cgrp->kn->id;
-	return bpf_get_current_cgroup_id();
+	return task->cgroups->dfl_cgrp->kn->id;
 }
 
-/* Fill in the submitter of an I/O to dev; false if the filters drop it. */
-static __always_inline bool current_submitter(struct proc_dev_key *key, __u32 dev)
+/* Fill in the submitter of an I/O to dev, task (the current task); false if
+ * the filters drop it. */
+static __always_inline bool current_submitter(const struct task_struct *task,
+					      struct proc_dev_key *key, __u32 dev)
 {
 	bool worker;
 
 	if (!dev_selected(dev))
 		return false;
-	if (!current_row_id(&key->tgid))
+	if (!task_row_id(task, &key->tgid))
 		return false;
 	key->dev = dev;
-	worker = current_comm(key->comm);
+	worker = task_comm(task, key->comm);
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
-	key->cgroup = current_cgroup_id();
+	key->cgroup = task_cgroup_id(task);
 	if (worker)
-		name_worker(key->comm);
+		name_worker(task, key->comm);
 	return true;
 }
 
@@ -570,14 +568,14 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 /* Who a write is charged to: the file's dirtier when there is one (then
  * *on_behalf if another task submits it), else the submitter.  false if the
  * filters drop it. */
-static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct proc_dev_key *key,
-					     bool *on_behalf)
+static __always_inline bool write_charged_to(const struct task_struct *task, struct bio *bio,
+					     __u32 dev, struct proc_dev_key *key, bool *on_behalf)
 {
 	struct write_owner *owner = bio && charge_owner ? bio_owner(bio) : NULL;
 
 	*on_behalf = false;
 	if (!owner)
-		return current_submitter(key, dev);
+		return current_submitter(task, key, dev);
 	if (!dev_selected(dev) || !owner->cgroup_selected || !pid_selected(owner->tgid))
 		return false;
 	key->tgid = owner->tgid;
@@ -586,7 +584,7 @@ static __always_inline bool write_charged_to(struct bio *bio, __u32 dev, struct 
 	__builtin_memcpy(key->comm, owner->comm, TASK_COMM_LEN);
 	if (!comm_selected(key->comm))
 		return false;
-	*on_behalf = owner->tgid != row_id(bpf_get_current_pid_tgid());
+	*on_behalf = owner->tgid != row_id(task);
 	return true;
 }
 
@@ -749,54 +747,20 @@ static __always_inline void emit_io_event(void *ctx, const struct inflight *io, 
 	emit_event(ctx, &event, sizeof(event));
 }
 
-/* One cache line a CPU, for arg_address(); CPUs beyond use a helper. */
-#define ADDRESS_SCRATCH_CPUS	1024
-
-struct address_scratch {
-	__u64 address;
-	__u64 pad[7];
-};
-
-static struct address_scratch address_scratch[ADDRESS_SCRATCH_CPUS];
+static char io_origin;
 
 /*
- * The address of the struct request or struct bio a hook was passed, as a
- * number: the verifier forbids arithmetic on the typed pointer itself.  A
- * pointer stored in map memory (this CPU's line of .bss; diskio runs with
- * CAP_PERFMON, which allows it) reads back as a number: two instructions
- * instead of a bpf_probe_read_kernel() call (~20 ns, twice per tracked I/O).
- * A program nested on this CPU (an interrupt's completion) may store between
- * the two: what is read back is then compared with the pointer, and read
- * with the helper if it differs.  Requests and bios are the keys of the
- * in-flight table (their addresses are unique while in flight).
+ * A number for a struct bio or struct request, the same in every program
+ * and unique while the I/O is in flight: its distance from a variable of
+ * this object.  The verifier lets a program loaded with CAP_PERFMON
+ * subtract one pointer from another, and forbids any other arithmetic on
+ * them; this is one instruction where reading the address back as a number
+ * took a helper call or a store and a load.  The keys of the in-flight
+ * table, the latency sample's slots and the stacked bios.
  */
-static __always_inline __u64 arg_address(void *ctx, int n)
+static __always_inline __u64 io_number(const void *io)
 {
-	__u64 pointer = ((__u64 *)ctx)[n];
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 address = 0, offset;
-
-	if (cpu < ADDRESS_SCRATCH_CPUS) {
-		struct address_scratch *scratch = &address_scratch[cpu & (ADDRESS_SCRATCH_CPUS - 1)];
-
-		*(volatile __u64 *)&scratch->address = pointer;
-		__u64 check;
-
-		address = *(volatile __u64 *)&scratch->address;
-		/* Compared through an opaque copy: told that address equals
-		 * the pointer, the compiler would return the pointer. */
-		check = address;
-		asm volatile("" : "+r"(check));
-		if (check == pointer)
-			return address;
-	}
-	/* An opaque offset: given ctx + 8 in a register for the helper, the
-	 * compiler may load the argument through it too, which the verifier
-	 * refuses (a modified context pointer). */
-	offset = n * sizeof(__u64);
-	asm volatile("" : "+r"(offset));
-	bpf_probe_read_kernel(&address, sizeof(address), (char *)ctx + offset);
-	return address;
+	return (__u64)io - (__u64)&io_origin;
 }
 
 /* An I/O in the in-flight table: its way in its bucket, and its record. */
@@ -1165,19 +1129,6 @@ static __always_inline void add_stack_request(void *ctx, const struct proc_dev_k
  * so slow that losing its sample does not matter. */
 #define LATENCY_SAMPLE_STALE_NS	(30ULL * 1000000000ULL)
 
-static char bio_origin;
-
-/*
- * A number for a bio, the same at submission and at completion: its
- * distance from a variable of this program.  The verifier lets a program
- * loaded with CAP_PERFMON subtract one pointer from another, and forbids
- * any other arithmetic on them: no helper call, unlike arg_address().
- */
-static __always_inline __u64 bio_number(struct bio *bio)
-{
-	return (__u64)bio - (__u64)&bio_origin;
-}
-
 /* A chosen bio had no free slot: the sample is smaller, the I/O itself was
  * counted.  Counted in the disk's latency entry (rare: not the hot path). */
 static __always_inline void sample_dropped(__u32 dev)
@@ -1205,7 +1156,7 @@ static __always_inline void sample_bio_start(struct bio *bio, __u32 dev, __u32 c
 
 	if (!latency_sample_cutoff || class >= IO_NR_CLASSES)
 		return;
-	id = bio_number(bio);
+	id = io_number(bio);
 	index = latency_sample_slot(id);
 	slot = bpf_map_lookup_elem(&latency_samples, &index);
 	if (!slot)
@@ -1242,7 +1193,7 @@ static __always_inline bool sample_bio_done(struct bio *bio)
 
 	if (!latency_sample_cutoff)
 		return false;
-	id = bio_number(bio);
+	id = io_number(bio);
 	index = latency_sample_slot(id);
 	slot = bpf_map_lookup_elem(&latency_samples, &index);
 	if (!slot || slot->bio != id)
@@ -1275,14 +1226,14 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 
 	if (class == IO_IGNORED)
 		return 0;
-	stacked = stacked_row((__u64)bio, disk_dev(disk), &key, &counted);
+	stacked = stacked_row(io_number(bio), disk_dev(disk), &key, &counted);
 	if (stacked) {
 		if (!counted)
 			return 0;
 	} else if (class == IO_WRITE) {
-		if (!write_charged_to(bio, disk_dev(disk), &key, &on_behalf))
+		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf))
 			return 0;
-	} else if (!current_submitter(&key, disk_dev(disk))) {
+	} else if (!current_submitter(current_task(), &key, disk_dev(disk))) {
 		return 0;
 	}
 	bio_based = disk_is_bio_based(disk);
@@ -1300,13 +1251,13 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	/* Not writeback charged to a dirtier: the stack would be the flusher's;
 	 * not a stacked device's: its stack is on the device above. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked && class < IO_NR_CLASSES)
-		add_stack_bio(ctx, &key, class, bytes, bio_based, (__u64)bio);
+		add_stack_bio(ctx, &key, class, bytes, bio_based, io_number(bio));
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
 	if (bio_based && !track_inflight)
 		sample_bio_start(bio, key.dev, class);
 	if (bio_based && track_inflight && class < IO_NR_CLASSES)
-		remember_inflight(arg_address(ctx, 0), &key, bpf_ktime_get_ns(),
+		remember_inflight(io_number(bio), &key, bpf_ktime_get_ns(),
 				  bio->bi_iter.bi_sector, bytes, opf);
 	return 0;
 }
@@ -1328,7 +1279,7 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
 	struct stacked_bio stacked = { .upper = dev };
 	struct block_device *bdev;
-	__u64 bio_id = (__u64)bio;
+	__u64 bio_id = io_number(bio);
 	long err;
 
 	/* Not before block_bio_complete, which forgets them, is attached;
@@ -1358,7 +1309,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 	__u32 dev;
 
 	if (stacked || track_inflight)
-		bio_id = arg_address(ctx, 1);
+		bio_id = io_number(bio);
 	if (stacked)
 		forget_stacked_bio(bio_id);
 	if (sample_bio_done(bio))
@@ -1386,34 +1337,35 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 				       struct bio *bio, __u64 sector, __u32 bytes)
 {
 	__u32 class = io_classify(opf);
+	__u64 bio_id = bio ? io_number(bio) : 0;
 	struct proc_dev_key key = {};
 	struct row row;
 	bool on_behalf = false, stacked, counted;
 
 	if (class >= IO_NR_CLASSES)
 		return;
-	stacked = stacked_row((__u64)bio, dev, &key, &counted);
+	stacked = stacked_row(bio_id, dev, &key, &counted);
 	if (stacked) {
 		if (!counted)
 			return;
 	} else if (class == IO_WRITE) {
-		if (!write_charged_to(bio, dev, &key, &on_behalf))
+		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf))
 			return;
-	} else if (!current_submitter(&key, dev)) {
+	} else if (!current_submitter(current_task(), &key, dev)) {
 		return;
 	}
 	if (aggregate && row_of(&key, true, &row))
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)
-		add_stack_request(ctx, &key, class, (__u64)bio);
+		add_stack_request(ctx, &key, class, bio_id);
 	if (track_inflight)
 		remember_inflight(id, &key, 0, sector, bytes, opf);
 }
 
 static __always_inline void request_started(void *ctx, struct request *rq)
 {
-	io_started(ctx, arg_address(ctx, 0), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
+	io_started(ctx, io_number(rq), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
 		   rq->__data_len);
 }
 
@@ -1425,7 +1377,7 @@ static __always_inline void request_started(void *ctx, struct request *rq)
  */
 static __always_inline void request_tracked_from_bio(void *ctx, struct request *rq)
 {
-	__u64 id = arg_address(ctx, 0), bio_id = (__u64)BPF_CORE_READ(rq, bio);
+	__u64 id = io_number(rq), bio_id = rq->bio ? io_number(rq->bio) : 0;
 	struct inflight_ref ref;
 	struct proc_dev_key who = {};
 	__u32 dev = request_dev(rq);
@@ -1436,7 +1388,7 @@ static __always_inline void request_tracked_from_bio(void *ctx, struct request *
 	if (bio_id && inflight_find(bio_id, &ref)) {
 		who = ref.io->who;
 		__sync_val_compare_and_swap(ref.id, bio_id, 0);
-	} else if (!current_submitter(&who, dev)) {
+	} else if (!current_submitter(current_task(), &who, dev)) {
 		return;
 	}
 	remember_inflight(id, &who, 0, rq->__sector, rq->__data_len, rq->cmd_flags);
@@ -1447,7 +1399,7 @@ static __always_inline void request_issued(void *ctx, struct request *rq)
 {
 	struct inflight_ref ref;
 
-	if (!trace_events || !inflight_find(arg_address(ctx, 0), &ref))
+	if (!trace_events || !inflight_find(io_number(rq), &ref))
 		return;
 	ref.io->sector = rq->__sector;
 	ref.io->bytes = rq->__data_len;
@@ -1461,7 +1413,7 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 	__u64 now = bpf_ktime_get_ns();
 
 	if (track_inflight) {
-		complete_tracked(ctx, arg_address(ctx, 0), dev, now, start_ns);
+		complete_tracked(ctx, io_number(rq), dev, now, start_ns);
 		return;
 	}
 	if (!start_ns || !dev_selected(dev))
@@ -1508,7 +1460,7 @@ int BPF_PROG(handle_getrq, struct bio *bio)
 {
 	struct gendisk *disk = bio_disk(bio);
 
-	io_started(ctx, arg_address(ctx, 0), bio->bi_opf, disk_dev(disk), bio,
+	io_started(ctx, io_number(bio), bio->bi_opf, disk_dev(disk), bio,
 		   bio->bi_iter.bi_sector, bio->bi_iter.bi_size);
 	return 0;
 }
@@ -1662,11 +1614,11 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
  * worker doing other work than writeback: a loop device's worker writing
  * its backing file, whose writeback then serves the loop device.
  */
-static __always_inline bool may_own(const struct proc_dev_key *who)
+static __always_inline bool may_own(const struct task_struct *task, const struct proc_dev_key *who)
 {
 	const char *flush = "flush-";
 
-	if (!(bpf_get_current_task_btf()->flags & PF_KTHREAD))
+	if (!(task->flags & PF_KTHREAD))
 		return true;
 	if (who->comm[TASK_COMM_LEN - 1] != KEY_MARK_WORKER)
 		return false;
@@ -1681,6 +1633,7 @@ static __always_inline bool may_own(const struct proc_dev_key *who)
 SEC("tp_btf/writeback_dirty_folio")
 int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
+	struct task_struct *task = current_task();
 	struct proc_dev_key key = {};
 	struct row row;
 	struct inode *host;
@@ -1693,14 +1646,14 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	host = mapping->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
-	pid_taken = current_row_id(&key.tgid);
+	pid_taken = task_row_id(task, &key.tgid);
 	key.dev = dev;
-	key.cgroup = current_cgroup_id();
-	worker = current_comm(key.comm);
+	key.cgroup = task_cgroup_id(task);
+	worker = task_comm(task, key.comm);
 	selected = current_cgroup_selected();
 	comm_taken = comm_selected(key.comm);
 	if (worker)
-		name_worker(key.comm);
+		name_worker(task, key.comm);
 	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
@@ -1715,7 +1668,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 				__sync_fetch_and_add(&counts->dirtied_bytes, bytes);
 		}
 	}
-	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(&key))
+	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(task, &key))
 		remember_owner(host, &key, selected);
 	return 0;
 }

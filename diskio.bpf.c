@@ -1303,9 +1303,9 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	struct gendisk *disk = bio_disk(bio);
 	bool stacked = *(volatile __u64 *)&stacked_in_flight;
 	__u64 start_ns, stamp_mask, bio_id = 0;
+	struct gendisk *disk;
 	__u32 dev;
 
 	if (stacked || track_inflight)
@@ -1314,6 +1314,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 		forget_stacked_bio(bio_id);
 	if (sample_bio_done(bio))
 		return 0;
+	disk = bio_disk(bio);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);

@@ -63,6 +63,10 @@ const volatile bool rq_fallback_hooks = false;
 /* With them, block_getrq (one argument, the bio) counts each request in its
  * submitter's context. */
 const volatile bool getrq_hook = false;
+/* A request ends at block_rq_complete (its last part), not block_io_done:
+ * with the fallback hooks, and in the default mode, where the flushes keep
+ * block_rq_complete attached anyway: one program a request fewer. */
+const volatile bool done_at_rq_complete = false;
 
 /* Default mode (--latency-sample): 1 in latency_sample_every bios of
  * bio-based disks has its latency measured, those whose hash is below
@@ -1500,15 +1504,15 @@ static __always_inline void count_device_flush(struct request *rq)
 		count_lost(LOST_STATS_MAP_FULL);
 }
 
-/* Every request's completion: flushes (not in trace mode); and before Linux
- * 6.5, without block_io_done, the end of a request, which may complete in
- * parts: it is done when the last part completes. */
+/* Every request's completion: flushes (not in trace mode); and where
+ * block_io_done is not used (done_at_rq_complete), the end of a request,
+ * which may complete in parts: it is done when the last part completes. */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
 	if (aggregate)
 		count_device_flush(rq);
-	if (rq_fallback_hooks && nr_bytes >= rq->__data_len)
+	if (done_at_rq_complete && nr_bytes >= rq->__data_len)
 		request_done(ctx, rq);
 	return 0;
 }

@@ -99,18 +99,22 @@ static void choose_dirty_hook(struct loader *l, const struct kernel_hooks *hooks
 }
 
 /* block_io_start/done from Linux 6.5, block_rq_issue/complete before;
- * block_rq_complete on every kernel for the disks' flushes (not with -T). */
+ * block_rq_complete on every kernel for the disks' flushes (not with -T),
+ * where the default mode also ends requests: block_io_done only times
+ * tracked I/Os. */
 static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hooks *hooks,
-			       bool trace)
+			       bool trace, bool track_inflight)
 {
 	bool fallback = !hooks->io_start || env_flag("DISKIO_FORCE_RQ_HOOKS");
 	bool flushes = !trace && hooks->rq_issue;
+	bool done_at_rq_complete = fallback || (flushes && !track_inflight);
 
 	skel->rodata->rq_fallback_hooks = fallback;
 	skel->rodata->getrq_hook = fallback && hooks->getrq;
+	skel->rodata->done_at_rq_complete = done_at_rq_complete;
 	bpf_program__set_autoload(skel->progs.handle_getrq, fallback && hooks->getrq);
 	bpf_program__set_autoload(skel->progs.handle_io_start, !fallback);
-	bpf_program__set_autoload(skel->progs.handle_io_done, !fallback);
+	bpf_program__set_autoload(skel->progs.handle_io_done, !done_at_rq_complete);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
 	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback || flushes);
 	/* Attached after the others: see stacked_tracked in diskio.bpf.c. */
@@ -222,7 +226,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
 	skel->bss->per_thread = opts->threads;
-	choose_block_hooks(skel, hooks, opts->trace);
+	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight);
 	choose_exit_hook(skel, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
 	size_maps(l, hooks);

@@ -28,6 +28,7 @@ LIBS := -lbpf -lelf -lz
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c tally.c frame.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_keys.c top_layout.c) stacks/stacks.c stacks/symbolize.c stacks/elfsyms.c \
+	stacks/ehframe.c \
 	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c)
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
@@ -69,7 +70,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources stacks kallsyms elf
+FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES) -Itests/fuzz \
@@ -176,6 +177,17 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
 
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
+# A program with known call frame information for tests/test_ehframe.c.
+EHFRAME_TARGET := $(SYMBOLIZE_DATA)/ehframe_target
+$(OUTPUT)/tests/test_ehframe $(ASAN_OUTPUT)/tests/test_ehframe: $(EHFRAME_TARGET)
+$(OUTPUT)/tests/test_ehframe $(ASAN_OUTPUT)/tests/test_ehframe: \
+	TEST_DEFS := -DEHFRAME_DATA='"$(CURDIR)/$(SYMBOLIZE_DATA)"'
+$(OUTPUT)/tests/test_ehframe $(ASAN_OUTPUT)/tests/test_ehframe: PURE_LIBS := -ldl
+
+$(EHFRAME_TARGET): tests/data/ehframe_target.c | $(SYMBOLIZE_DATA)
+	$(call msg,TARGET,$@)
+	$(Q)$(CC) -O0 -fPIE -pie -Wall $(WERROR_FLAG) $< -o $@
+
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: \
 	TEST_DEFS := -DSYMBOLIZE_DATA='"$(CURDIR)/$(SYMBOLIZE_DATA)"'
 # The test reads its targets' layout with libelf, to check the reader against it.

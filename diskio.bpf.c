@@ -970,6 +970,32 @@ static __always_inline void note_exe(struct user_stack_event *event, struct task
 	}
 }
 
+/* The user stack pointer where the kernel was entered, the word at the
+ * frame pointer + 8 and the first bytes of the stack: what user space needs
+ * to find the caller of a frameless function by its .eh_frame rule. */
+static __always_inline void note_user_regs(struct user_stack_event *event,
+					   struct task_struct *task)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 sp, bp;
+
+	event->user_sp = 0;
+	event->user_ret = 0;
+	event->stack_len = 0;
+	if (!regs)
+		return;
+	sp = PT_REGS_SP_CORE(regs);
+	bp = PT_REGS_FP_CORE(regs);
+	if (bp && bpf_probe_read_user(&event->user_ret, sizeof(event->user_ret),
+				      (void *)(bp + 8)))
+		event->user_ret = 0;
+	if (!sp || bpf_probe_read_user(event->stack_bytes, sizeof(event->stack_bytes),
+				       (void *)sp))
+		return;
+	event->user_sp = sp;
+	event->stack_len = sizeof(event->stack_bytes);
+}
+
 /*
  * A new user stack of a row: user space gets it at once as build ids and
  * file offsets, which name its frames even after the process is gone, and
@@ -994,6 +1020,7 @@ static __always_inline long fill_user_stack(void *ctx, struct user_stack_event *
 	event->user_stack = sk->user_stack;
 	event->nframes = size / sizeof(event->frames[0]);
 	note_exe(event, task);
+	note_user_regs(event, task);
 	return size;
 }
 

@@ -379,6 +379,7 @@ struct crash_event {
 #define STACK_BUILD_ID_SIZE	20
 #define EXE_PATH_DEPTH		16
 #define EXE_NAME_LEN		64
+#define USER_STACK_BYTES	256
 enum stack_frame_status {
 	STACK_FRAME_EMPTY = 0,		/* BPF_STACK_BUILD_ID_EMPTY: no frame */
 	STACK_FRAME_BUILD_ID = 1,	/* BPF_STACK_BUILD_ID_VALID: build_id + offset */
@@ -411,6 +412,19 @@ struct user_stack_event {
 	__u32 parent_tgid;		/* its parent: often alive, in the same namespace */
 	__u32 pad;
 	char exe_names[EXE_PATH_DEPTH][EXE_NAME_LEN];
+	/* The caller of a function that set up no frame (libc's syscall
+	 * wrappers) is not in the frame pointer walk: user space finds its
+	 * return address in these bytes by the .eh_frame rule at frame 0.
+	 * The user registers where the kernel was entered: the stack pointer,
+	 * the word at the frame pointer + 8 (what the walk took for frame 1;
+	 * 0: unread), and the first stack_len bytes at the stack pointer
+	 * (USER_STACK_BYTES, or 0 when they could not be read). */
+	__u64 user_sp;
+	__u64 user_ret;
+	__u32 stack_len;
+	__u32 pad2;
+	unsigned char stack_bytes[USER_STACK_BYTES];
+	/* Last: the perf buffer sends only the frames taken. */
 	struct stack_frame_id frames[STACK_MAX_FRAMES];
 };
 

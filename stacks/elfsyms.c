@@ -59,6 +59,7 @@ struct elf_symbol {
 
 struct elf_segment {
 	uint64_t offset, filesz, vaddr;
+	bool exec;		/* PF_X */
 };
 
 struct elf_symbols {
@@ -310,23 +311,24 @@ static enum elf_status read_program_headers(struct reader *r, const struct heade
 		return ELF_NO_MEMORY;
 	}
 	for (i = 0; i < h->phnum && !status; i++) {
-		uint64_t type, offset, filesz, vaddr, align;
+		uint64_t type, offset, filesz, vaddr, align, flags;
 
 		if (r->is64) {
 			Elf64_Phdr ph;
 
 			memcpy(&ph, table + i * entsize, sizeof(ph));
 			type = ph.p_type, offset = ph.p_offset, filesz = ph.p_filesz;
-			vaddr = ph.p_vaddr, align = ph.p_align;
+			vaddr = ph.p_vaddr, align = ph.p_align, flags = ph.p_flags;
 		} else {
 			Elf32_Phdr ph;
 
 			memcpy(&ph, table + i * entsize, sizeof(ph));
 			type = ph.p_type, offset = ph.p_offset, filesz = ph.p_filesz;
-			vaddr = ph.p_vaddr, align = ph.p_align;
+			vaddr = ph.p_vaddr, align = ph.p_align, flags = ph.p_flags;
 		}
 		if (type == PT_LOAD)
-			e->segments[e->nsegments++] = (struct elf_segment){ offset, filesz, vaddr };
+			e->segments[e->nsegments++] =
+				(struct elf_segment){ offset, filesz, vaddr, flags & PF_X };
 		else if (type == PT_NOTE && !e->build_id_len)
 			status = read_notes(r, offset, filesz, align, e);
 	}
@@ -734,6 +736,22 @@ static bool offset_to_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t 
 
 		if (off >= seg->offset && off - seg->offset < seg->filesz) {
 			*vaddr = off - seg->offset + seg->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr, bool *exec)
+{
+	if (!e)
+		return false;
+	for (size_t i = 0; i < e->nsegments; i++) {
+		const struct elf_segment *seg = &e->segments[i];
+
+		if (off >= seg->offset && off - seg->offset < seg->filesz) {
+			*vaddr = off - seg->offset + seg->vaddr;
+			*exec = seg->exec;
 			return true;
 		}
 	}

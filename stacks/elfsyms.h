@@ -73,6 +73,10 @@ void elf_take_symbols(struct elf_symbols *to, struct elf_symbols *from);
 /* Bytes of memory the object holds. */
 size_t elf_symbols_bytes(const struct elf_symbols *e);
 
+/* The virtual address of file offset off, and whether its PT_LOAD segment
+ * is executable; false when no PT_LOAD segment holds off. */
+bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr, bool *exec);
+
 /*
  * The function holding file offset off (an address in a mapping less its
  * start plus its file offset): its name and *into, how far into it off

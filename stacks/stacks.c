@@ -133,7 +133,7 @@ static size_t for_each_frame(const struct stack_namer *namer, const struct row_s
 			     bool user, bool outer_first,
 			     void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
 {
-	uint64_t frames[STACK_MAX_FRAMES];
+	uint64_t frames[STACK_MAX_FRAMES + 1], inserted;
 	const char *placeholder = NULL, *unknown = NULL;
 	char name[STACK_NAME_MAX];
 	int n = stack_ref_frames(namer->table, user ? &s->user : &s->kernel, frames, &placeholder);
@@ -142,6 +142,13 @@ static size_t for_each_frame(const struct stack_namer *namer, const struct row_s
 	if (n < 0) {
 		fn(placeholder, NULL, arg);
 		return 1;
+	}
+	/* The caller of a frameless frame 0, which the namer recovered. */
+	if (user && n > 0 && namer->user_inserted &&
+	    namer->user_inserted(namer->ctx, s->key.who.tgid, s->key.user_stack, &inserted)) {
+		memmove(frames + 2, frames + 1, (size_t)(n - 1) * sizeof(frames[0]));
+		frames[1] = inserted;
+		n++;
 	}
 	if (!user)
 		first = tracing_frames(namer, frames, n);

@@ -73,6 +73,13 @@ struct stack_namer {
 	char *(*kernel)(void *ctx, uint64_t addr, char *buf, size_t size);
 	char *(*user)(void *ctx, const struct user_frame *frame, char *buf, size_t size,
 		      const char **unknown);
+	/* A frame the namer recovered after frame 0 of a user stack (the
+	 * caller of a frameless function, which the kernel's walk skips):
+	 * true and its address; it is then frame index 1 and the kernel's
+	 * frame i is index i + 1.  NULL: none. */
+	bool (*user_inserted)(void *ctx, uint32_t tgid, int32_t stack_id, uint64_t *addr);
+	/* How many such frames were recovered in the run; NULL: not counted. */
+	uint64_t (*frames_recovered)(void *ctx);
 	void *ctx;
 	uint32_t top;				/* --stacks-top: stacks per row shown */
 };

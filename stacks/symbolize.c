@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "ehframe.h"
 #include "elfsyms.h"
 #include "path.h"
 #include "resources.h"
@@ -587,6 +588,7 @@ struct elf_file {
 	off_t size;
 	struct timespec mtime;
 	struct elf_symbols *elf;	/* NULL when out of memory */
+	struct eh_frame *eh;		/* its .eh_frame, NULL without one */
 	enum usym_unknown why;		/* USYM_NAMED when it has symbols */
 	bool trusted;			/* only root can change it: names any process... */
 	bool public;			/* ...if anyone may read it (a root-only file's
@@ -636,6 +638,8 @@ struct named_stack {
 	uint32_t nframes;
 	res_key *names;			/* NO_NAME: "[unknown] 0xADDR" */
 	uint8_t *why;			/* enum usym_unknown */
+	bool inserted;			/* names[1] is the caller of a frameless frame 0 */
+	uint64_t inserted_addr;		/* (the kernel's stack lacks it): its address */
 };
 
 struct usyms {
@@ -655,6 +659,7 @@ struct usyms {
 	uint64_t clock;
 	uint64_t budget_ns, spent_ns;	/* per interval; 0: no budget */
 	uint64_t unknown[USYM_NR];	/* frames named unknown, by why */
+	uint64_t recovered;		/* frames inserted by an .eh_frame rule */
 };
 
 static uint64_t monotonic_now(void)
@@ -789,6 +794,7 @@ static void file_free(struct usyms *us, struct elf_file *f)
 	us->nfiles--;
 	us->cache_bytes -= f->bytes;
 	elf_symbols_free(f->elf);
+	eh_frame_free(f->eh);
 	free(f);
 }
 
@@ -973,10 +979,14 @@ static struct elf_file *read_file(struct usyms *us, int fd, const struct stat *s
 	if ((f->why == USYM_STRIPPED || (f->why == USYM_NAMED && !elf_has_all_symbols(f->elf))) &&
 	    elf_has_segments(f->elf))
 		add_debug_symbols(us, f);
-	f->bytes = sizeof(*f) + elf_symbols_bytes(f->elf);
+	/* Under its own cap (ehframe.h), through the same descriptor. */
+	if (f->why != USYM_NOT_ELF && elf_has_segments(f->elf))
+		eh_frame_read(fd, (uint64_t)st->st_size, &f->eh);
+	f->bytes = sizeof(*f) + elf_symbols_bytes(f->elf) + eh_frame_bytes(f->eh);
 	charge(us, since);
 	if (!make_room(us, f->bytes)) {
 		elf_symbols_free(f->elf);
+		eh_frame_free(f->eh);
 		free(f);
 		*why = USYM_OVER_BUDGET;
 		return NULL;
@@ -1553,6 +1563,95 @@ static enum usym_unknown name_frame(struct usyms *us, const struct process *p,
 	return name_in_file(f, why, module, frame->offset, buf, size);
 }
 
+/* The file and file offset of frame i of event (NULL: unknown). */
+static struct elf_file *frame_file(struct usyms *us, const struct process *p,
+				   const struct user_stack_event *event, uint32_t i,
+				   uint64_t *offset)
+{
+	const struct stack_frame_id *frame = &event->frames[i];
+	enum usym_unknown why;
+	const char *module;
+
+	if (frame->status == STACK_FRAME_IP) {
+		const struct mapping *m = p ? find_mapping(p, frame->offset) : NULL;
+
+		if (!m || m->kind != MAPPING_FILE || !m->file)
+			return NULL;
+		*offset = frame->offset - m->start + m->offset;
+		return m->file;
+	}
+	if (frame->status != STACK_FRAME_BUILD_ID)
+		return NULL;
+	*offset = frame->offset;
+	return file_by_build_id(us, p, frame->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+}
+
+/*
+ * The caller of frame 0 when frame 0 kept no frame of its own, which the
+ * frame pointer walk skips: the return address its .eh_frame rule places
+ * in the stack bytes the kernel copied, if the CFA is the stack pointer
+ * plus an offset (rbp-based: the function has a frame, the walk was right)
+ * and the word is within the bytes copied, and not frame 1 already.  With
+ * the process's mappings it must lie in an executable mapping.
+ */
+static bool recover_caller(struct usyms *us, const struct process *p,
+			   const struct user_stack_event *event, uint64_t *ra)
+{
+	struct elf_file *f;
+	struct eh_rule rule;
+	uint64_t offset, vaddr;
+	int64_t at;
+	bool exec;
+
+	if (!event->nframes || !event->user_sp || event->stack_len != USER_STACK_BYTES)
+		return false;
+	f = frame_file(us, p, event, 0, &offset);
+	if (!f || !f->eh || !elf_offset_vaddr(f->elf, offset, &vaddr, &exec) || !exec ||
+	    eh_frame_rule(f->eh, vaddr, &rule) != EH_OK || rule.cfa_reg != EH_REG_RSP ||
+	    __builtin_add_overflow(rule.cfa_offset, rule.ra_offset, &at) || at < 0 ||
+	    at > (int64_t)USER_STACK_BYTES - 8)
+		return false;
+	memcpy(ra, event->stack_bytes + at, sizeof(*ra));
+	if (!*ra || *ra == event->user_ret)
+		return false;
+	/* Mappings read too late are empty (the process was exiting). */
+	if (p && p->nmappings) {
+		const struct mapping *m = find_mapping(p, *ra);
+
+		return m && m->kind != MAPPING_ANONYMOUS;
+	}
+	return true;
+}
+
+/* The name of the recovered frame at ra: by the process's mappings, else
+ * in frame 1's file if ra falls in an executable segment of it (frame 1's
+ * address, event->user_ret, less its file offset places that file). */
+static enum usym_unknown name_recovered(struct usyms *us, const struct process *p,
+					const struct user_stack_event *event, uint64_t ra,
+					char *buf, size_t size)
+{
+	const struct stack_frame_id *next = &event->frames[1];
+	enum usym_unknown why = USYM_NOT_RECORDED;
+	const char *module;
+	struct elf_file *f;
+	uint64_t offset, vaddr;
+	bool exec;
+
+	if (p && find_mapping(p, ra))
+		return name_by_mapping(p, ra, buf, size);
+	snprintf(buf, size, "[unknown] 0x%" PRIx64, ra);
+	if (event->nframes < 2 || next->status != STACK_FRAME_BUILD_ID || !event->user_ret ||
+	    event->user_ret < next->offset)
+		return why;
+	f = file_by_build_id(us, p, next->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+	if (!f)
+		return why;
+	offset = ra - (event->user_ret - next->offset);
+	if (!elf_offset_vaddr(f->elf, offset, &vaddr, &exec) || !exec)
+		return USYM_NOT_RECORDED;
+	return name_in_file(f, why, module, offset, buf, size);
+}
+
 static struct named_stack **stack_slot(struct usyms *us, uint32_t tgid, int32_t stack_id)
 {
 	struct named_stack **slot =
@@ -1623,8 +1722,9 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	struct named_stack **slot, *s;
 	const struct process *p;
 	char name[USYMS_NAME_MAX];
-	bool exe_tried = false, over;
-	uint32_t nframes;
+	bool exe_tried = false, over, inserted;
+	uint32_t nframes, named;
+	uint64_t ra = 0;
 
 	if (!us || !event)
 		return -EINVAL;
@@ -1635,6 +1735,7 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	p = *process_slot(us, event->tgid);
 	if (p && (p->start_ns != event->start_ns || p->exec_id != event->exec_id))
 		p = NULL;
+	inserted = nframes && recover_caller(us, p, event, &ra);
 	slot = stack_slot(us, event->tgid, event->user_stack);
 	if (*slot) {
 		s = *slot;
@@ -1644,16 +1745,28 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	}
 	if (us->nstacks >= USYMS_MAX_STACKS)
 		return -ENOSPC;
-	s = calloc(1, sizeof(*s) + nframes * (sizeof(res_key) + 1));
+	named = nframes + inserted;
+	s = calloc(1, sizeof(*s) + named * (sizeof(res_key) + 1));
 	if (!s)
 		return -ENOMEM;
 	s->tgid = event->tgid;
 	s->stack_id = event->user_stack;
-	s->nframes = nframes;
+	s->nframes = named;
 	s->names = (res_key *)(s + 1);
-	s->why = (uint8_t *)(s->names + nframes);
-	for (uint32_t i = 0; i < nframes; i++) {
-		enum usym_unknown why = name_frame(us, p, event, i, &exe_tried, name, sizeof(name));
+	s->why = (uint8_t *)(s->names + named);
+	s->inserted = inserted;
+	s->inserted_addr = ra;
+	if (inserted)
+		us->recovered++;
+	for (uint32_t k = 0; k < named; k++) {
+		/* The event's frames first (the executable may be looked for by
+		 * path on the way), the recovered one last: name 1, the kernel's
+		 * frame j name j + 1 after it. */
+		uint32_t i = !inserted ? k : k + 1 < named ? (k ? k + 1 : 0) : 1;
+		enum usym_unknown why = inserted && i == 1 ?
+			name_recovered(us, p, event, ra, name, sizeof(name)) :
+			name_frame(us, p, event, inserted && i > 1 ? i - 1 : i, &exe_tried, name,
+				   sizeof(name));
 
 		/* Not found where the process was not read for want of time. */
 		if (over && (why == USYM_FILE_GONE || why == USYM_NOT_RECORDED))
@@ -1713,6 +1826,17 @@ void usyms_stats(const struct usyms *us, struct usyms_stats *out)
 	out->processes = us->nprocesses;
 	out->stacks = us->nstacks;
 	memcpy(out->unknown, us->unknown, sizeof(out->unknown));
+	out->recovered = us->recovered;
+}
+
+bool usyms_inserted_frame(struct usyms *us, uint32_t tgid, int32_t stack_id, uint64_t *addr)
+{
+	const struct named_stack *s = us ? *stack_slot(us, tgid, stack_id) : NULL;
+
+	if (!s || !s->inserted)
+		return false;
+	*addr = s->inserted_addr;
+	return true;
 }
 
 /* ---- the symbolizer the views are handed: kernel and user frames ---- */
@@ -1746,6 +1870,20 @@ static char *name_user_frame(void *ctx, const struct user_frame *frame, char *bu
 	return buf;
 }
 
+static bool user_inserted(void *ctx, uint32_t tgid, int32_t stack_id, uint64_t *addr)
+{
+	const struct symbolizer *sym = ctx;
+
+	return usyms_inserted_frame(sym->usyms, tgid, stack_id, addr);
+}
+
+static uint64_t frames_recovered(void *ctx)
+{
+	const struct symbolizer *sym = ctx;
+
+	return sym->usyms ? sym->usyms->recovered : 0;
+}
+
 struct symbolizer *symbolizer_new(const struct symbolizer_options *o,
 				  void (*warn)(const char *fmt, ...))
 {
@@ -1756,6 +1894,8 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *o,
 	sym->namer = (struct stack_namer){
 		.kernel = name_kernel_frame,
 		.user = name_user_frame,
+		.user_inserted = user_inserted,
+		.frames_recovered = frames_recovered,
 		.ctx = sym,
 		.top = o->top,
 	};

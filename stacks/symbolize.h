@@ -151,8 +151,16 @@ char *usyms_frame(struct usyms *us, uint32_t tgid, int32_t stack_id, uint32_t in
 struct usyms_stats {
 	size_t files, cache_bytes, processes, stacks;
 	uint64_t unknown[USYM_NR];	/* frames of captured stacks, by why */
+	uint64_t recovered;		/* frames inserted: callers of a frameless frame 0 */
 };
 void usyms_stats(const struct usyms *us, struct usyms_stats *out);
+
+/* Whether usyms_add_stack() found the caller of frame 0 of tgid's user
+ * stack stack_id, which the frame pointer walk skips (frame 0 kept no
+ * frame: libc's syscall wrappers), by frame 0's .eh_frame rule and the
+ * stack bytes of the event: *addr, its address; it is frame index 1 of
+ * usyms_frame(), the kernel's frame 1 is index 2. */
+bool usyms_inserted_frame(struct usyms *us, uint32_t tgid, int32_t stack_id, uint64_t *addr);
 
 /* ---- the symbolizer the views are handed: kernel and user frames ---- */
 

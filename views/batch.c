@@ -82,7 +82,12 @@ static void batch_begin(struct view *v, const struct frame *f)
 	pmem_values(&f->devices->aggregate, f->cumulative, values);
 	batch_counters(v->out, values);
 	batch_write_lost(v->out, f->lost);
-	fprintf(v->out, " rows_cut=%u\n", v->rows_cut);
+	fprintf(v->out, " rows_cut=%u", v->rows_cut);
+	/* --stacks: callers of frameless functions found by .eh_frame (the run's) */
+	if (v->stacks && v->stacks->frames_recovered)
+		fprintf(v->out, " stack_frames_recovered=%" PRIu64,
+			v->stacks->frames_recovered(v->stacks->ctx));
+	fputc('\n', v->out);
 }
 
 /* " read_p50_us=12.3 read_p95_us=… … discard_p99_us=-" */

@@ -18,9 +18,10 @@
 /*
  * Each known function calls libc through a helper of its own: libc's
  * syscall wrappers keep no frame pointer, so the frame-pointer walk loses
- * their caller (the helper) but not the known function above it.  Modes
- * "r" and "w" stay alive 0.3 s after their I/O; "rq" exits at once, as a
- * cron job or a container's entrypoint does.
+ * their caller (the helper), which diskio finds again by libc's .eh_frame;
+ * known_direct_c calls pread itself.  Modes "r", "d" and "w" stay alive
+ * 0.3 s after their I/O; "rq" and "dq" exit at once, as a cron job or a
+ * container's entrypoint does.
  */
 static const char program_source[] =
 	"#define _GNU_SOURCE\n"
@@ -34,6 +35,10 @@ static const char program_source[] =
 	"{ void *buf; if (posix_memalign(&buf, 4096, 4096)) return -1;\n"
 	"  for (long off = 0; off < n; off += 4096) if (read_chunk(fd, buf, off)) return -1;\n"
 	"  return 0; }\n"
+	"__attribute__((noinline)) int known_direct_c(int fd, long n)\n"
+	"{ void *buf; if (posix_memalign(&buf, 4096, 4096)) return -1;\n"
+	"  for (long off = 0; off < n; off += 4096) if (pread(fd, buf, 4096, off) != 4096) return -1;\n"
+	"  return 0; }\n"
 	"__attribute__((noinline)) static int write_chunk(int fd, const void *buf)\n"
 	"{ return write(fd, buf, 4096) == 4096 ? 0 : -1; }\n"
 	"__attribute__((noinline)) int known_writer_b(int fd, long m)\n"
@@ -44,6 +49,8 @@ static const char program_source[] =
 	"{ int fd, err; if (argc != 4) return 2;\n"
 	"  if (argv[1][0] == 'r') { fd = open(argv[2], O_RDONLY | O_DIRECT);\n"
 	"    err = fd < 0 || known_reader_a(fd, atol(argv[3])); }\n"
+	"  else if (argv[1][0] == 'd') { fd = open(argv[2], O_RDONLY | O_DIRECT);\n"
+	"    err = fd < 0 || known_direct_c(fd, atol(argv[3])); }\n"
 	"  else { fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);\n"
 	"    err = fd < 0 || known_writer_b(fd, atol(argv[3])); }\n"
 	"  if (argv[1][1] != 'q') usleep(300000); return err ? 1 : 0; }\n";
@@ -391,9 +398,54 @@ Test(stacks, processes_that_exit_at_once_are_named_on_a_busy_machine)
 	cr_expect_eq(bytes, (uint64_t)QUICK_RUNS * QUICK_BYTES,
 		     "known_reader_a: %" PRIu64 " bytes in %d folded lines, read %u x %u", bytes,
 		     lines, QUICK_RUNS, QUICK_BYTES);
-	bytes = folded_bytes(folded, ";known_reader_a;pread;", NULL, &lines);
+	bytes = folded_bytes(folded, ";known_reader_a;read_chunk;pread;", NULL, &lines);
 	cr_expect_eq(bytes, (uint64_t)QUICK_RUNS * QUICK_BYTES,
-		     "libc's pread named below known_reader_a: %" PRIu64 " bytes", bytes);
+		     "libc's pread named below known_reader_a and its helper: %" PRIu64 " bytes",
+		     bytes);
+	h_diskio_free(&d);
+}
+
+/* The stack_frames_recovered of the last interval record (-1: none). */
+static int64_t frames_recovered(const struct h_diskio *d)
+{
+	int64_t value = -1;
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv root;
+
+		if (h_json_is_interval(d->lines[i]) && h_json_parse(d->lines[i], &root))
+			h_json_get_int(root, "stack_frames_recovered", &value);
+	}
+	return value;
+}
+
+/* A function that calls libc's pread itself, which keeps no frame of its
+ * own: its caller is not in the frame pointer walk, and is found by libc's
+ * .eh_frame rule at the syscall and the stack bytes the kernel copied.
+ * Once in a process that stays, once in one that exits at once. */
+Test(stacks, the_caller_of_a_frameless_libc_wrapper_is_found)
+{
+	const struct h_dev *raw = h_zram_create(DISK_SIZE);
+	char exe[512], folded[512];
+	struct h_diskio d;
+	int lines;
+	uint64_t bytes;
+
+	build_program(exe, sizeof(exe));
+	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
+				  "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(spawn_program(exe, "d", raw->path, QUICK_BYTES), H_CHILD_TIMEOUT_MS);
+	h_expect_child_ok(spawn_program(exe, "dq", raw->path, QUICK_BYTES), H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 2);
+
+	bytes = folded_bytes(folded, ";main;known_direct_c;pread;", NULL, &lines);
+	cr_expect_eq(bytes, 2ULL * QUICK_BYTES,
+		     "known_direct_c between main and libc's pread: %" PRIu64 " bytes in %d "
+		     "folded lines, read 2 x %u", bytes, lines, QUICK_BYTES);
+	cr_expect_geq(frames_recovered(&d), 1, "stack_frames_recovered");
 	h_diskio_free(&d);
 }
 

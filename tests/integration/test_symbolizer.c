@@ -1035,6 +1035,7 @@ static void expect_intervals_on_time(const struct h_diskio *d)
 		n++;
 	}
 	cr_expect_geq(n, 3, "only %d interval records", n);
+	cr_log_info("the longest gap between interval records: %.3f s (line %zu)", worst, worst_at);
 	/* "ts" has three decimals. */
 	cr_expect_leq(worst, MAX_GAP_S + 0.002, "an interval record came %.3f s after the one "
 		      "before (line %zu); at most %.2f s (1.5 intervals) allowed", worst, worst_at,

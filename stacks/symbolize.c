@@ -1717,6 +1717,25 @@ static void add_exe_by_path(struct usyms *us, const struct user_stack_event *eve
 	close(fd);
 }
 
+/* Name at of stack s is name (empty: none), found or not for why. */
+static void store_name(struct usyms *us, struct named_stack *s, uint32_t at, bool over,
+		       enum usym_unknown why, const char *name)
+{
+	/* Not found where the process was not read for want of time. */
+	if (over && (why == USYM_FILE_GONE || why == USYM_NOT_RECORDED))
+		why = USYM_OVER_BUDGET;
+	if (!name[0]) {
+		s->names[at] = NO_NAME;
+	} else if (res_intern_str(&us->names, name, &s->names[at])) {
+		/* The table of names is full: USYMS_NAMES_BYTES. */
+		s->names[at] = NO_NAME;
+		why = USYM_OVER_BUDGET;
+	}
+	s->why[at] = (uint8_t)why;
+	if (why != USYM_NAMED)
+		us->unknown[why]++;
+}
+
 int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 {
 	struct named_stack **slot, *s;
@@ -1758,31 +1777,15 @@ int usyms_add_stack(struct usyms *us, const struct user_stack_event *event)
 	s->inserted_addr = ra;
 	if (inserted)
 		us->recovered++;
-	for (uint32_t k = 0; k < named; k++) {
-		/* The event's frames first (the executable may be looked for by
-		 * path on the way), the recovered one last: name 1, the kernel's
-		 * frame j name j + 1 after it. */
-		uint32_t i = !inserted ? k : k + 1 < named ? (k ? k + 1 : 0) : 1;
-		enum usym_unknown why = inserted && i == 1 ?
-			name_recovered(us, p, event, ra, name, sizeof(name)) :
-			name_frame(us, p, event, inserted && i > 1 ? i - 1 : i, &exe_tried, name,
-				   sizeof(name));
-
-		/* Not found where the process was not read for want of time. */
-		if (over && (why == USYM_FILE_GONE || why == USYM_NOT_RECORDED))
-			why = USYM_OVER_BUDGET;
-
-		if (!name[0]) {
-			s->names[i] = NO_NAME;
-		} else if (res_intern_str(&us->names, name, &s->names[i])) {
-			/* The table of names is full: USYMS_NAMES_BYTES. */
-			s->names[i] = NO_NAME;
-			why = USYM_OVER_BUDGET;
-		}
-		s->why[i] = (uint8_t)why;
-		if (why != USYM_NAMED)
-			us->unknown[why]++;
-	}
+	/* The event's frames first (the executable may be looked for by path
+	 * on the way), then the recovered caller, which goes between frames 0
+	 * and 1: the kernel's frame i is then name i + 1 from 1 on. */
+	for (uint32_t i = 0; i < nframes; i++)
+		store_name(us, s, inserted && i ? i + 1 : i, over,
+			   name_frame(us, p, event, i, &exe_tried, name, sizeof(name)), name);
+	if (inserted)
+		store_name(us, s, 1, over, name_recovered(us, p, event, ra, name, sizeof(name)),
+			   name);
 	slot = stack_slot(us, event->tgid, event->user_stack);
 	s->next = *slot;
 	*slot = s;

@@ -30,9 +30,7 @@
 #include "ehframe.h"
 #include "fuzz_util.h"
 
-#define MAX_LEN_FLAG "-max_len="
 #define MAX_LEN (64 << 10)
-#define MAX_ARGS 256
 #define FRAME_VADDR 0x2000ULL
 #define HDR_VADDR 0x1000ULL
 #define WORD_PROBES 256
@@ -42,32 +40,10 @@ static int fd = -1;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char *args[MAX_ARGS + 2];
-	static char max_len[sizeof(MAX_LEN_FLAG) + 16];
-	bool has_max_len = false;
-	int n = 0;
-
 	fd = memfd_create("fuzz_ehframe", MFD_CLOEXEC);
 	if (fd < 0)
 		fuzz_fail(__FILE__, __LINE__, "memfd_create", "%s", strerror(errno));
-	if (*argc > MAX_ARGS)
-		return 0;
-	snprintf(max_len, sizeof(max_len), "%s%d", MAX_LEN_FLAG, MAX_LEN);
-	for (int i = 0; i < *argc; i++) {
-		const char *arg = (*argv)[i];
-
-		if (i && !strncmp(arg, MAX_LEN_FLAG, strlen(MAX_LEN_FLAG))) {
-			if (atol(arg + strlen(MAX_LEN_FLAG)) < MAX_LEN)
-				continue;
-			has_max_len = true;
-		}
-		args[n++] = (*argv)[i];
-	}
-	if (!has_max_len)
-		args[n++] = max_len;
-	args[n] = NULL;
-	*argc = n;
-	*argv = args;
+	fuzz_raise_max_len(argc, argv, MAX_LEN);
 	return 0;
 }
 

@@ -48,9 +48,7 @@
 #include "elfsyms.h"
 #include "fuzz_util.h"
 
-#define MAX_LEN_FLAG "-max_len="
 #define MAX_LEN (64 << 10)
-#define MAX_ARGS 256
 #define SHRUNK 0x10
 #define SPREAD_PROBES 128
 #define WORD_PROBES 128
@@ -308,11 +306,6 @@ static void store(const uint8_t *data, size_t size)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char *args[MAX_ARGS + 2];
-	static char max_len[sizeof(MAX_LEN_FLAG) + 16];
-	bool has_max_len = false;
-	int n = 0;
-
 	limit_sets[1] = ELF_LIMITS;
 	fd = memfd_create("fuzz_elf", MFD_CLOEXEC);
 	if (fd < 0)
@@ -320,25 +313,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!__sanitizer_install_malloc_and_free_hooks(malloc_hook, free_hook))
 		fuzz_fail(__FILE__, __LINE__, "hooks", "no room for malloc hooks");
 
-	/* A -max_len under MAX_LEN is raised to it; without one, MAX_LEN. */
-	if (*argc > MAX_ARGS)
-		return 0;
-	snprintf(max_len, sizeof(max_len), "%s%d", MAX_LEN_FLAG, MAX_LEN);
-	for (int i = 0; i < *argc; i++) {
-		const char *arg = (*argv)[i];
-
-		if (i && !strncmp(arg, MAX_LEN_FLAG, strlen(MAX_LEN_FLAG))) {
-			if (atol(arg + strlen(MAX_LEN_FLAG)) < MAX_LEN)
-				continue;
-			has_max_len = true;
-		}
-		args[n++] = (*argv)[i];
-	}
-	if (!has_max_len)
-		args[n++] = max_len;
-	args[n] = NULL;
-	*argc = n;
-	*argv = args;
+	/* 64 KiB: a whole small ELF file. */
+	fuzz_raise_max_len(argc, argv, MAX_LEN);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +105,34 @@ void fuzz_write_file(const char *path, const uint8_t *data, size_t len)
 	}
 	if (close(fd))
 		fuzz_fail(__FILE__, __LINE__, "close", "%s: %s", path, strerror(errno));
+}
+
+#define MAX_LEN_FLAG "-max_len="
+#define MAX_ARGS 256
+
+void fuzz_raise_max_len(int *argc, char ***argv, int max_len)
+{
+	static char *args[MAX_ARGS + 2];
+	static char flag[sizeof(MAX_LEN_FLAG) + 16];
+	bool has_max_len = false;
+	int n = 0;
+
+	if (*argc > MAX_ARGS)
+		return;
+	snprintf(flag, sizeof(flag), "%s%d", MAX_LEN_FLAG, max_len);
+	for (int i = 0; i < *argc; i++) {
+		const char *arg = (*argv)[i];
+
+		if (i && !strncmp(arg, MAX_LEN_FLAG, strlen(MAX_LEN_FLAG))) {
+			if (atol(arg + strlen(MAX_LEN_FLAG)) < max_len)
+				continue;
+			has_max_len = true;
+		}
+		args[n++] = (*argv)[i];
+	}
+	if (!has_max_len)
+		args[n++] = flag;
+	args[n] = NULL;
+	*argc = n;
+	*argv = args;
 }

@@ -26,6 +26,11 @@ const char *fuzz_scratch_dir(void);
 /* Removes every file, symlink and directory below dir, keeping dir. */
 void fuzz_empty_dir(const char *dir);
 
+/* For LLVMFuzzerInitialize(): a -max_len= under max_len in *argv is raised
+ * to it, and added when there is none (scripts/fuzz.sh gives every target
+ * 4096 bytes; a whole ELF file needs more).  Over 256 arguments: unchanged. */
+void fuzz_raise_max_len(int *argc, char ***argv, int max_len);
+
 /* Writes data[0..len) to path (created 0600, truncated). Aborts on failure. */
 void fuzz_write_file(const char *path, const uint8_t *data, size_t len);
 

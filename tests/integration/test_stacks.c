@@ -366,6 +366,16 @@ static void stop_busy_loop(pid_t pid)
 #define QUICK_RUNS	20
 #define QUICK_BYTES	(11U * 65536)
 
+/* diskio --json --stacks --folded FOLDED (in the test's directory) on raw,
+ * every 0.5 s, attached. */
+static void start_folded(struct h_diskio *d, const struct h_dev *raw, char *folded, size_t size)
+{
+	snprintf(folded, size, "%s/stacks.folded", s_dir);
+	h_diskio_start(d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name, "0.5"),
+		       NULL);
+	h_diskio_wait_attached(d, H_ATTACH_TIMEOUT_MS);
+}
+
 /* Twenty processes that exit right after their last read, while two
  * others keep both CPUs busy: each one's reads are under its function,
  * named (the kernel gives the frames as build ids at the I/O, and the
@@ -380,10 +390,7 @@ Test(stacks, processes_that_exit_at_once_are_named_on_a_busy_machine)
 	uint64_t bytes;
 
 	build_program(exe, sizeof(exe));
-	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
-	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
-				  "0.5"), NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	start_folded(&d, raw, folded, sizeof(folded));
 	busy[0] = spawn_busy_loop();
 	busy[1] = spawn_busy_loop();
 	for (int i = 0; i < QUICK_RUNS; i++)
@@ -432,10 +439,7 @@ Test(stacks, the_caller_of_a_frameless_libc_wrapper_is_found)
 	uint64_t bytes;
 
 	build_program(exe, sizeof(exe));
-	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
-	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
-				  "0.5"), NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	start_folded(&d, raw, folded, sizeof(folded));
 	h_expect_child_ok(spawn_program(exe, "d", raw->path, QUICK_BYTES), H_CHILD_TIMEOUT_MS);
 	h_expect_child_ok(spawn_program(exe, "dq", raw->path, QUICK_BYTES), H_CHILD_TIMEOUT_MS);
 	h_diskio_finish(&d, 2);
@@ -464,7 +468,6 @@ Test(stacks, a_program_in_a_private_mount_namespace_is_named)
 	if (!h_have_program("unshare"))
 		cr_skip_test("unshare not installed");
 	build_program(exe, sizeof(exe));
-	snprintf(folded, sizeof(folded), "%s/stacks.folded", s_dir);
 	snprintf(script, sizeof(script), "%s/ns.sh", s_dir);
 	snprintf(mnt, sizeof(mnt), "%s/nsmnt", s_dir);
 	cr_assert_eq(mkdir(mnt, 0755), 0);
@@ -475,9 +478,7 @@ Test(stacks, a_program_in_a_private_mount_namespace_is_named)
 		"status=$?\nsleep 0.3\nexit $status\n", mnt, exe, mnt, mnt, raw->path, count);
 	cr_assert_eq(fclose(f), 0);
 
-	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--folded", folded, "-D", raw->name,
-				  "0.5"), NULL);
-	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	start_folded(&d, raw, folded, sizeof(folded));
 	run_ok(H_ARGS("unshare", "-m", "--propagation", "private", "sh", script), 60000);
 	h_diskio_finish(&d, 2);
 	h_expect_json_output(&d, 2);

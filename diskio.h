@@ -20,6 +20,7 @@
 /* Map sizes as compiled; the loader sizes them for the run (mapsize.h). */
 #define STATS_MAX_ENTRIES	16384	/* per-CPU rows, fewer with many CPUs */
 #define OVERFLOW_STATS_ENTRIES	65536	/* rows the per-CPU map has no room for */
+#define ROW_MEMO_WAYS		8	/* each CPU's last rows (a power of two) */
 #define OWNERS_ENTRIES		65536
 #define DEVICE_LATENCY_ENTRIES	1024
 #define DEVICE_FLUSHES_ENTRIES	1024	/* disks whose flush requests completed */
@@ -79,6 +80,27 @@ struct proc_dev_key {
 	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV) */
 	char comm[TASK_COMM_LEN];
 	__u64 cgroup;		/* cgroup v2 id of the process (its directory's inode) */
+};
+
+/*
+ * Where a row's per-CPU counters are: slot of the `rows` array, taken for
+ * the row's key at its first I/O (the `row_index` map holds key -> slot)
+ * and given back by user space once the row is forgotten.  gen is the
+ * slot's generation (`row_gens`) when it was taken: it changes when user
+ * space takes the slot back, so that a CPU's memo of the key's slot
+ * (struct row_memo) no longer matches.
+ */
+struct row_slot {
+	__u32 slot;
+	__u32 pad;
+	__u64 gen;
+};
+
+/* A CPU's last row: its key and slot, so that the next I/O of the same
+ * row finds its counters without a hash map lookup. */
+struct row_memo {
+	struct proc_dev_key key;
+	struct row_slot at;
 };
 
 struct proc_dev_stats {

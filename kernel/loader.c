@@ -190,7 +190,11 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	if (stats_entries && needs.rows)	/* a test filling both row maps */
 		plan->stats_entries = plan->overflow_stats_entries =
 			strtoul(stats_entries, NULL, 10) ?: 1;
-	bpf_map__set_max_entries(skel->maps.stats, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.rows, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.row_index, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.row_gens, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.free_rows, plan->stats_entries);
+	skel->rodata->rows_slots = plan->stats_entries;
 	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
 	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
 	bpf_map__set_max_entries(skel->maps.device_flushes, plan->device_flushes_entries);
@@ -305,7 +309,7 @@ int loader_open_events(struct loader *l, void (*on_event)(void *ctx, const void 
 /* ---- each interval ---- */
 
 /* The maps a snapshot reads; at_exit: also the I/Os still in flight. */
-static struct snapshot_maps snapshot_maps_of(const struct loader *l, bool at_exit)
+static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 {
 	struct diskio_bpf *skel = l->skel;
 	bool rows = !l->opts->trace;
@@ -313,7 +317,11 @@ static struct snapshot_maps snapshot_maps_of(const struct loader *l, bool at_exi
 	return (struct snapshot_maps){
 		.lost = bpf_map__fd(skel->maps.lost),
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
-		.stats = rows ? bpf_map__fd(skel->maps.stats) : -1,
+		.row_index = rows ? bpf_map__fd(skel->maps.row_index) : -1,
+		.rows = bpf_map__fd(skel->maps.rows),
+		.row_gens = bpf_map__fd(skel->maps.row_gens),
+		.free_rows = bpf_map__fd(skel->maps.free_rows),
+		.retired = &l->retired,
 		.overflow_stats = rows ? bpf_map__fd(skel->maps.overflow_stats) : -1,
 		.device_latency = rows && !l->track_inflight ?
 				  bpf_map__fd(skel->maps.device_latency) : -1,
@@ -391,4 +399,5 @@ void loader_free(struct loader *l)
 	events_free(&l->events);
 	diskio_bpf__destroy(l->skel);
 	free(l->stack_ids_read);
+	free(l->retired.slots);
 }

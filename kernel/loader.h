@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "events.h"
+#include "maps.h"
 #include "mapsize.h"
 #include "options.h"
 #include "probe.h"
@@ -41,6 +42,7 @@ struct loader {
 	uint64_t owners_swept_ns;
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;
+	struct retired_slots retired;	/* forgotten rows' slots, given back next */
 };
 
 /* libbpf's messages: warnings always, the rest (the verifier's log) with -v. */

@@ -77,6 +77,8 @@ int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn
 struct copy_context {
 	struct snapshot *snapshot;
 	int nr_cpus;
+	int rows_fd;		/* copy_row(): the slots' counters */
+	void *per_cpu;		/* copy_row(): a slot's counters, nr_cpus of them */
 	size_t nsorted;		/* rows sorted by key, for merge_overflow_row() */
 };
 
@@ -112,17 +114,23 @@ static void *append(void **array, size_t *count, size_t *capacity, size_t size)
 	return (char *)*array + (*count)++ * size;
 }
 
+/* A row of row_index: its key, and its slot's counters summed over CPUs. */
 static int copy_row(const void *key, const void *value, void *arg)
 {
+	const struct row_slot *at = value;
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
-	struct snapshot_row *row = append((void **)&s->rows, &s->nrows, &s->rows_capacity,
-					  sizeof(*row));
+	struct snapshot_row *row;
+	__u32 slot = at->slot;
+	int err = bpf_map_lookup_elem(ctx->rows_fd, &slot, ctx->per_cpu);
 
+	if (err)
+		return -errno;
+	row = append((void **)&s->rows, &s->nrows, &s->rows_capacity, sizeof(*row));
 	if (!row)
 		return -ENOMEM;
 	memcpy(&row->key, key, sizeof(row->key));
-	sum_per_cpu(value, ctx->nr_cpus, sizeof(row->stats), &row->stats);
+	sum_per_cpu(ctx->per_cpu, ctx->nr_cpus, sizeof(row->stats), &row->stats);
 	return 0;
 }
 
@@ -290,9 +298,13 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err)
 		err = map_for_each(maps->crash_counts, TASK_COMM_LEN, sizeof(__u64),
 				   copy_crashes, &ctx);
-	if (!err && maps->stats >= 0)
-		err = map_for_each(maps->stats, sizeof(struct proc_dev_key),
-				   nr_cpus * sizeof(struct proc_dev_stats), copy_row, &ctx);
+	if (!err && maps->row_index >= 0) {
+		ctx.rows_fd = maps->rows;
+		ctx.per_cpu = calloc(nr_cpus, sizeof(struct proc_dev_stats));
+		err = ctx.per_cpu ? map_for_each(maps->row_index, sizeof(struct proc_dev_key),
+						 sizeof(struct row_slot), copy_row, &ctx) : -ENOMEM;
+		free(ctx.per_cpu);
+	}
 	if (!err && maps->overflow_stats >= 0) {
 		qsort(s->rows, s->nrows, sizeof(*s->rows), compare_rows);
 		ctx.nsorted = s->nrows;
@@ -333,19 +345,64 @@ static int take_entry(int fd, const void *key, void *value)
 	return err ? err : 1;
 }
 
+/* Give the slots retired by the last snapshot_forget() back, zeroed. */
+static int give_back_slots(const struct snapshot_maps *maps, void *zeros)
+{
+	struct retired_slots *r = maps->retired;
+
+	for (size_t i = 0; i < r->n; i++) {
+		__u32 slot = r->slots[i];
+
+		if (bpf_map_update_elem(maps->rows, &slot, zeros, BPF_ANY) ||
+		    bpf_map_update_elem(maps->free_rows, NULL, &slot, BPF_ANY))
+			return -errno;
+	}
+	r->n = 0;
+	return 0;
+}
+
+/*
+ * Take key's row out of the rows: its index entry deleted, its slot's
+ * generation raised (no CPU's memo finds it any more), its counters read
+ * into per_cpu, the slot retired until the next call.  1 if the key had a
+ * row, 0 if not, or -errno.
+ */
+static int take_row(const struct snapshot_maps *maps, const struct proc_dev_key *key,
+		    void *per_cpu)
+{
+	struct retired_slots *r = maps->retired;
+	struct row_slot at;
+	__u64 gen;
+	int taken = take_entry(maps->row_index, key, &at);
+
+	if (taken <= 0)
+		return taken;
+	gen = at.gen + 1;
+	if (bpf_map_update_elem(maps->row_gens, &at.slot, &gen, BPF_ANY) ||
+	    bpf_map_lookup_elem(maps->rows, &at.slot, per_cpu))
+		return -errno;
+	if (array_reserve((void **)&r->slots, &r->capacity, r->n + 1, sizeof(*r->slots)))
+		return -ENOMEM;
+	r->slots[r->n++] = at.slot;
+	return 1;
+}
+
 int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 		    const struct proc_dev_key *keys, size_t n, int nr_cpus)
 {
 	struct proc_dev_stats *per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
+	struct proc_dev_stats *zeros = calloc(nr_cpus, sizeof(*zeros));
 	struct proc_dev_stats shared;
 	struct dev_latency latency;
-	int err = per_cpu ? 0 : -ENOMEM;
+	int err = per_cpu && zeros ? 0 : -ENOMEM;
 
 	s->nfinal_rows = s->nfinal_row_latency = 0;
+	if (!err && maps->row_index >= 0)
+		err = give_back_slots(maps, zeros);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct snapshot_row *row;
 		struct snapshot_row_latency *entry;
-		int in_stats = take_entry(maps->stats, &keys[i], per_cpu);
+		int in_stats = maps->row_index >= 0 ? take_row(maps, &keys[i], per_cpu) : 0;
 		int in_overflow = take_entry(maps->overflow_stats, &keys[i], &shared);
 		int in_latency = take_entry(maps->row_latency, &keys[i], &latency);
 
@@ -379,6 +436,7 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 		}
 	}
 	free(per_cpu);
+	free(zeros);
 	return err;
 }
 

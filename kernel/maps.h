@@ -17,9 +17,23 @@ typedef int (*map_entry_fn)(const void *key, const void *value, void *arg);
 int map_for_each(int fd, uint32_t key_size, uint32_t value_size, map_entry_fn fn, void *arg);
 
 /* File descriptors of the maps a snapshot reads; -1: not read in this mode. */
+/* Slots of the rows' counters (struct row_slot) taken back from forgotten
+ * rows, given back to the kernel (zeroed) at the next snapshot_forget():
+ * a program that found a slot just before it was taken back may still add
+ * to it meanwhile.  The loader owns it. */
+struct retired_slots {
+	uint32_t *slots;
+	size_t n, capacity;
+};
+
 struct snapshot_maps {
 	int lost, crash_counts;
-	int stats, overflow_stats, device_latency, row_latency, inflight_ids;
+	/* The rows: key -> slot (row_index), the slots' per-CPU counters
+	 * (rows), their generations (row_gens), the slots given back
+	 * (free_rows); diskio.bpf.c's slot_row(). */
+	int row_index, rows, row_gens, free_rows;
+	struct retired_slots *retired;
+	int overflow_stats, device_latency, row_latency, inflight_ids;
 	int device_flushes;
 	int stack_counts, stack_traces;		/* --stacks */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one

@@ -13,6 +13,7 @@
 #define ARRAY_HEADER_BYTES	312	/* struct bpf_array */
 #define STACK_MAP_HEADER_BYTES	320	/* struct bpf_stack_map */
 #define STACK_BUCKET_BYTES	16	/* struct stack_map_bucket, before its frames */
+#define QUEUE_HEADER_BYTES	312	/* struct bpf_queue_stack */
 
 static uint64_t round_up8(uint64_t n)
 {
@@ -28,18 +29,28 @@ static uint64_t pow2_at_least(uint64_t n)
 	return p;
 }
 
+uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
+{
+	return array_map_bytes(entries, sizeof(struct proc_dev_stats), true, nr_cpus) +
+	       hash_map_bytes(entries, sizeof(struct proc_dev_key), sizeof(struct row_slot), false,
+			      false, nr_cpus) +
+	       array_map_bytes(entries, sizeof(__u64), false, nr_cpus) +
+	       queue_map_bytes(entries, sizeof(__u32)) +
+	       array_map_bytes(ROW_MEMO_WAYS, sizeof(struct row_memo), true, nr_cpus);
+}
+
 uint32_t stats_entries_for(int nr_cpus)
 {
-	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) + 8 +
-			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus;
+	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) +
+			     round_up8(sizeof(struct row_slot)) + sizeof(void *) +
+			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus +
+			     sizeof(__u64) + sizeof(__u32);
 	uint64_t entries = STATS_PERCPU_BUDGET_BYTES / per_entry;
 
 	if (entries > STATS_MAX_ENTRIES)
 		entries = STATS_MAX_ENTRIES;
-	/* Buckets come in powers of two, and the header: a few less. */
-	while (entries > 1 && hash_map_bytes(entries, sizeof(struct proc_dev_key),
-					     sizeof(struct proc_dev_stats), true, false,
-					     nr_cpus) > STATS_PERCPU_BUDGET_BYTES)
+	/* Buckets come in powers of two, and the headers: a few less. */
+	while (entries > 1 && row_maps_bytes(entries, nr_cpus) > STATS_PERCPU_BUDGET_BYTES)
 		entries -= entries / 64 ? entries / 64 : 1;
 	return entries ? (uint32_t)entries : 1;
 }
@@ -106,6 +117,11 @@ uint64_t stack_map_bytes(uint32_t entries, uint32_t value_size)
 	       (STACK_BUCKET_BYTES + (uint64_t)value_size) * entries;
 }
 
+uint64_t queue_map_bytes(uint32_t entries, uint32_t value_size)
+{
+	return QUEUE_HEADER_BYTES + ((uint64_t)entries + 1) * value_size;
+}
+
 uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus)
 {
 	uint64_t value = round_up8(value_size);
@@ -128,8 +144,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 {
 	uint64_t bytes = 0;
 
-	bytes += hash_map_bytes(plan->stats_entries, sizeof(struct proc_dev_key),
-				sizeof(struct proc_dev_stats), true, false, nr_cpus);
+	bytes += row_maps_bytes(plan->stats_entries, nr_cpus);
 	bytes += hash_map_bytes(plan->overflow_stats_entries, sizeof(struct proc_dev_key),
 				sizeof(struct proc_dev_stats), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),

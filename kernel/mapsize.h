@@ -58,6 +58,10 @@ struct map_needs {
 /* Per-CPU rows that STATS_PERCPU_BUDGET_BYTES hold at nr_cpus (>= 1). */
 uint32_t stats_entries_for(int nr_cpus);
 
+/* Bytes of the maps that hold entries per-CPU rows (diskio.bpf.c's rows,
+ * row_index, row_gens, free_rows and row_memo). */
+uint64_t row_maps_bytes(uint32_t entries, int nr_cpus);
+
 /* The plan for needs at nr_cpus possible CPUs (>= 1). */
 void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *plan);
 
@@ -68,6 +72,9 @@ uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size
 
 /* Bytes of kernel memory of a stack trace map (stack_map_mem_usage()). */
 uint64_t stack_map_bytes(uint32_t entries, uint32_t value_size);
+
+/* Bytes of kernel memory of a queue map (queue_stack_map_mem_usage()). */
+uint64_t queue_map_bytes(uint32_t entries, uint32_t value_size);
 
 /* Bytes of kernel memory of an array map (array_map_mem_usage()). */
 uint64_t array_map_bytes(uint32_t entries, uint32_t value_size, bool percpu, int nr_cpus);

@@ -15,7 +15,15 @@
 /* Known answers: the kernel's memlock for maps of these shapes at 2 CPUs. */
 Test(mapsize_formulas, match_the_kernels_accounting)
 {
-	cr_assert_eq(hash_map_bytes(10240, 32, 88, true, false, 2), 2966400);	/* stats */
+	/* The rows: counters, key -> slot, generations, slots given back, memo. */
+	cr_assert_eq(array_map_bytes(16384, 88, true, 2), 3014968);		/* rows */
+	cr_assert_eq(hash_map_bytes(16384, 32, 16, false, false, 2), 1836112);	/* row_index */
+	cr_assert_eq(array_map_bytes(16384, 8, false, 2), 131384);		/* row_gens */
+	cr_assert_eq(queue_map_bytes(16384, 4), 65852);			/* free_rows */
+	cr_assert_eq(array_map_bytes(8, 48, true, 2), 1144);			/* row_memo */
+	cr_assert_eq(row_maps_bytes(16384, 2), 3014968 + 1836112 + 131384 + 65852 + 1144);
+	/* A per-CPU hash map of the same rows. */
+	cr_assert_eq(hash_map_bytes(10240, 32, 88, true, false, 2), 2966400);
 	cr_assert_eq(hash_map_bytes(16384, 32, 88, true, false, 2), 4588416);
 	cr_assert_eq(hash_map_bytes(65536, 32, 88, false, false, 2), 12059872);	/* overflow */
 	cr_assert_eq(hash_map_bytes(65536, 8, 48, false, false, 2), 7865440);	/* owners */
@@ -42,6 +50,8 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 {
 	cr_assert_eq(sizeof(struct proc_dev_key), 32);
 	cr_assert_eq(sizeof(struct proc_dev_stats), 88);
+	cr_assert_eq(sizeof(struct row_slot), 16);
+	cr_assert_eq(sizeof(struct row_memo), 48);
 	cr_assert_eq(sizeof(struct write_owner), 48);
 	cr_assert_eq(sizeof(struct inflight), 64);
 	cr_assert_eq(sizeof(struct inflight_bucket), 64);
@@ -56,7 +66,7 @@ Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 	cr_assert_lt(stats_entries_for(256), stats_entries_for(64));
 	cr_assert_geq(stats_entries_for(1024), 1);
 	for (int cpus = 1; cpus <= 4096; cpus *= 2)
-		cr_assert_leq(hash_map_bytes(stats_entries_for(cpus), 32, 88, true, false, cpus),
+		cr_assert_leq(row_maps_bytes(stats_entries_for(cpus), cpus),
 			      STATS_PERCPU_BUDGET_BYTES, "%d CPUs", cpus);
 }
 

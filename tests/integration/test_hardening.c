@@ -220,6 +220,56 @@ Test(hardening, tiny_stats_map_loop_latency_each_drop_counted_once)
 	tiny_stats_map(h_loop_create(DEV_SIZE), true);
 }
 
+/*
+ * Room for two rows in the per-CPU rows and two in the shared map behind
+ * them, and groups of three readers, each group gone before the next
+ * starts: a forgotten row gives its room back (its slot of the per-CPU
+ * rows, an interval after its key was deleted), so that nothing is lost
+ * however many processes come and go, and each reader's row is exact.
+ * Were the slots not given back, the second group would find two rows of
+ * room for three readers.
+ */
+Test(hardening, forgotten_rows_give_their_room_back)
+{
+	static const char *const env[] = { "DISKIO_STATS_MAP_ENTRIES=2", NULL };
+	enum { GROUPS = 4, GROUP = 3, READERS = GROUPS * GROUP, READS = 50 };
+	static const struct h_io ops[] = { { 'r', 0, BLOCK, READS } };
+	const struct h_dev *dev = h_zram_create(DEV_SIZE);
+	pid_t pids[READERS];
+	struct h_diskio d;
+
+	h_diskio_start(&d, H_ARGS("--json", "-D", dev->name, "0.2"), env);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	for (int g = 0; g < GROUPS; g++) {
+		for (int i = g * GROUP; i < (g + 1) * GROUP; i++) {
+			char comm[16];
+
+			snprintf(comm, sizeof(comm), "group%d-%d", g, i);
+			pids[i] = h_spawn_io(comm, dev->path, ops, 1, NULL);
+			h_expect_child_ok(pids[i], H_CHILD_TIMEOUT_MS);
+		}
+		/* Forgotten after two idle intervals, their slots back one later. */
+		h_sleep_ms(1200);
+	}
+	h_diskio_finish(&d, 2);
+	for (int i = 0; i < READERS; i++) {
+		struct h_counters rows = { 0 };
+
+		h_json_sum_process(d.lines, d.nlines, (uint32_t)pids[i], dev->name, NULL, &rows);
+		cr_expect_eq(rows.read_ios, READS, "reader %d: %" PRId64 " reads", i, rows.read_ios);
+		cr_expect_eq(rows.read_bytes, (int64_t)READS * BLOCK, "reader %d's bytes", i);
+	}
+	for (size_t i = 0; i < d.nlines; i++) {
+		int64_t events, full;
+
+		if (!h_json_is_interval(d.lines[i]))
+			continue;
+		lost_of(d.lines[i], &events, &full);
+		cr_expect_eq(events, 0, "lost: %.300s", d.lines[i]);
+	}
+	h_diskio_free(&d);
+}
+
 /* fio keeps 32 reads in flight on dev until killed. */
 static pid_t start_fio(const struct h_dev *dev)
 {

@@ -31,6 +31,9 @@
 #define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
 #define PF_WQ_WORKER		0x00000020
 
+/* Keeps the compiler from moving memory accesses across it. */
+#define barrier()		asm volatile("" ::: "memory")
+
 /* Filters and modes, set by user space before load. */
 const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
 const volatile __u32 nr_filter_pids = 0;
@@ -712,16 +715,22 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 	struct row_slot *at, found = {};
 	__u32 way = (key->tgid ^ key->dev) & (ROW_MEMO_WAYS - 1);
 	struct row_memo *memo;
-	__u64 *gen;
+	__u64 *gen, seq;
 	long err;
 
 	memo = bpf_map_lookup_elem(&row_memo, &way);
 	if (!memo)
 		return NULL;
-	if (same_row(&memo->key, key)) {
-		counters = slot_counters(&memo->at);
-		if (counters)
-			return counters;
+	seq = *(volatile __u64 *)&memo->seq;
+	barrier();
+	if (!(seq & 1) && same_row(&memo->key, key)) {
+		found = memo->at;
+		barrier();
+		if (*(volatile __u64 *)&memo->seq == seq) {
+			counters = slot_counters(&found);
+			if (counters)
+				return counters;
+		}
 	}
 	at = bpf_map_lookup_elem(&row_index, key);
 	if (at) {
@@ -747,10 +756,19 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 			note_thread_group(key->tgid);
 		}
 	}
-	memo->at = found;
 	counters = slot_counters(&found);
-	if (counters)
+	if (!counters)
+		return NULL;
+	/* Not while an interrupted program is writing it. */
+	seq = *(volatile __u64 *)&memo->seq;
+	if (!(seq & 1)) {
+		*(volatile __u64 *)&memo->seq = seq + 1;
+		barrier();
+		memo->at = found;
 		__builtin_memcpy(&memo->key, key, sizeof(*key));
+		barrier();
+		*(volatile __u64 *)&memo->seq = seq + 2;
+	}
 	return counters;
 }
 

@@ -97,10 +97,14 @@ struct row_slot {
 };
 
 /* A CPU's last row: its key and slot, so that the next I/O of the same
- * row finds its counters without a hash map lookup. */
+ * row finds its counters without a hash map lookup.  seq is odd while a
+ * program writes it, and changes with each write: a program that
+ * interrupts another on the CPU (a completion in an interrupt) never takes
+ * a half-written memo, nor one written between its own reads. */
 struct row_memo {
 	struct proc_dev_key key;
 	struct row_slot at;
+	__u64 seq;
 };
 
 struct proc_dev_stats {

@@ -154,6 +154,22 @@ ssize_t h_read_file(const char *path, char *buf, size_t size)
 	return len;
 }
 
+char *h_read_text(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char *text = NULL;
+	size_t size = 0;
+
+	if (!in)
+		return NULL;
+	if (getdelim(&text, &size, '\0', in) < 0) {
+		free(text);
+		text = strdup("");
+	}
+	fclose(in);
+	return text;
+}
+
 static void h__remove_tree(const char *dir, int depth)
 {
 	struct dirent *entry;

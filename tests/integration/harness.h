@@ -121,6 +121,10 @@ int h_write_file(const char *path, const char *text);
 /* Read a whole small file into buf (NUL-terminated); length or -errno. */
 ssize_t h_read_file(const char *path, char *buf, size_t size);
 
+/* A whole file of any size, NUL-terminated, to free(); "" if it cannot be
+ * read to the end, NULL if it cannot be opened. */
+char *h_read_text(const char *path);
+
 /* Remove dir and everything in it, subdirectories up to 8 deep (no
  * asserts: for cleanup). */
 void h_remove_tree(const char *dir);

@@ -69,22 +69,6 @@ static void make_dirs(void)
 	snprintf(repo, sizeof(repo), "%.*s", (int)(strrchr(path, '/') - path), path);
 }
 
-static char *read_all(const char *path)
-{
-	FILE *in = fopen(path, "r");
-	char *text = NULL;
-	size_t size = 0;
-
-	if (!in)
-		return NULL;
-	if (getdelim(&text, &size, '\0', in) < 0) {
-		free(text);
-		text = strdup("");
-	}
-	fclose(in);
-	return text;
-}
-
 static void write_all(const char *path, const char *text)
 {
 	FILE *out = fopen(path, "w");
@@ -103,7 +87,7 @@ static void write_all(const char *path, const char *text)
  */
 static void copy_rules(const char *from, const char *to)
 {
-	char *text = read_all(from), *out;
+	char *text = h_read_text(from), *out;
 	size_t n = 0;
 
 	cr_assert_not_null(text, "%s: %s", from, strerror(errno));
@@ -173,7 +157,7 @@ static int start_prometheus(int port_a, int port_b)
 		h_sleep_ms(200);
 	}
 	{
-		char *logged = read_all(log);
+		char *logged = h_read_text(log);
 
 		cr_assert_fail("prometheus was not ready on port %d:\n%s", port,
 			       logged ? logged : "(no log)");
@@ -341,7 +325,7 @@ static void wait_for_line(const char *path, const char *what, struct h_diskio *d
 	int64_t deadline = h_now_ms() + 20000;
 
 	for (;;) {
-		char *text = read_all(path);
+		char *text = h_read_text(path);
 		bool found = text && strstr(text, what);
 
 		free(text);
@@ -383,7 +367,7 @@ static size_t dashboard_exprs(char **exprs, size_t max)
 	size_t ppos = 0, n = 0;
 
 	snprintf(path, sizeof(path), "%s/dist/grafana/diskio.json", repo);
-	text = read_all(path);
+	text = h_read_text(path);
 	cr_assert_not_null(text, "%s: %s", path, strerror(errno));
 	cr_assert(h_json_parse(text, &root), "%s is not valid JSON", path);
 	cr_assert(h_json_get(root, "panels", &panels), "%s: no panels", path);

@@ -85,22 +85,6 @@ static void wait_for_file(const char *path, struct h_diskio *d)
 	}
 }
 
-static char *read_all(const char *path)
-{
-	FILE *in = fopen(path, "r");
-	char *text = NULL;
-	size_t size = 0;
-
-	if (!in)
-		return NULL;
-	if (getdelim(&text, &size, '\0', in) < 0) {
-		free(text);
-		text = strdup("");
-	}
-	fclose(in);
-	return text;
-}
-
 static const struct h_io rw_ops[] = {
 	{ 'w', 0, BS, 256 },
 	{ 'r', 0, BS, 128 },
@@ -300,7 +284,7 @@ Test(prom, counters_never_decrease_and_the_file_is_never_half_written)
 		pid_t writer = h_spawn_io("dio-busy", zram->path, busy, 1, NULL);
 
 		for (reads = 0; reads < 1000; reads++) {
-			char *text = read_all(file);
+			char *text = h_read_text(file);
 			struct stat st;
 
 			cr_assert_not_null(text, "read %zu: %s: %s", reads, file, strerror(errno));
@@ -356,7 +340,7 @@ Test(prom, five_hundred_comms_stay_within_the_cap)
 	}
 	for (int64_t deadline = h_now_ms() + 10000; h_now_ms() < deadline; h_sleep_ms(200)) {
 		free(text);
-		text = read_all(file);
+		text = h_read_text(file);
 		cr_assert_not_null(text);
 		if (h_prom_sum(text, "diskio_read_bytes_total", disk, &n) == 500.0 * BS)
 			break;
@@ -469,14 +453,14 @@ Test(prom, a_full_disk_warns_once_keeps_the_old_file_and_collection_goes_on)
 
 	fill(filler);
 	h_diskio_wait_new_intervals(&d, 2, 5000);	/* no write has succeeded since */
-	kept = read_all(file);
+	kept = h_read_text(file);
 	cr_assert_not_null(kept);
 	cr_assert(file_is_whole(kept, why, sizeof(why)), "the file after the disk filled: %s", why);
 	h_expect_child_ok(h_spawn_io("dio-full", zram->path, ops, 1, NULL), H_CHILD_TIMEOUT_MS);
 	intervals = d.nlines;
 	h_diskio_wait_new_intervals(&d, 5, 5000);
 	cr_assert_gt(d.nlines, intervals, "collection stopped");
-	later = read_all(file);
+	later = h_read_text(file);
 	cr_assert_str_eq(later, kept, "the file changed while the disk was full");
 	free(later);
 	cr_assert_eq(count_substr(d.err, "diskio: warning: cannot write"), 1, "stderr: %s", d.err);
@@ -492,7 +476,7 @@ Test(prom, a_full_disk_warns_once_keeps_the_old_file_and_collection_goes_on)
 	/* Room again: the file is written again, with the I/O of meanwhile. */
 	unlink(filler);
 	h_diskio_wait_new_intervals(&d, 3, 5000);
-	later = read_all(file);
+	later = h_read_text(file);
 	cr_assert(strstr(later, "comm=\"dio-full\""), "not written again: %s", later);
 	cr_assert(strstr(d.err, "is written again"), "stderr: %s", d.err);
 	cr_assert_eq(count_substr(d.err, "warning"), 1, "stderr: %s", d.err);
@@ -616,7 +600,7 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 	snprintf(path, sizeof(path), "%s/dest/usr/local/sbin/diskio", tmpdir);
 	cr_assert_eq(access(path, X_OK), 0, "the binary is not executable");
 	snprintf(unit, sizeof(unit), "%s/dest/usr/local/lib/systemd/system/diskio.service", tmpdir);
-	text = read_all(unit);
+	text = h_read_text(unit);
 	cr_assert(strstr(text, "\nExecStart=/usr/local/sbin/diskio --quiet --state "
 			       "/var/lib/diskio/crashfree --prom "
 			       "/var/lib/prometheus/node-exporter/diskio.prom "), "%s", text);
@@ -718,7 +702,7 @@ Test(prom, quiet_runs_with_stdout_closed_or_null)
 			  r.status, r.err);
 		cr_assert_str_empty(r.err, "%s: %s", cmd, r.err);
 		h_result_free(&r);
-		text = read_all(file);
+		text = h_read_text(file);
 		cr_assert(text && strstr(text, "\ndiskio_up 0\n"), "%s: no final file", cmd);
 		free(text);
 	}

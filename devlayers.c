@@ -5,12 +5,12 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "devlayers.h"
+#include "devname.h"
 #include "path.h"
 
 static bool exists(const char *path)
@@ -18,38 +18,31 @@ static bool exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
-/* The whole disk a device directory of sysfs (resolved) belongs to: itself,
- * or for a partition ("…/block/vda/vda2", which has a "partition" file) the
- * directory above it.  false if the name would not fit out. */
-static bool disk_of_dir(const char *dir, char *out, size_t size)
+/* The name of the whole disk a sysfs block device path (or a link to one)
+ * belongs to: itself, or a partition's disk.  false if the name would not
+ * fit out. */
+static bool disk_of_path(const char *block_path, char *out, size_t size)
 {
-	char path[PATH_MAX], copy[PATH_MAX];
-	const char *base;
-	char *slash;
+	char dir[PATH_MAX];
+	const char *slash, *base;
+	bool partition;
 
-	if (!build_path(copy, "%s", dir))
+	if (devname_disk_dir(block_path, dir, &partition))
 		return false;
-	if (build_path(path, "%s/partition", copy) && exists(path)) {
-		slash = strrchr(copy, '/');
-		if (!slash)
-			return false;
-		*slash = '\0';
-	}
-	slash = strrchr(copy, '/');
-	base = slash ? slash + 1 : copy;
+	slash = strrchr(dir, '/');
+	base = slash ? slash + 1 : dir;
 	return base[0] && snprintf(out, size, "%s", base) < (int)size;
 }
 
 /* The whole disk of a block device sysfs lists by name (in slaves/). */
 static bool disk_of_name(const char *sysfs_root, const char *name, char *out, size_t size)
 {
-	char path[PATH_MAX], resolved[PATH_MAX];
+	char path[PATH_MAX];
 
 	if (devlayers_is_disk(sysfs_root, name))
 		return snprintf(out, size, "%s", name) < (int)size;
-	if (!build_path(path, "%s/class/block/%s", sysfs_root, name) || !realpath(path, resolved))
-		return false;
-	return disk_of_dir(resolved, out, size);
+	return build_path(path, "%s/class/block/%s", sysfs_root, name) &&
+	       disk_of_path(path, out, size);
 }
 
 /* Appends name to the comma-separated list, unless it is there already or
@@ -94,7 +87,7 @@ static void slaves_below(const char *sysfs_root, const char *name, struct devlay
 /* A loop device's backing file lies on the disk of its st_dev. */
 static void loop_below(const char *sysfs_root, const char *name, struct devlayers *out)
 {
-	char path[PATH_MAX], file[PATH_MAX], resolved[PATH_MAX], disk[DEVLAYERS_NAME_MAX];
+	char path[PATH_MAX], file[PATH_MAX], disk[DEVLAYERS_NAME_MAX];
 	struct stat st;
 
 	if (!build_path(path, "%s/block/%s/loop/backing_file", sysfs_root, name) ||
@@ -102,7 +95,7 @@ static void loop_below(const char *sysfs_root, const char *name, struct devlayer
 		return;
 	if (!build_path(path, "%s/dev/block/%u:%u", sysfs_root, major(st.st_dev),
 			minor(st.st_dev)) ||
-	    !realpath(path, resolved) || !disk_of_dir(resolved, disk, sizeof(disk)))
+	    !disk_of_path(path, disk, sizeof(disk)))
 		return;
 	list_add(out->below, sizeof(out->below), disk);
 }

@@ -365,7 +365,7 @@ static int read_dev_file(const char *dir, uint32_t *dev)
  * device's directory), so "parent has dev" alone would call nvme0n1 a
  * partition.
  */
-static int disk_dir_of(const char *block_dir, char disk_dir[PATH_MAX], bool *is_partition)
+int devname_disk_dir(const char *block_dir, char disk_dir[PATH_MAX], bool *is_partition)
 {
 	char path[PATH_MAX];
 	char *last_slash;
@@ -420,7 +420,7 @@ int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
 			return -ENAMETOOLONG;
 		/* A MAJ:MIN that sysfs does not list is no block device (the
 		 * README promises exit 2 for it, as for an unknown name). */
-		err = disk_dir_of(path, disk_dir, &partition);
+		err = devname_disk_dir(path, disk_dir, &partition);
 		if (err)
 			return err == -ENAMETOOLONG ? err : -ENOENT;
 		if (!partition) {
@@ -432,7 +432,7 @@ int devname_resolve(const char *sysfs_root, const char *arg, uint32_t *dev,
 			return -EINVAL;
 		if (!build_path(path, "%s/class/block/%s", sysfs_root, arg))
 			return -ENAMETOOLONG;
-		err = disk_dir_of(path, disk_dir, &partition);
+		err = devname_disk_dir(path, disk_dir, &partition);
 		if (err)
 			return err == -ENAMETOOLONG ? err : -ENOENT;
 	}

@@ -8,6 +8,7 @@
 #ifndef DISKIO_DEVNAME_H
 #define DISKIO_DEVNAME_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,11 @@ void devname_free(struct devname_cache *c);
  * returns a new pointer instead of rewriting the old one.
  */
 const char *devname_lookup(struct devname_cache *c, uint32_t dev);
+
+/* block_dir (a sysfs block device directory or a link to one) resolved,
+ * and whether it is a partition; disk_dir is then its disk's directory.
+ * 0 or -errno. */
+int devname_disk_dir(const char *block_dir, char disk_dir[PATH_MAX], bool *is_partition);
 
 /* Lets each "MAJ:MIN" name be retried once more (call once per interval). */
 void devname_refresh(struct devname_cache *c);

@@ -463,6 +463,16 @@ static void set_comm(const char *comm)
 	prctl(PR_SET_NAME, comm);
 }
 
+/* W_COUNT writes of W_SIZE from buf at the start of fd (O_DIRECT), one at
+ * a time: 0, or 3 (a child's exit code) if one failed. */
+static int known_writes(int fd, const void *buf)
+{
+	for (int i = 0; i < W_COUNT; i++)
+		if (pwrite(fd, buf, W_SIZE, (off_t)i * W_SIZE) != W_SIZE)
+			return 3;
+	return 0;
+}
+
 /* In a child: W_COUNT writes of W_SIZE, then R_COUNT reads of R_SIZE,
  * O_DIRECT, one at a time, so every one is one I/O on the disk. */
 static int known_io(const char *path)
@@ -473,9 +483,8 @@ static int known_io(const char *path)
 	if (fd < 0 || posix_memalign(&buf, 4096, W_SIZE))
 		return 2;
 	memset(buf, 0x5a, W_SIZE);
-	for (int i = 0; i < W_COUNT; i++)
-		if (pwrite(fd, buf, W_SIZE, (off_t)i * W_SIZE) != W_SIZE)
-			return 3;
+	if (known_writes(fd, buf))
+		return 3;
 	for (int i = 0; i < R_COUNT; i++)
 		if (pread(fd, buf, R_SIZE, R_OFFSET + (off_t)i * 2 * R_SIZE) != R_SIZE)
 			return 4;
@@ -1523,9 +1532,8 @@ static int stacked_writes(const char *path)
 	if (fd < 0 || posix_memalign(&buf, 4096, W_SIZE))
 		return 2;
 	memset(buf, 0xa5, W_SIZE);
-	for (int i = 0; i < W_COUNT; i++)
-		if (pwrite(fd, buf, W_SIZE, (off_t)i * W_SIZE) != W_SIZE)
-			return 3;
+	if (known_writes(fd, buf))
+		return 3;
 	return close(fd) ? 5 : 0;
 }
 

@@ -1068,7 +1068,7 @@ static __always_inline void current_stacks(void *ctx, struct stack_key *sk)
 	}
 	/* A kernel thread has no user stack: none, not lost. */
 	if ((stacks_mode & STACKS_USER) &&
-	    !(bpf_get_current_task_btf()->flags & PF_KTHREAD)) {
+	    !(current_task()->flags & PF_KTHREAD)) {
 		id = bpf_get_stackid(ctx, &stack_traces, BPF_F_USER_STACK);
 		sk->user_stack = id >= 0 ? id : STACK_ID_UNAVAILABLE;
 		failed |= id < 0;
@@ -1177,7 +1177,7 @@ static __always_inline long fill_user_stack(void *ctx, struct user_stack_event *
 
 static __always_inline void note_user_stack(void *ctx, const struct stack_key *sk)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct stack_process process = {
 		.tgid = sk->who.tgid,
 		.start_ns = task->group_leader->start_time,
@@ -1476,15 +1476,12 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 SEC("tp_btf/block_bio_complete")
 int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	bool stacked = *(volatile __u64 *)&stacked_in_flight;
-	__u64 start_ns, stamp_mask, bio_id = 0;
+	__u64 start_ns, stamp_mask;
 	struct gendisk *disk;
 	__u32 dev;
 
-	if (stacked || track_inflight)
-		bio_id = io_number(bio);
-	if (stacked)
-		forget_stacked_bio(bio_id);
+	if (*(volatile __u64 *)&stacked_in_flight)
+		forget_stacked_bio(io_number(bio));
 	if (sample_bio_done(bio))
 		return 0;
 	disk = bio_disk(bio);
@@ -1492,7 +1489,7 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 		return 0;
 	dev = disk_dev(disk);
 	if (track_inflight) {
-		complete_tracked(ctx, bio_id, dev, bpf_ktime_get_ns(), 0);
+		complete_tracked(ctx, io_number(bio), dev, bpf_ktime_get_ns(), 0);
 		return 0;
 	}
 	/* Without -L the exact latency of a bio-based disk needs the kernel's

@@ -557,6 +557,19 @@ static pid_t spawn_known_io(const char *comm, const char *path)
 	return pid;
 }
 
+/* diskio's first interval line came within ATTACH_MS; else diskio is
+ * killed, the failure reported and the run freed. */
+static bool wait_attached(struct run *r)
+{
+	if (wait_lines(r, "# time ", 1, ATTACH_MS))
+		return true;
+	kill(r->pid, SIGKILL);
+	finish_diskio(r);
+	expect(false, "diskio did not attach within %d ms: %s", ATTACH_MS, r->err);
+	free_run(r);
+	return false;
+}
+
 /*
  * diskio -b -D dev (plus extra) while a child does known O_DIRECT I/O: the
  * child's row has exactly its bytes and I/Os, the disk's lines sum to the
@@ -588,11 +601,7 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 		end_check(name);
 		return;
 	}
-	if (!wait_lines(&r, "# time ", 1, ATTACH_MS)) {
-		kill(r.pid, SIGKILL);
-		finish_diskio(&r);
-		expect(false, "diskio did not attach within %d ms: %s", ATTACH_MS, r.err);
-		free_run(&r);
+	if (!wait_attached(&r)) {
 		end_check(name);
 		return;
 	}
@@ -747,11 +756,7 @@ static void check_flushes(const char *name, const char *dev, const char *const e
 		end_check(name);
 		return;
 	}
-	if (!wait_lines(&r, "# time ", 1, ATTACH_MS)) {
-		kill(r.pid, SIGKILL);
-		finish_diskio(&r);
-		expect(false, "diskio did not attach within %d ms: %s", ATTACH_MS, r.err);
-		free_run(&r);
+	if (!wait_attached(&r)) {
 		end_check(name);
 		return;
 	}

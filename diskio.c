@@ -61,6 +61,7 @@ struct run {
 	struct outputs outputs;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 	bool output_broken;		/* stdout is closed or failing */
+	bool last_snapshot;		/* run->snapshot is the run's last */
 	bool failed;			/* an error after the start: exit 1 */
 };
 
@@ -186,88 +187,106 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 	}
 }
 
-static void end_interval(struct run *run, bool final)
+/*
+ * One interval's frame: the view shows it, the outputs take it.  last: no
+ * step follows (COUNT reached, or diskio was asked to stop, when partial
+ * says the interval ends early): the snapshot is the run's last, read with
+ * everything the channel still holds, and the summary is made from it too,
+ * so that it counts exactly what the frames showed.
+ */
+static void end_interval(struct run *run, bool last, bool partial)
 {
 	struct tally_forgotten gone;
 	struct timespec wall;
 	struct frame frame;
 	uint64_t now_ns;
 
+	if (last)
+		run->loader.events.deadline_ns = 0;	/* the last read takes everything */
 	events_drain(&run->loader.events);
 	loader_tick(&run->loader, monotonic_ns());
-	if (loader_snapshot(&run->loader, &run->snapshot, false)) {
+	if (loader_snapshot(&run->loader, &run->snapshot, last)) {
 		run->failed = true;
 		exiting = 1;
 		return;
 	}
+	run->last_snapshot = last;
 	now_ns = monotonic_ns();
 	clock_gettime(CLOCK_REALTIME, &wall);
-	tally_frame(&run->tally, &run->snapshot, now_ns, &wall, final, &frame);
+	tally_frame(&run->tally, &run->snapshot, now_ns, &wall, last, &frame);
+	frame.partial = partial;
 	view_measure(&run->view);
 	view_show_frame(&run->view, &frame);
 	outputs_frame(&run->outputs, &frame, now_ns);
 	tally_close_interval(&run->tally);
-	tally_forgotten_keys(&run->tally, &gone);
-	if (loader_forget(&run->loader, &run->snapshot, &gone)) {
-		run->failed = true;
-		exiting = 1;
-		return;
+	/* At the end the kernel's entries stay: nothing reads them again. */
+	if (!last) {
+		tally_forgotten_keys(&run->tally, &gone);
+		if (loader_forget(&run->loader, &run->snapshot, &gone)) {
+			run->failed = true;
+			exiting = 1;
+			return;
+		}
 	}
 	check_output(run);
 }
 
-/* true when the run ended after its COUNT intervals. */
+/* true when the run ended after its COUNT intervals.  Asked to stop
+ * (Ctrl-C, SIGTERM, q, a broken stdout), it still closes the interval it
+ * is in, as a partial frame: the minute that mattered is not dropped. */
 static bool run_loop(struct run *run)
 {
 	const struct options *opts = run->opts;
 	uint64_t interval_ns = (uint64_t)(opts->interval_s * 1e9);
 	uint64_t deadline = tally_start_ns(&run->tally) + interval_ns, done = 0;
 
-	while (!exiting) {
+	for (;;) {
+		bool counted;
+
 		wait_for_events(run, deadline);
-		if (exiting)
-			break;
-		if (reload_requested) {
+		if (reload_requested && !exiting) {
 			/* systemctl reload: the files now, the interval goes on. */
 			reload_requested = 0;
 			outputs_reload(&run->outputs, monotonic_ns());
 			continue;
 		}
-		done++;
-		end_interval(run, opts->count && done == opts->count);
-		if (opts->count && done >= opts->count)
-			return !exiting;
+		if (run->failed)
+			return false;
+		counted = !exiting && opts->count && ++done == opts->count;
+		end_interval(run, counted || exiting, !counted && exiting);
+		if (counted || exiting)
+			return counted && !exiting;
 		deadline += interval_ns;
 		/* After a long stall, start afresh instead of catching up. */
 		if (deadline < monotonic_ns())
 			deadline = monotonic_ns() + interval_ns;
 	}
-	return false;
 }
 
-/* The last events and maps: the summary on stdout (unless it is closed),
- * then every output's end. */
+/* The summary on stdout (unless it is closed), from the last frame's
+ * snapshot, then every output's end. */
 static void finish(struct run *run)
 {
 	struct output_end end = { .tally = &run->tally };
 	struct summary summary;
 
-	run->loader.events.deadline_ns = 0;	/* the last read takes everything */
-	events_drain(&run->loader.events);
-	if (!loader_snapshot(&run->loader, &run->snapshot, true)) {
-		end.now_ns = monotonic_ns();
-		clock_gettime(CLOCK_REALTIME, &end.wall);
+	/* No last frame when the loop failed: what the maps hold now. */
+	if (!run->last_snapshot) {
+		run->loader.events.deadline_ns = 0;
+		events_drain(&run->loader.events);
+		run->last_snapshot = !loader_snapshot(&run->loader, &run->snapshot, true);
+	}
+	end.now_ns = monotonic_ns();
+	clock_gettime(CLOCK_REALTIME, &end.wall);
+	if (run->last_snapshot) {
 		tally_summary(&run->tally, &run->snapshot, end.now_ns, &end.wall, &summary);
 		if (!run->output_broken) {
 			run->view.summary(&run->view, &summary);
 			check_output(run);
 		}
-		end.snapshot = &run->snapshot;
 		end.summary = &summary;
 	} else {
 		run->failed = true;
-		end.now_ns = monotonic_ns();
-		clock_gettime(CLOCK_REALTIME, &end.wall);
 	}
 	if (outputs_finish(&run->outputs, &end))
 		run->failed = true;

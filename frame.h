@@ -29,6 +29,9 @@
 struct frame {
 	struct timespec wall;		/* end of the interval, CLOCK_REALTIME */
 	double interval_s;
+	/* The run ended within this interval (a signal, q): interval_s is the
+	 * part it ran.  Set by the run, not the tally. */
+	bool partial;
 	bool cumulative;		/* -a: totals since start */
 	bool per_process_latency;	/* -L */
 	bool by_cgroup;			/* rows are per (cgroup, disk): no pid, no comm */

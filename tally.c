@@ -1047,15 +1047,6 @@ void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone)
 	gone->nstacks = t->nforget_stacks;
 }
 
-void tally_unfinished(struct tally *t, const struct snapshot *s, const struct summary *summary,
-		      uint64_t now_ns, const struct timespec *wall, struct frame *frame,
-		      uint64_t lost[LOST_NR_CAUSES])
-{
-	tally_frame(t, s, now_ns, wall, true, frame);
-	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
-		lost[cause] = summary->lost[cause] + frame->lost[cause];
-}
-
 void tally_adopt_crash(struct tally *t, struct crashfree *saved, uint64_t read_ns)
 {
 	uint64_t startup_ns = t->start_ns - read_ns;

@@ -260,8 +260,10 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
  * step frees them. */
 void tally_close_interval(struct tally *t);
 
-/* At exit, from a last snapshot: the run's totals.  It ends the last
- * frame's life, as a step does (its stacks change). */
+/* At exit, from the snapshot of the last tally_frame() (so that the run's
+ * totals are the sum of the frames shown): the run's totals, losses and
+ * crashes.  A later snapshot would add its losses but not its I/O.  It
+ * ends the last frame's life, as a step does (its stacks change). */
 void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		   const struct timespec *wall, struct summary *summary);
 
@@ -275,13 +277,6 @@ struct tally_forgotten {
 };
 
 void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone);
-
-/* At exit, after tally_summary() (whose figures stay as they were shown):
- * the I/O of the unfinished interval as a frame from the same snapshot, and
- * the run's losses to the end. */
-void tally_unfinished(struct tally *t, const struct snapshot *s, const struct summary *summary,
-		      uint64_t now_ns, const struct timespec *wall, struct frame *frame,
-		      uint64_t lost[LOST_NR_CAUSES]);
 
 /* A crash-free state read (crashfree_load()) at read_ns becomes the tally's,
  * its progress resuming at the tally's start: loading the programs is not

@@ -21,9 +21,8 @@
 /* The end of the run, as the outputs see it. */
 struct output_end {
 	struct tally *tally;
-	/* The last snapshot and the summary shown from it; both NULL when the
-	 * maps could not be read at exit. */
-	const struct snapshot *snapshot;
+	/* The summary shown, from the snapshot of the last frame (given to
+	 * every output first); NULL when the maps could not be read at exit. */
 	const struct summary *summary;
 	uint64_t now_ns;		/* CLOCK_MONOTONIC */
 	struct timespec wall;		/* the same instant, CLOCK_REALTIME */

@@ -2,7 +2,7 @@
 /*
  * --prom FILE as an output (outputs.h): the totals of prom.h fed every
  * frame, the file rewritten whole (atomic_file.h) every interval, on a
- * reload, and at exit with the unfinished interval and "diskio_up 0".
+ * reload, and at exit with "diskio_up 0".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,20 +74,15 @@ static void reload(struct output *o, uint64_t now_ns)
 	write_file((struct prom_file *)o);
 }
 
-/* At exit the file gets the I/O of the unfinished interval too (the views'
- * summary covers the intervals shown). */
+/* At exit: the last frame came as every other; the run's losses to the
+ * end, and "diskio_up 0". */
 static int finish(struct output *o, const struct output_end *end)
 {
 	struct prom_file *p = (struct prom_file *)o;
-	uint64_t lost[LOST_NR_CAUSES];
-	struct frame last;
 
 	if (!end->summary)
 		return 0;
-	tally_unfinished(end->tally, end->snapshot, end->summary, end->now_ns, &end->wall,
-			 &last, lost);
-	prom_add_frame(&p->totals, &last, end->now_ns);
-	prom_finish(&p->totals, lost);
+	prom_finish(&p->totals, end->summary->lost);
 	write_file(p);
 	return 0;
 }

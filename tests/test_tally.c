@@ -938,6 +938,53 @@ Test(devices, rows_fold_into_their_devices_and_the_total)
 }
 
 /*
+ * The run ends 0.3 s into its third interval: 3 writes in the first, none in
+ * the second, 5 in the unfinished third.  The run closes that interval as a
+ * last frame from the final snapshot, and the summary, made from the same
+ * snapshot, counts exactly what the frames showed: 8 writes, not the 3 of
+ * the whole intervals (issue 37's dropped minute).
+ */
+Test(devices, the_last_partial_frame_and_the_summary_count_the_same_io)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct snap sp;
+	struct frame f;
+	struct summary sum;
+	uint64_t frames_total[PMEM_NR_COUNTERS] = { 0 }, got[PMEM_NR_COUNTERS];
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 100, DEV_A, "dd", (struct proc_dev_stats){
+		.bytes = { 0, 3 * 4096 }, .ios = { 0, 3 } });
+	for (int n = 1; n <= 2; n++) {
+		step(&t, &sp, n, false, &f);
+		total_values(&f, got);
+		for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+			frames_total[i] += got[i];
+		tally_close_interval(&t);
+	}
+	snap_row(&sp, 100, DEV_A, "dd", (struct proc_dev_stats){
+		.bytes = { 0, 8 * 4096 }, .ios = { 0, 8 } });
+	tally_frame(&t, &sp.s, AT(2) + 3 * SECOND / 10, &wall, true, &f);
+	cr_assert_eq(f.interval_s, 0.3, "the part of the interval it ran: %g", f.interval_s);
+	expect_total(&f, (uint64_t[PMEM_NR_COUNTERS]){
+		[PMEM_WRITE_BYTES] = 5 * 4096, [PMEM_WRITE_IOS] = 5 });
+	total_values(&f, got);
+	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
+		frames_total[i] += got[i];
+	tally_close_interval(&t);
+
+	tally_summary(&t, &sp.s, AT(2) + 3 * SECOND / 10 + 1000, &wall, &sum);
+	cr_assert_not_null(sum.devices);
+	pmem_values(&sum.devices->aggregate, true, got);
+	expect_values(got, frames_total, "summary = the frames' sum");
+	cr_assert_eq(got[PMEM_WRITE_IOS], 8);
+	cr_assert_eq(got[PMEM_WRITE_BYTES], 8 * 4096);
+	tally_free(&t);
+}
+
+/*
  * A disk's flushes are the flush requests it completed, as the kernel counts
  * them per disk (/proc/diskstats), not its rows' sum: three fsyncs of ext4
  * on a loop device ask for three pre-flushes (the rows' flushes) and the

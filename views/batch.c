@@ -87,7 +87,7 @@ static void batch_begin(struct view *v, const struct frame *f)
 	if (v->stacks && v->stacks->frames_recovered)
 		fprintf(v->out, " stack_frames_recovered=%" PRIu64,
 			v->stacks->frames_recovered(v->stacks->ctx));
-	fputc('\n', v->out);
+	fprintf(v->out, " partial=%d\n", f->partial);
 }
 
 /* " read_p50_us=12.3 read_p95_us=… … discard_p99_us=-" */
@@ -306,6 +306,13 @@ void view_batch_summary(struct view *v, const struct summary *s)
 	if (s->has_io_events)
 		fprintf(v->out, " events=%" PRIu64, s->io_events);
 	batch_write_lost(v->out, s->lost);
+	/* The run's totals, as JSON's "total": appended, so that no field moves. */
+	if (s->devices) {
+		uint64_t values[PMEM_NR_COUNTERS];
+
+		pmem_values(&s->devices->aggregate, true, values);
+		batch_counters(v->out, values);
+	}
 	fputc('\n', v->out);
 	batch_crash_line(v->out, s->crash);
 }

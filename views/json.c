@@ -38,6 +38,7 @@ static void json_begin(struct view *v, const struct frame *f)
 	jsonw_object(&v->json, NULL);
 	json_write_record_head(&v->json, "interval", &f->wall, v->host);
 	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
+	jsonw_bool(&v->json, "partial", f->partial);
 	jsonw_array(&v->json, "processes");
 }
 

@@ -75,7 +75,7 @@ static void trace_batch_interval_end(struct view *v, const struct frame *f)
 	fprintf(v->out, "# interval time=%s interval_s=%g events=%" PRIu64, when, f->interval_s,
 		f->io_events);
 	batch_write_lost(v->out, f->lost);
-	fputc('\n', v->out);
+	fprintf(v->out, " partial=%d\n", f->partial);
 }
 
 static void trace_json_io(struct view *v, const struct block_io_event *e, const char *device,
@@ -126,6 +126,7 @@ static void trace_json_interval_end(struct view *v, const struct frame *f)
 	jsonw_object(w, NULL);
 	json_write_record_head(w, "interval", &f->wall, v->host);
 	jsonw_double(w, "interval_s", "%g", f->interval_s);
+	jsonw_bool(w, "partial", f->partial);
 	jsonw_u64(w, "events", f->io_events);
 	json_write_lost(w, f->lost);
 	jsonw_object_end(w);

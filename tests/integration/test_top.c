@@ -533,3 +533,23 @@ Test(top, a_count_run_leaves_its_last_frame_on_the_screen)
 	cr_assert(row_of("keptwriter"), "the writer's row is not on the screen:\n%s", screen);
 	cr_assert(strstr(screen, zram->name), "the disk is not on the screen:\n%s", screen);
 }
+
+/* The run ends inside its first interval: 9 writes of 4 KiB, then q.  The
+ * interval is closed early at exit, so the parting line counts them
+ * (it said "write 0 B" when the unfinished interval was dropped). */
+Test(top, q_in_the_first_interval_still_counts_its_io)
+{
+	static const struct h_io nine[] = { { 'w', 0, 4096, 9 } };
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char args[128], buf[64];
+
+	start_pane();
+	snprintf(args, sizeof(args), "-D %s 60 " COUNT, zram->name);
+	run_in_pane(args);
+	expect_screen(has, "sampling", "diskio attached, before its first frame");
+	h_expect_child_ok(h_spawn_io("dio-nine", zram->path, nine, 1, NULL), H_CHILD_TIMEOUT_MS);
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "no exit after q");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+	expect_screen(has, "write 36.0 KiB, lost 0", "the parting line counts the 9 writes");
+}

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,24 +25,32 @@
 #include "msg.h"
 #include "options.h"
 #include "outputs.h"
+#include "outstream.h"
 #include "probe.h"
 #include "tally.h"
 #include "view.h"
 
 #define TRACE_POLL_MS		50
+/* How long the last records may wait for a reader once a signal asks
+ * diskio to stop (outstream.h). */
+#define STOP_GRACE_NS		500000000ULL
 
 static volatile sig_atomic_t exiting;
 /* SIGHUP to a service (an output with a reader, not on a terminal):
  * rewrite the files now. */
 static volatile sig_atomic_t reload_requested;
 static volatile sig_atomic_t sighup_reloads;
+/* stdout, as the view writes it: a signal bounds its writes. */
+static struct outstream stdout_stream;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGHUP && sighup_reloads)
+	if (sig == SIGHUP && sighup_reloads) {
 		reload_requested = 1;
-	else
+	} else {
 		exiting = 1;
+		outstream_stop(&stdout_stream);
+	}
 }
 
 static uint64_t monotonic_ns(void)
@@ -141,17 +150,32 @@ static void handle_event(void *ctx, const void *data, size_t size)
 
 /* ---- the loop ---- */
 
+/* What the view wrote goes to stdout.  A reader that went away (diskio -b
+ * | head -1) ends diskio quietly; one that stopped reading is told at the
+ * end (report_unread_output()). */
 static void check_output(struct run *run)
 {
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		/* A closed pipe (diskio -b | head -1) ends diskio quietly. */
-		if (errno != EPIPE) {
-			fail("writing output failed: %s", strerror(errno));
-			run->failed = true;
-		}
-		run->output_broken = true;
-		exiting = 1;
+	int err = outstream_flush(&stdout_stream);
+
+	if (!err || run->output_broken)
+		return;
+	run->output_broken = true;
+	exiting = 1;
+	if (err != -EPIPE && err != -ETIMEDOUT) {
+		fail("writing output failed: %s", strerror(-err));
+		run->failed = true;
 	}
+}
+
+/* The last flush of stdout, and what the grace after a signal left
+ * unwritten. */
+static void close_output(struct run *run)
+{
+	if (outstream_close(&stdout_stream) != -ETIMEDOUT)
+		return;
+	fail("stdout was not read; the last %" PRIu64 " lines were not written",
+	     stdout_stream.lines_dropped);
+	run->failed = true;
 }
 
 /* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal; the
@@ -280,10 +304,9 @@ static void finish(struct run *run)
 	clock_gettime(CLOCK_REALTIME, &end.wall);
 	if (run->last_snapshot) {
 		tally_summary(&run->tally, &run->snapshot, end.now_ns, &end.wall, &summary);
-		if (!run->output_broken) {
-			run->view.summary(&run->view, &summary);
-			check_output(run);
-		}
+		/* Into a broken stream too: dropped there, and counted. */
+		run->view.summary(&run->view, &summary);
+		check_output(run);
 		end.summary = &summary;
 	} else {
 		run->failed = true;
@@ -421,8 +444,13 @@ int main(int argc, char **argv)
 		sigaction(SIGTERM, &action, NULL);
 		sigaction(SIGHUP, &action, NULL);	/* the terminal went away, or a reload */
 		signal(SIGPIPE, SIG_IGN);
-		if (view_open(&run.view, &opts, locale_is_utf8(), tally_stack_namer(&run.tally)))
+		if (outstream_open(&stdout_stream, STDOUT_FILENO, STOP_GRACE_NS)) {
+			fail("cannot set up stdout: %s", strerror(errno));
 			err = EXIT_START;
+		} else if (view_open(&run.view, &opts, locale_is_utf8(),
+				     tally_stack_namer(&run.tally), stdout_stream.file)) {
+			err = EXIT_START;
+		}
 	}
 	if (!err) {
 		/* On a terminal (the top view) SIGHUP still means it went away. */
@@ -436,6 +464,7 @@ int main(int argc, char **argv)
 		 * last frame when the run ended by itself. */
 		view_close(&run.view, completed);
 		finish(&run);
+		close_output(&run);
 	}
 	cleanup(&run);
 	return err ? err : run.failed ? EXIT_START : 0;

@@ -98,7 +98,7 @@ static void on_fatal_signal(int sig)
 
 static void restore_at_exit(void)
 {
-	fflush(stdout);
+	fflush(NULL);		/* the view's stream, before the screen goes */
 	restore_taken();
 }
 
@@ -219,7 +219,7 @@ bool terminal_size(unsigned int *rows, unsigned int *cols)
 
 void terminal_stop(struct terminal *t)
 {
-	fflush(stdout);
+	fflush(NULL);		/* the view's stream, before the screen goes */
 	restore_taken();
 	if (t->resize_fd >= 0) {
 		close(t->resize_fd);

@@ -83,12 +83,12 @@ void view_trace_json(struct view *v, FILE *out);
 void view_quiet(struct view *v, FILE *out);
 
 /*
- * view_open.c: the view the options ask for on stdout (the top view on a
- * terminal, taking it), with stacks named by stacks (NULL: none).  0, or -1
- * after one "diskio: ..." line.
+ * view_open.c: the view the options ask for, writing to out, a stream over
+ * stdout (the top view when stdout is a terminal, taking it), with stacks
+ * named by stacks (NULL: none).  0, or -1 after one "diskio: ..." line.
  */
 int view_open(struct view *v, const struct options *opts, bool utf8,
-	      const struct stack_namer *stacks);
+	      const struct stack_namer *stacks, FILE *out);
 /* The terminal's size into v->screen (0 x 0 when stdout is none). */
 void view_measure(struct view *v);
 /* Wait up to timeout_ms for events (read into events' callback) and, for

@@ -24,7 +24,7 @@ void view_measure(struct view *v)
 }
 
 /* The top view, and the terminal under it. */
-static int open_top(struct view *v, const struct options *opts, bool utf8)
+static int open_top(struct view *v, const struct options *opts, bool utf8, FILE *out)
 {
 	struct top_settings settings = {
 		.interval_s = opts->interval_s,
@@ -38,7 +38,7 @@ static int open_top(struct view *v, const struct options *opts, bool utf8)
 	struct terminal *terminal = malloc(sizeof(*terminal));
 
 	/* view_top() sets the whole view: the terminal joins it after. */
-	if (!terminal || view_top(v, stdout, &settings)) {
+	if (!terminal || view_top(v, out, &settings)) {
 		free(terminal);
 		fail("out of memory");
 		return -1;
@@ -49,23 +49,23 @@ static int open_top(struct view *v, const struct options *opts, bool utf8)
 }
 
 int view_open(struct view *v, const struct options *opts, bool utf8,
-	      const struct stack_namer *stacks)
+	      const struct stack_namer *stacks, FILE *out)
 {
 	enum output_mode output = opts->output;
 
 	if (output == OUTPUT_AUTO && !isatty(STDOUT_FILENO))
 		output = OUTPUT_BATCH;
 	if (opts->quiet)
-		view_quiet(v, stdout);
+		view_quiet(v, out);
 	else if (opts->trace && output == OUTPUT_JSON)
-		view_trace_json(v, stdout);
+		view_trace_json(v, out);
 	else if (opts->trace)
-		view_trace_batch(v, stdout);
+		view_trace_batch(v, out);
 	else if (output == OUTPUT_JSON)
-		view_json(v, stdout);
+		view_json(v, out);
 	else if (output == OUTPUT_BATCH)
-		view_batch(v, stdout);
-	else if (open_top(v, opts, utf8))
+		view_batch(v, out);
+	else if (open_top(v, opts, utf8, out))
 		return -1;
 	v->cumulative = opts->cumulative;
 	v->threads = opts->threads;
@@ -79,7 +79,7 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 	v->stacks = stacks;
 	/* The top view too: a frame reaches the terminal in one write. */
 	if (!opts->quiet && (output != OUTPUT_AUTO || v->top))
-		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		setvbuf(out, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 

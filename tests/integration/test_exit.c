@@ -3,7 +3,9 @@
  * diskio's last words (issue 37).  Stopped in the middle of an interval, it
  * closes that interval early (a partial frame) before its summary, so that
  * the I/O of the minute that mattered is printed and summed: the interval
- * records and the summary both equal /proc/diskstats.
+ * records and the summary both equal /proc/diskstats.  And a reader that
+ * stopped reading never holds a signal: diskio is gone within a second and
+ * says, in one true line, how much it could not write.
  */
 #include "harness.h"
 
@@ -137,4 +139,72 @@ Test(exit_path, batch_the_unfinished_interval_is_printed_and_summed)
 	cr_assert_eq(field(summary, "write_ios"), 8, "%s", summary);
 	cr_assert_eq(field(summary, "write_bytes"), 8 * WRITE_SIZE, "%s", summary);
 	h_diskio_free(&d);
+}
+
+/*
+ * diskio -T -b 0.5 | (sleep 15; cat) under 6,000 writes: its stdout fills
+ * and nobody reads.  SIGTERM: gone within 1 s, exit 1, and one line on
+ * stderr that says how many lines were not written, with no errno of
+ * another call ("Interrupted system call", "No such file or directory").
+ */
+Test(exit_path, a_pipe_nobody_reads_never_holds_sigterm)
+{
+	static const struct h_io many[] = { { 'w', 0, WRITE_SIZE, 6000 } };
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	int out[2], err[2], status;
+	char first[256] = "", stderr_text[4096] = "", why[64];
+	int64_t signalled, elapsed;
+	unsigned long long dropped = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(out), 0);
+	cr_assert_eq(pipe(err), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(err[1], STDERR_FILENO);
+		h__child_prepare(-1);
+		execl(h_diskio_path(), "diskio", "-T", "-b", "-D", zram->name, "0.5", (char *)NULL);
+		_exit(127);
+	}
+	h_track_child(pid);
+	close(out[1]);
+	close(err[1]);
+	/* The column line says it is attached; after it, nobody reads. */
+	while (got < (ssize_t)sizeof(first) - 1 && !strchr(first, '\n')) {
+		struct pollfd p = { .fd = out[0], .events = POLLIN };
+
+		cr_assert_gt(poll(&p, 1, H_ATTACH_TIMEOUT_MS), 0, "diskio printed nothing");
+		n = read(out[0], first + got, 1);
+		cr_assert_gt(n, 0);
+		got += n;
+	}
+	cr_assert(!strncmp(first, "# time_s ", 9), "first line: %s", first);
+	h_expect_child_ok(h_spawn_io("dio-many", zram->path, many, 1, NULL), 60000);
+	/* Two intervals for diskio to be blocked writing its trace lines. */
+	h_sleep_ms(1500);
+	cr_assert_eq(h_wait_pid(pid, 0, &status), -1, "diskio exited before the signal");
+
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	signalled = h_now_ms();
+	cr_assert_eq(h_wait_pid(pid, 5000, &status), 0, "diskio still runs 5 s after SIGTERM");
+	elapsed = h_now_ms() - signalled;
+	h_untrack_child(pid);
+	cr_expect_leq(elapsed, 1000, "diskio took %" PRId64 " ms to exit after SIGTERM", elapsed);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit: %s",
+		  h_status_str(status, why, sizeof(why)));
+
+	got = 0;
+	while ((n = read(err[0], stderr_text + got, sizeof(stderr_text) - 1 - got)) > 0)
+		got += n;
+	stderr_text[got] = '\0';
+	cr_assert(sscanf(stderr_text, "diskio: stdout was not read; the last %llu lines were not "
+			 "written\n", &dropped) == 1, "stderr: %s", stderr_text);
+	cr_assert_gt(dropped, 0);
+	cr_assert_eq(strchr(stderr_text, '\n') + 1, stderr_text + got, "one line: %s",
+		     stderr_text);
+	close(out[0]);
+	close(err[0]);
 }

@@ -1251,6 +1251,164 @@ Test(format, lost_total_sums_every_reason)
 		cr_assert_not_null(lost_cause_names[i]);
 }
 
+/* ---- names on a terminal ---- */
+
+/* The tests of UTF-8 names need a UTF-8 locale for wcwidth(): C.UTF-8,
+ * which Debian's libc-bin ships.  Without it they fail, not skip. */
+static void require_utf8_locale(void)
+{
+	locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+
+	cr_assert_not_null(loc, "no C.UTF-8 locale (/usr/lib/locale/C.utf8): %s", strerror(errno));
+	freelocale(loc);
+}
+
+static void expect_name(const char *name, size_t len, bool utf8, const char *expected)
+{
+	char buf[256];
+
+	cr_assert_eq(printable_name(buf, sizeof(buf), name, len, utf8), buf);
+	cr_assert_str_eq(buf, expected, "utf8 %d", utf8);
+}
+
+#define EXPECT_NAME(literal, utf8, expected) \
+	expect_name(literal, sizeof(literal) - 1, utf8, expected)
+
+Test(printable_name, utf8_names_stay_as_written)
+{
+	require_utf8_locale();
+	EXPECT_NAME("\u00fcnic\u00f6de\u2603", true, "\u00fcnic\u00f6de\u2603");
+	EXPECT_NAME("\u6570\u636e\u5e93", true, "\u6570\u636e\u5e93");		/* 数据库 */
+	EXPECT_NAME("e\u0301t\u00e9", true, "e\u0301t\u00e9");		/* combining */
+	EXPECT_NAME("\U0001f600 ok", true, "\U0001f600 ok");		/* four bytes */
+	EXPECT_NAME("a b/c:d", true, "a b/c:d");
+	/* a backslash stays: systemd's escapes in cgroup paths read as its own */
+	EXPECT_NAME("system-systemd\\x2dfsck.slice", true, "system-systemd\\x2dfsck.slice");
+	EXPECT_NAME("system-systemd\\x2dfsck.slice", false, "system-systemd\\x2dfsck.slice");
+}
+
+/* No control reaches the terminal: C0, DEL, C1 raw or UTF-8 encoded (U+009B
+ * is a CSI too), the line separator wcwidth() calls unprintable, and the bidi
+ * controls that would reorder the columns after them. */
+Test(printable_name, controls_are_escaped_under_utf8)
+{
+	require_utf8_locale();
+	EXPECT_NAME("\x1b[31mred", true, "\\x1b[31mred");
+	EXPECT_NAME("a\x9b" "2J", true, "a\\x9b2J");
+	EXPECT_NAME("b\xc2\x9b" "2J", true, "b\\xc2\\x9b2J");
+	EXPECT_NAME("\xc2\x80\xc2\x9f", true, "\\xc2\\x80\\xc2\\x9f");
+	EXPECT_NAME("a\tb\nc\rd\x7f", true, "a\\x09b\\x0ac\\x0dd\\x7f");
+	EXPECT_NAME("a\0b", true, "a\\x00b");
+	EXPECT_NAME("x\u2028y", true, "x\\xe2\\x80\\xa8y");
+	EXPECT_NAME("x\u202eevil", true, "x\\xe2\\x80\\xaeevil");
+	EXPECT_NAME("x\u2066y\u2069", true, "x\\xe2\\x81\\xa6y\\xe2\\x81\\xa9");
+}
+
+/* UTF-8 is decoded strictly: every byte of what is no character is escaped
+ * on its own, and what follows it shows again. */
+Test(printable_name, invalid_utf8_is_escaped_byte_by_byte)
+{
+	require_utf8_locale();
+	EXPECT_NAME("\xc0\xaf", true, "\\xc0\\xaf");				/* overlong '/' */
+	EXPECT_NAME("\xe0\x80\xaf", true, "\\xe0\\x80\\xaf");			/* overlong */
+	EXPECT_NAME("\xf0\x82\x82\xac", true, "\\xf0\\x82\\x82\\xac");		/* overlong */
+	EXPECT_NAME("\xed\xa0\x80", true, "\\xed\\xa0\\x80");			/* surrogate */
+	EXPECT_NAME("\xf4\x90\x80\x80", true, "\\xf4\\x90\\x80\\x80");		/* > U+10FFFF */
+	EXPECT_NAME("\xf5\x80\x80\x80", true, "\\xf5\\x80\\x80\\x80");
+	EXPECT_NAME("\xff\xfe", true, "\\xff\\xfe");
+	EXPECT_NAME("\x80z", true, "\\x80z");					/* stray */
+	EXPECT_NAME("a\xe2\x98", true, "a\\xe2\\x98");				/* cut */
+	EXPECT_NAME("\xe2\x98\xc3\xbc", true, "\\xe2\\x98\u00fc");		/* cut, then ü */
+	EXPECT_NAME("\xf4\x8f\xbf\xbf", true, "\\xf4\\x8f\\xbf\\xbf");		/* not a character */
+}
+
+Test(printable_name, ascii_only_outside_utf8)
+{
+	EXPECT_NAME("\u00fcnic\u00f6de\u2603", false, "\\xc3\\xbcnic\\xc3\\xb6de\\xe2\\x98\\x83");
+	EXPECT_NAME("\x1b[31m\x9b", false, "\\x1b[31m\\x9b");
+	EXPECT_NAME("a b~", false, "a b~");
+	EXPECT_NAME("\x7f\x1f", false, "\\x7f\\x1f");
+}
+
+Test(printable_name, an_empty_name_is_a_dash)
+{
+	EXPECT_NAME("", false, "-");
+	EXPECT_NAME("", true, "-");
+}
+
+/* A buffer too small: whole characters and escapes, always ended. */
+Test(printable_name, cut_at_whole_characters_and_escapes)
+{
+	static const char name[] = "a\u6570\x1b" "b";	/* a, 3 bytes, an escape, b */
+	static const char *const expected[] = {
+		"", "a", "a", "a", "a\u6570", "a\u6570", "a\u6570", "a\u6570", "a\u6570\\x1b",
+		"a\u6570\\x1bb", "a\u6570\\x1bb",
+	};
+	char buf[16];
+
+	require_utf8_locale();
+	for (size_t size = 1; size <= 11; size++) {
+		memset(buf, 'x', sizeof(buf));
+		printable_name(buf, size, name, sizeof(name) - 1, true);
+		cr_assert_str_eq(buf, expected[size - 1], "size %zu", size);
+	}
+	memset(buf, 'x', sizeof(buf));
+	printable_name(buf, 0, name, sizeof(name) - 1, true);
+	cr_assert_eq(buf[0], 'x', "size 0: nothing written");
+	printable_name(buf, 1, "", 0, true);
+	cr_assert_str_empty(buf, "no room for the dash");
+}
+
+static size_t columns_of(const char *text)
+{
+	return text_columns(text, strlen(text));
+}
+
+Test(text_columns, count_what_a_terminal_shows)
+{
+	require_utf8_locale();
+	cr_assert_eq(columns_of(""), 0);
+	cr_assert_eq(columns_of("vda"), 3);
+	cr_assert_eq(columns_of("\u00fcnic\u00f6de\u2603"), 8);
+	cr_assert_eq(columns_of("\u6570\u636e\u5e93"), 6, "CJK: two columns each");
+	cr_assert_eq(columns_of("e\u0301"), 1, "a combining accent takes none");
+	cr_assert_eq(columns_of("\U0001f600"), 2);
+	cr_assert_eq(columns_of("crash-free \u00b7"), 12);
+	/* what is no character counts one, as a replacement mark */
+	cr_assert_eq(columns_of("a\xff" "b"), 3);
+	cr_assert_eq(columns_of("\xe2\x98"), 2);
+}
+
+static void expect_fitting(const char *text, size_t cols, size_t bytes, size_t columns)
+{
+	size_t got;
+
+	cr_assert_eq(text_fitting(text, strlen(text), cols, &got), bytes, "'%s' in %zu", text,
+		     cols);
+	cr_assert_eq(got, columns, "'%s' in %zu", text, cols);
+	cr_assert_eq(text_fitting(text, strlen(text), cols, NULL), bytes);
+}
+
+Test(text_fitting, cuts_between_characters_by_columns)
+{
+	require_utf8_locale();
+	expect_fitting("abc", 2, 2, 2);
+	expect_fitting("abc", 5, 3, 3);
+	expect_fitting("abc", 0, 0, 0);
+	/* 数据库: a cut at a wide character's edge, and one that would halve it */
+	expect_fitting("\u6570\u636e\u5e93", 6, 9, 6);
+	expect_fitting("\u6570\u636e\u5e93", 4, 6, 4);
+	expect_fitting("\u6570\u636e\u5e93", 5, 6, 4);
+	expect_fitting("\u6570\u636e\u5e93", 1, 0, 0);
+	expect_fitting("a\u6570", 2, 1, 1);
+	/* ü and ö are two bytes, one column */
+	expect_fitting("\u00fcnic\u00f6de\u2603", 5, 7, 5);
+	/* an accent goes with its letter, even past the last column */
+	expect_fitting("e\u0301x", 1, 3, 1);
+	expect_fitting("e\u0301x", 2, 4, 2);
+	expect_fitting("a\xff" "b", 2, 2, 2);
+}
+
 /* ---- the crash-free line for people ---- */
 
 static void expect_crash_line(const struct crashfree *cf, bool utf8, const char *expected)
@@ -1306,14 +1464,21 @@ Test(format_crash_line, other_interval_lengths)
 	expect_crash_line(&cf, false, "crash-free 1 of 1 interval of 30m - no crashes");
 }
 
-Test(format_crash_line, names_are_printable_ascii)
+/* Names as printable_name() shows them: in UTF-8 where the locale is. */
+Test(format_crash_line, names_are_shown_as_the_terminal_can_show_them)
 {
-	struct crashfree_process hostile[] = { { "\x1b[2J", 1 }, { "caf\xc3\xa9", 1 } };
+	struct crashfree_process hostile[] = {
+		{ "\x1b[2J", 1 }, { "caf\xc3\xa9", 1 }, { "", 1 },
+	};
 	struct crashfree cf = {
-		.interval_ns = 3600 * NS_PER_S, .crashes = 2, .by_process = hostile, .nprocesses = 2,
+		.interval_ns = 3600 * NS_PER_S, .crashes = 3, .by_process = hostile, .nprocesses = 3,
 	};
 
-	expect_crash_line(&cf, false, "crash-free 0 of 0 hours - 2 crashes (?[2J 1, caf?? 1)");
+	require_utf8_locale();
+	expect_crash_line(&cf, false,
+			  "crash-free 0 of 0 hours - 3 crashes (\\x1b[2J 1, caf\\xc3\\xa9 1, - 1)");
+	expect_crash_line(&cf, true,
+			  "crash-free 0 of 0 hours \u00b7 3 crashes (\\x1b[2J 1, caf\u00e9 1, - 1)");
 }
 
 /* A buffer too small for every name: whole names, then "...)", always ended. */

@@ -7,10 +7,13 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "top.h"
 #include "top_layout.h"
@@ -206,22 +209,84 @@ Test(top_layout, no_limit_shows_every_wanted_column)
 		cr_assert_eq(layout.shown[i], i != TOP_COL_LATENCY, "column %d", i);
 }
 
+/* ---- characters as a UTF-8 terminal shows them ---- */
+
+/* C.UTF-8, for mbrtowc() and wcwidth() as a terminal would place
+ * characters, independently of format.c.  Debian's libc-bin ships it: without
+ * it the tests fail, they do not skip. */
+static locale_t utf8_locale(void)
+{
+	static locale_t loc;
+
+	if (!loc)
+		loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	cr_assert_not_null(loc, "no C.UTF-8 locale (/usr/lib/locale/C.utf8): %s", strerror(errno));
+	return loc;
+}
+
+/* The next character of s[0..len): its bytes (0: no UTF-8 character) and
+ * the columns it takes (-1: not printable). */
+static size_t next_char(const char *s, size_t len, int *columns)
+{
+	locale_t was = uselocale(utf8_locale());
+	mbstate_t state;
+	wchar_t wc;
+	size_t n;
+
+	memset(&state, 0, sizeof(state));
+	n = mbrtowc(&wc, s, len, &state);
+	if (n == 0 || n > len)
+		n = 0;
+	*columns = n ? wcwidth(wc) : -1;
+	uselocale(was);
+	return n;
+}
+
+/* The columns text[0..len) takes on a terminal; fails on what is not
+ * printable UTF-8. */
+static size_t screen_columns(const char *text, size_t len)
+{
+	size_t columns = 0;
+
+	for (size_t i = 0, n; i < len; i += n) {
+		int width;
+
+		n = next_char(text + i, len - i, &width);
+		cr_assert(n && width >= 0, "not printable UTF-8 at byte %zu of '%s'", i, text);
+		columns += (size_t)width;
+	}
+	return columns;
+}
+
+/* The screen column where needle starts in line; fails without it. */
+static size_t column_of(const char *line, const char *needle)
+{
+	const char *at = strstr(line, needle);
+
+	cr_assert_not_null(at, "'%s' not in '%s'", needle, line);
+	return screen_columns(line, (size_t)(at - line));
+}
+
 /* ---- a terminal in memory ---- */
 
 #define TERM_ROWS 64
 #define TERM_COLS 256
+#define CELL_SIZE 16	/* a character and the accents on it */
 
-/* A screen of rows x cols cells (each up to one UTF-8 character), fed the
- * view's output.  It knows what the view writes: ESC [ H, ESC [ K, ESC [ J,
- * ESC [ 7 m and ESC [ m (reverse video on, off), CR, LF and printable
- * characters; anything else, a character past the right edge or a line
- * feed below the bottom (a scroll) fails the test. */
+/* A screen of rows x cols cells, fed the view's output.  It knows what the
+ * view writes: ESC [ H, ESC [ K, ESC [ J, ESC [ 7 m and ESC [ m (reverse
+ * video on, off), CR, LF and printable UTF-8 characters, each in as many
+ * cells as wcwidth() says (a CJK one two, an accent none: it joins the
+ * character before); anything else (a control, C1 as UTF-8 too, bytes that
+ * are no character), a character past the right edge or a line feed below
+ * the bottom (a scroll) fails the test. */
 struct term {
 	unsigned int rows, cols;
 	unsigned int row, col;
 	bool reverse;
-	char cell[TERM_ROWS][TERM_COLS][5];
+	char cell[TERM_ROWS][TERM_COLS][CELL_SIZE];
 	bool reversed[TERM_ROWS][TERM_COLS];
+	bool wide_tail[TERM_ROWS][TERM_COLS];	/* a wide character's second cell */
 };
 
 static void term_init(struct term *t, unsigned int rows, unsigned int cols)
@@ -244,14 +309,20 @@ static void term_feed(struct term *t, const char *out, size_t len)
 				t->row = t->col = 0;
 				break;
 			case 'K':
-				for (unsigned int x = t->col; x < t->cols; x++)
+				for (unsigned int x = t->col; x < t->cols; x++) {
 					t->cell[t->row][x][0] = '\0';
+					t->wide_tail[t->row][x] = false;
+				}
 				break;
 			case 'J':
-				for (unsigned int x = t->col; x < t->cols; x++)
+				for (unsigned int x = t->col; x < t->cols; x++) {
 					t->cell[t->row][x][0] = '\0';
-				for (unsigned int y = t->row + 1; y < t->rows; y++)
+					t->wide_tail[t->row][x] = false;
+				}
+				for (unsigned int y = t->row + 1; y < t->rows; y++) {
 					memset(t->cell[y], 0, sizeof(t->cell[y]));
+					memset(t->wide_tail[y], 0, sizeof(t->wide_tail[y]));
+				}
 				break;
 			case 'm':
 				t->reverse = false;
@@ -273,17 +344,36 @@ static void term_feed(struct term *t, const char *out, size_t len)
 			t->row++;
 			i++;
 		} else {
-			size_t n = 1;
+			int width;
+			size_t n = next_char(out + i, len - i, &width);
 
 			cr_assert(c >= 0x20 && c != 0x7f, "control byte 0x%02x on the screen", c);
-			while (i + n < len && ((unsigned char)out[i + n] & 0xc0) == 0x80)
-				n++;
-			cr_assert_lt(t->col, t->cols, "a character past the right edge on line %u",
-				     t->row);
+			cr_assert_gt(n, 0, "byte 0x%02x is no UTF-8 character, line %u", c, t->row);
+			cr_assert_geq(width, 0, "an unprintable character (%.*s) on line %u", (int)n,
+				      out + i, t->row);
+			if (width == 0) {	/* on the character before */
+				unsigned int x = t->col;
+
+				while (x && t->wide_tail[t->row][x - 1])
+					x--;
+				cr_assert_gt(x, 0, "an accent on nothing, line %u", t->row);
+				cr_assert_lt(strlen(t->cell[t->row][x - 1]) + n, CELL_SIZE);
+				strncat(t->cell[t->row][x - 1], out + i, n);
+				i += n;
+				continue;
+			}
+			cr_assert_leq(t->col + (unsigned int)width, t->cols,
+				      "a character past the right edge on line %u", t->row);
 			memcpy(t->cell[t->row][t->col], out + i, n);
 			t->cell[t->row][t->col][n] = '\0';
 			t->reversed[t->row][t->col] = t->reverse;
-			t->col++;
+			t->wide_tail[t->row][t->col] = false;
+			if (width == 2) {
+				t->cell[t->row][t->col + 1][0] = '\0';
+				t->reversed[t->row][t->col + 1] = t->reverse;
+				t->wide_tail[t->row][t->col + 1] = true;
+			}
+			t->col += (unsigned int)width;
 			i += n;
 		}
 	}
@@ -292,11 +382,14 @@ static void term_feed(struct term *t, const char *out, size_t len)
 /* Line y as text, trailing blanks dropped. */
 static const char *term_line(const struct term *t, unsigned int y)
 {
-	static char text[TERM_COLS * 4 + 1];
+	static char text[TERM_COLS * CELL_SIZE + 1];
 	size_t len = 0;
 
 	for (unsigned int x = 0; x < t->cols; x++) {
 		const char *cell = t->cell[y][x][0] ? t->cell[y][x] : " ";
+
+		if (t->wide_tail[y][x])
+			continue;
 
 		memcpy(text + len, cell, strlen(cell));
 		len += strlen(cell);
@@ -857,25 +950,167 @@ Test(top_view, max_rows_limits_processes)
 	fx_free(f);
 }
 
+/* A process names itself: no control byte or sequence of its name reaches
+ * the terminal, C1 raw or UTF-8 encoded (U+009B is a CSI too), in the rows,
+ * the disks or the crash line; each is shown as \xHH, as batch does. */
 Test(top_view, names_cannot_reach_the_terminal)
+{
+	for (int utf8 = 0; utf8 <= 1; utf8++) {
+		struct fx *f = fx_new();
+		struct term t;
+
+		add_row(f, 9, "\x1b[2J\x1b]0;x\x07", 10, "\x1b[31mred", 1, 1);
+		add_row(f, 10, "a\x9b" "2Jraw", 7, "vda", 1, 1);
+		add_row(f, 11, "b\xc2\x9b" "2Jutf", 8, "vda", 1, 1);
+		add_row(f, 12, "a\tb\nc", 5, "vda", 1, 1);
+		cr_assert_eq(crashfree_record_crash(&f->cf, "\x1b[2Jevil", 4 * 3600 * NS_PER_S), 0);
+		fx_view(f, 40, 200, utf8, NULL);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);	/* fails on a control byte or a foreign sequence */
+		term_dump(&t);
+		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x9b", 1));
+		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x07", 1));
+		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b]", 2));
+		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b[2J", 4));
+		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b[31m", 5));
+		cr_assert_geq(term_find(&t, "     12 a\\x09b\\x0ac     vda"), 0);
+		cr_assert_geq(term_find(&t, "     10 a\\x9b2Jraw      vda"), 0);
+		cr_assert_geq(term_find(&t, "     11 b\\xc2\\x9b2Jutf  vda"), 0);
+		cr_assert_geq(term_find(&t, "      9 \\x1b[2J\\x1b]0;x \\x1b[31m "), 0,
+			      "cut to the columns");
+		cr_assert_geq(term_find(&t, "(\\x1b[2Jevil 1, "), 0, "the crash line");
+		fx_free(f);
+	}
+}
+
+/* Under a UTF-8 locale, names show as written, and the columns after them
+ * start where they do after an ASCII name: each character takes the
+ * columns a terminal gives it (ü one in two bytes, 数 two), not a byte's. */
+Test(top_view, utf8_names_show_as_written_and_keep_the_columns)
+{
+	static const char *const names[] = {
+		"plain", "\u00fcnic\u00f6de\u2603", "\u6570\u636e\u5e93", "e\u0301t\u00e9",
+	};
+	static const char *const shown[] = {
+		"plain           vda", "\u00fcnic\u00f6de\u2603        vda",
+		"\u6570\u636e\u5e93          vda", "e\u0301t\u00e9             vda",
+	};
+	struct fx *f = fx_new();
+	size_t device = 0, width = 0;
+	struct term t;
+
+	for (int i = 0; i < 4; i++)
+		add_row(f, 200 + i, names[i], strlen(names[i]), "vda", 4096, 8192);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	device = column_of(term_line(&t, term_find(&t, "COMM")), " DEVICE");
+	for (int i = 0; i < 4; i++) {
+		int y = term_find(&t, shown[i]);
+		const char *line;
+
+		cr_assert_geq(y, 0, "no line with '%s'", shown[i]);
+		line = term_line(&t, y);
+		if (!i)
+			width = screen_columns(line, strlen(line));
+		cr_assert_eq(column_of(line, " vda "), device, "%s", line);
+		cr_assert_eq(screen_columns(line, strlen(line)), width, "%s", line);
+	}
+	fx_free(f);
+}
+
+/* A disk's name too: its numbers line up under the headings. */
+Test(top_view, utf8_disk_names_keep_the_columns)
+{
+	struct fx *f = fx_new();
+	const char *vda, *disk;
+	struct term t;
+
+	pmem_free(&f->pm);
+	pmem_init(&f->pm);
+	dev_add(&f->pm, "vda", 409600, 2 << 20, 100, 640);
+	dev_add(&f->pm, "d\u00efsk\u6570", 409600, 2 << 20, 100, 640);
+	pmem_flush(&f->pm);
+	add_row(f, 300, "reader", 6, "d\u00efsk\u6570", 4096, 0);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	vda = strdup(term_line(&t, term_find(&t, "vda        ")));
+	disk = term_line(&t, term_find(&t, "d\u00efsk\u6570     "));
+	cr_assert_str_eq(disk + strlen("d\u00efsk\u6570     "), vda + strlen("vda        "));
+	cr_assert_geq(term_find(&t, "    300 reader          d\u00efsk\u6570  "), 0);
+	free((void *)vda);
+	fx_free(f);
+}
+
+/* A cell is cut between characters: a wide character that would straddle
+ * its edge is left out and a space takes its column. */
+Test(top_view, a_cut_falls_between_wide_characters)
+{
+	static const char ascii[] = "abcdefghijklmnop";			/* 16 columns */
+	static const char wide[] = "\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e";	/* 16 */
+	static const char odd[] = "a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e";	/* 17 */
+	struct fx *f = fx_new();
+	size_t device;
+	struct term t;
+	int y;
+
+	add_row(f, 401, ascii, strlen(ascii), "vda", 4096, 8192);
+	add_row(f, 402, wide, strlen(wide), "vda", 4096, 8192);
+	add_row(f, 403, odd, strlen(odd), "vda", 4096, 8192);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	y = term_find(&t, "    401 abcdefghijklmno vda");
+	cr_assert_geq(y, 0, "COMM is 15 columns");
+	device = column_of(term_line(&t, y), " vda ");
+	/* seven of 数据库..., 14 columns, and a space for the eighth's first */
+	y = term_find(&t, "    402 \u6570\u636e\u5e93\u6570\u636e\u5e93\u6570  vda");
+	cr_assert_geq(y, 0);
+	cr_assert_eq(column_of(term_line(&t, y), " vda "), device);
+	/* a, then seven: exactly 15 */
+	y = term_find(&t, "    403 a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570 vda");
+	cr_assert_geq(y, 0);
+	cr_assert_eq(column_of(term_line(&t, y), " vda "), device);
+	fx_free(f);
+}
+
+/* Outside a UTF-8 locale every byte but printable ASCII is \xHH, and the
+ * screen gets ASCII only. */
+Test(top_view, names_outside_utf8_are_escaped_ascii)
+{
+	static const char name[] = "\u00fcnic\u00f6de\u2603";
+	struct fx *f = fx_new();
+	struct term t;
+
+	add_row(f, 500, name, strlen(name), "vda", 4096, 8192);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	cr_assert_geq(term_find(&t, "    500 \\xc3\\xbcnic\\xc3 vda"), 0);
+	for (size_t i = 0; i < f->cap.len; i++)
+		cr_assert_lt((unsigned char)f->cap.buf[i], 0x80, "non-ASCII under a non-UTF-8 locale");
+	fx_free(f);
+}
+
+/* An empty comm is "-", as batch shows it. */
+Test(top_view, an_empty_comm_shows_a_dash)
 {
 	struct fx *f = fx_new();
 	struct term t;
 
-	add_row(f, 9, "\x1b[2J\x1b]0;x\x07", 10, "\x1b[31mred", 1, 1);
-	add_row(f, 10, "a\x9b" "2Jraw", 7, "vda", 1, 1);
-	add_row(f, 11, "b\xc2\x9b" "2Jutf", 8, "vda", 1, 1);
-	add_row(f, 12, "a\tb\nc", 5, "vda", 1, 1);
-	cr_assert_eq(crashfree_record_crash(&f->cf, "\x1b[2Jevil", 4 * 3600 * NS_PER_S), 0);
-	fx_view(f, 40, 200, true, NULL);
+	add_row(f, 7, "", 0, "vda", 4096, 8192);
+	fx_view(f, 24, 80, true, NULL);
 	view_show_frame(&f->view, &f->frame);
-	fx_screen(f, &t);	/* fails on a control byte or a foreign sequence */
-	cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x9b", 1));
-	cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x07", 1));
-	cr_assert_geq(term_find(&t, "a?b?c"), 0);
-	cr_assert_geq(term_find(&t, "?[2Jevil"), 0);
+	fx_screen(f, &t);
+	cr_assert_geq(term_find(&t, "      7 -               vda"), 0);
 	fx_free(f);
 }
+
 
 Test(top_view, appended_frames_have_no_escape_codes)
 {
@@ -1049,6 +1284,41 @@ Test(top_view, the_selection_follows_its_row_then_keeps_its_place)
 	fx_redraw_onto(f, &t, &from);
 	cr_assert_str_eq(selected_comm(&t), "proc0", "the only row left");
 	fx_free(f);
+}
+
+/* The filter matches names as shown, and the selection knows its row by
+ * them: a UTF-8 name under UTF-8, its escapes outside. */
+Test(top_view, the_filter_and_the_selection_go_by_the_names_shown)
+{
+	static const char name[] = "\u00fcnic\u00f6de\u2603";
+
+	for (int utf8 = 0; utf8 <= 1; utf8++) {
+		struct fx *f = fx_new();
+		const char *filter = utf8 ? "cnic\r" : "c\\xbcnic\r";
+		struct term t;
+		size_t from;
+		int y;
+
+		fx_rows(f, 3);
+		add_row(f, 600, name, strlen(name), "vda", 1, 1);
+		fx_view(f, 24, 80, utf8, NULL);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		from = f->cap.len;
+		fx_keys(f, &t, &from, filter);
+		y = term_find(&t, "COMM");
+		cr_assert(strstr(term_line(&t, y + 1), "    600 "), "utf8 %d: %s", utf8,
+			  term_line(&t, y + 1));
+		cr_assert_str_empty(term_line(&t, y + 2), "one row matches: %s",
+				    term_line(&t, y + 2));
+		fx_keys(f, &t, &from, "j");
+		cr_assert_eq(term_reversed_line(&t), y + 1);
+		/* the filter cleared, the selection stays on its row */
+		fx_keys(f, &t, &from, "\033");
+		cr_assert(strstr(term_line(&t, term_reversed_line(&t)), "    600 "), "utf8 %d: %s",
+			  utf8, term_line(&t, term_reversed_line(&t)));
+		fx_free(f);
+	}
 }
 
 /* ---- scrolling ---- */
@@ -1441,6 +1711,54 @@ Test(top_view, a_stack_too_long_is_cut_to_the_screen)
 	cr_assert_str_eq(term_line(&t, 9), "+31 more");
 	free(fs);
 	fx_free(f);
+}
+
+/* A line is cut at the screen's width by the columns its characters take:
+ * a wide one that would straddle the edge is left out.  Frame names are a
+ * program's own bytes: shown in UTF-8, their controls escaped. */
+Test(top_view, a_line_is_cut_by_columns_and_frame_names_by_utf8)
+{
+	static const char *const prefixes[] = {
+		"\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93"
+		"\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e",		/* 20, 40 columns */
+		"a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93"
+		"\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e",		/* 41 */
+		"f\x1b[2J\xc2\x9b\u00fc_",
+	};
+	static const char *const expected[] = {
+		/* 2 + 19 wide characters: exactly 40 columns */
+		"  \u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93"
+		"\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570",
+		/* 3 + 18: the 19th would take columns 40 and 41 */
+		"  a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e\u5e93"
+		"\u6570\u636e\u5e93\u6570\u636e\u5e93",
+		"  f\\x1b[2J\\xc2\\x9b\u00fc_1000",
+	};
+
+	for (size_t i = 0; i < 3; i++) {
+		struct fx *f = fx_new();
+		struct fake_stacks *fs = calloc(1, sizeof(*fs));
+		struct proc_io *row;
+		struct term t;
+		int y;
+
+		cr_assert_not_null(fs);
+		row = add_row(f, 42, "reader", 6, "zram0", 1 << 20, 0);
+		fake_stack(fs, row, 2, prefixes[i]);
+		fx_view(f, 24, 40, true, NULL);
+		f->view.stacks = &fs->namer;
+		view_show_frame(&f->view, &f->frame);
+		top_feed_keys(&f->view, "\r", 1);
+		fx_recapture(f);
+		top_redraw(&f->view);
+		fx_screen(f, &t);	/* fails on a character past the edge */
+		term_dump(&t);
+		y = term_find(&t, "kernel:");
+		cr_assert_geq(y, 0);
+		cr_assert_str_eq(term_line(&t, y + 1), expected[i]);
+		free(fs);
+		fx_free(f);
+	}
 }
 
 /* Paused, the frame drawn outlives the tally's next step: its memory may go

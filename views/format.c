@@ -5,12 +5,15 @@
  * that shows nothing (--quiet).  The batch view is batch.c, JSON json.c,
  * the top view top.c.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/utsname.h>
+#include <wchar.h>
 #include "format.h"
 #include "view.h"
 
@@ -214,16 +217,172 @@ const char *signal_name(uint32_t sig, char *buf, size_t size)
 	return buf;
 }
 
-void printable_name(char *buf, size_t size, const char *name, size_t len)
+/* ---- names on a terminal ---- */
+
+/*
+ * The UTF-8 locale wcwidth() is asked under: the user's when it is UTF-8,
+ * else C.UTF-8; NULL when neither is installed.  diskio itself runs in the
+ * C locale (locale_is_utf8()), so that its numbers stay ASCII: this one is
+ * only ever taken for a call, with uselocale().  Made once, kept for the run.
+ */
+static locale_t utf8_locale(void)
 {
-	size_t i;
+	static locale_t loc;
+	static bool tried;
+	const char *codeset;
 
-	for (i = 0; i < len && i + 1 < size; i++) {
-		unsigned char c = name[i];
-
-		buf[i] = (c < 0x20 || c >= 0x7f) ? '?' : c;
+	if (tried)
+		return loc;
+	tried = true;
+	loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+	if (loc) {
+		codeset = nl_langinfo_l(CODESET, loc);
+		if (codeset && (!strcasecmp(codeset, "UTF-8") || !strcasecmp(codeset, "utf8")))
+			return loc;
+		freelocale(loc);
 	}
-	buf[i] = '\0';
+	loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	return loc;
+}
+
+/* The code point the UTF-8 character at s[0..len) stands for, and its
+ * length (1 to 4); 0 when the bytes are no character: a continuation byte,
+ * a cut sequence, an overlong form, a surrogate or anything above U+10FFFF.
+ * Strict by hand, not mbrtowc(): what passes here goes to the terminal. */
+static size_t utf8_char(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	uint32_t least;
+	size_t n;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2, least = 0x80, *cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3, least = 0x800, *cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4, least = 0x10000, *cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if (*cp < least || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* The bidirectional controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI): they take
+ * no column, but a terminal that does bidi would reorder what follows them
+ * on the line, other columns included. */
+static bool bidi_control(uint32_t cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The columns a character takes on a UTF-8 terminal, by wcwidth(); -1 for
+ * one it must not get: the controls (C0, DEL, C1, whatever a locale's
+ * tables say), what wcwidth() finds unprintable (U+2028, unassigned code
+ * points), the bidi controls, and all but ASCII without a UTF-8 locale. */
+static int char_columns(uint32_t cp)
+{
+	locale_t loc, was;
+	int columns;
+
+	if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		return -1;
+	if (cp < 0x7f)
+		return 1;
+	loc = utf8_locale();
+	if (!loc || bidi_control(cp))
+		return -1;
+	was = uselocale(loc);
+	columns = wcwidth((wchar_t)cp);
+	uselocale(was);
+	return columns;
+}
+
+/*
+ * Escapes are batch_write_name()'s \xHH, so that one name reads alike in
+ * every view, except that a backslash stays as it is: the top view is for
+ * people, and cgroup paths hold systemd's own escapes
+ * ("system-systemd\x2dfsck.slice"), which read as systemd-cgls shows them
+ * rather than as "\x5cx2d".  A name may then look like an escape it does not
+ * hold; that gives a process nothing it could not have by naming itself,
+ * and batch and JSON keep every name exact.
+ */
+char *printable_name(char *buf, size_t size, const char *name, size_t len, bool utf8)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t at = 0, out = 0;
+
+	if (!size)
+		return buf;
+	if (!len) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	while (at < len) {
+		uint32_t cp;
+		size_t n = utf8 ? utf8_char(s + at, len - at, &cp) : 1;
+		bool shown = utf8 ? n && char_columns(cp) >= 0 : s[at] >= 0x20 && s[at] < 0x7f;
+
+		if (!shown)
+			n = 1;
+		/* whole characters and escapes only, and room for the '\0' */
+		if (out + (shown ? n : 4) >= size)
+			break;
+		if (shown)
+			memcpy(buf + out, s + at, n);
+		else
+			snprintf(buf + out, 5, "\\x%02x", s[at]);
+		out += shown ? n : 4;
+		at += n;
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+size_t text_columns(const char *text, size_t len)
+{
+	size_t columns;
+
+	text_fitting(text, len, SIZE_MAX, &columns);
+	return columns;
+}
+
+size_t text_fitting(const char *text, size_t len, size_t cols, size_t *columns)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t at = 0, used = 0;
+
+	while (at < len) {
+		uint32_t cp;
+		size_t n = utf8_char(s + at, len - at, &cp);
+		int width = n ? char_columns(cp) : -1;
+
+		if (!n)
+			n = 1;
+		if (width < 0)
+			width = 1;
+		/* a character of no width after the last column still belongs
+		 * to the one before it */
+		if (used + (size_t)width > cols)
+			break;
+		used += (size_t)width;
+		at += n;
+	}
+	if (columns)
+		*columns = used;
+	return at;
 }
 
 /* "hours", "hour", or for an interval that is no whole day, hour or minute
@@ -272,10 +431,11 @@ char *format_crash_line(char *buf, size_t size, const struct crashfree *crash, b
 	/* The names that fit, each whole, then ", ..." for the rest. */
 	for (size_t i = 0; i < crash->nprocesses; i++) {
 		const struct crashfree_process *p = &crash->by_process[i];
-		char comm[CRASHFREE_COMM_LEN], item[CRASHFREE_COMM_LEN + 32];
+		char comm[PRINTABLE_SIZE(CRASHFREE_COMM_LEN)], item[sizeof(comm) + 32];
 		size_t len;
 
-		printable_name(comm, sizeof(comm), p->comm, strnlen(p->comm, CRASHFREE_COMM_LEN));
+		printable_name(comm, sizeof(comm), p->comm, strnlen(p->comm, CRASHFREE_COMM_LEN),
+			       utf8);
 		if (crash->nprocesses == 1 && p->crashes == crash->crashes)
 			snprintf(item, sizeof(item), " (%s", comm);
 		else

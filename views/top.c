@@ -18,9 +18,11 @@
 #include "top_layout.h"
 
 #define LINE_SIZE	4096	/* a line's bytes: wider terminals are cut there */
-/* A row's name: a comm, or a kernel worker's with its work
- * ("kworker/u8:1-flush-254:0", tally.c's worker_row_name()). */
-#define ROW_NAME_MAX	64
+/* Names as shown (printable_name(): a byte may take 4): a row's, a comm or
+ * a kernel worker's with its work ("kworker/u8:1-flush-254:0", tally.c's
+ * worker_row_name(), at most a comm and 64 bytes), and a disk's. */
+#define ROW_NAME_SIZE	PRINTABLE_SIZE(TASK_COMM_LEN + 64)
+#define DEVICE_NAME_SIZE TOP_DEVICE_SIZE
 
 /* The selected process row, known by its key so that it stays selected
  * when the rows move (a new frame, another sort), and by its place for
@@ -29,14 +31,15 @@ struct top_selection {
 	size_t index;				/* in the shown order */
 	bool known;				/* a row was selected: the key below */
 	uint32_t pid;
-	char comm[ROW_NAME_MAX];
-	char device[PMEM_NAME_MAX];
+	char comm[ROW_NAME_SIZE];
+	char device[DEVICE_NAME_SIZE];
 	char cgroup[LINE_SIZE];			/* --by cgroup rows */
 };
 
-/* The lines of the stack overlay's frames, named when it is drawn. */
+/* The lines of the stack overlay's frames, named when it is drawn: two
+ * spaces, then a name as shown. */
 #define STACK_LINES		(2 * (STACK_MAX_FRAMES + 1))
-#define STACK_LINE_SIZE		(STACK_NAME_MAX + 8)
+#define STACK_LINE_SIZE		(2 + PRINTABLE_SIZE(STACK_NAME_MAX))
 
 struct top {
 	struct top_settings settings;
@@ -59,7 +62,7 @@ struct top {
 	size_t order_capacity;
 	const struct pmem_device **devices_shown;
 	size_t devices_shown_capacity;
-	char (*device_names)[PMEM_NAME_MAX];
+	char (*device_names)[DEVICE_NAME_SIZE];
 	size_t device_names_capacity;
 	const char **device_name_ptrs;
 	size_t device_name_ptrs_capacity;
@@ -68,15 +71,14 @@ struct top {
 
 /* ---- what the frame shows, as the screen shows it ---- */
 
-/* A name of the frame's table as printable ASCII (a process names itself),
- * cut to size. */
+/* A name of the frame's table as the terminal can show it (a process names
+ * itself), cut to size. */
 static const char *frame_name(const struct top *t, res_key key, char *buf, size_t size)
 {
 	uint32_t len = 0;
 	const char *name = res_name(t->frame.names, key, &len);
 
-	printable_name(buf, size, name, len);
-	return buf;
+	return printable_name(buf, size, name, len, t->settings.utf8);
 }
 
 /* A cgroup's row has no pid and no comm. */
@@ -86,16 +88,16 @@ static uint32_t row_pid(const struct top *t, const struct proc_io *row)
 }
 
 static const char *row_comm(const struct top *t, const struct proc_io *row,
-			    char buf[ROW_NAME_MAX])
+			    char buf[ROW_NAME_SIZE])
 {
 	buf[0] = '\0';
-	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, ROW_NAME_MAX);
+	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, ROW_NAME_SIZE);
 }
 
 static const char *row_device(const struct top *t, const struct proc_io *row,
-			      char buf[PMEM_NAME_MAX])
+			      char buf[DEVICE_NAME_SIZE])
 {
-	return frame_name(t, row->device_name, buf, PMEM_NAME_MAX);
+	return frame_name(t, row->device_name, buf, DEVICE_NAME_SIZE);
 }
 
 /* The row's cgroup path; "" without cgroup2. */
@@ -106,20 +108,22 @@ static const char *row_cgroup(const struct top *t, const struct proc_io *row,
 	return row->cgroup_name ? frame_name(t, row->cgroup_name, buf, LINE_SIZE) : buf;
 }
 
-static const char *device_name(const struct pmem_device *dev, char buf[PMEM_NAME_MAX])
+/* d chooses among devices by these names, as shown. */
+static const char *device_name(const struct top *t, const struct pmem_device *dev,
+			       char buf[DEVICE_NAME_SIZE])
 {
-	printable_name(buf, PMEM_NAME_MAX, dev->name, strlen(dev->name));
-	return buf;
+	return printable_name(buf, DEVICE_NAME_SIZE, dev->name, strlen(dev->name),
+			      t->settings.utf8);
 }
 
 /* The device d chose, else all of them. */
 static const struct pmem_device *chosen_device(const struct top *t)
 {
 	const struct pmem_metrics *devices = t->frame.devices;
-	char name[PMEM_NAME_MAX];
+	char name[DEVICE_NAME_SIZE];
 
 	for (size_t i = 0; t->state.device[0] && i < devices->count; i++)
-		if (!strcmp(device_name(&devices->devices[i], name), t->state.device))
+		if (!strcmp(device_name(t, &devices->devices[i], name), t->state.device))
 			return &devices->devices[i];
 	return &devices->aggregate;
 }
@@ -250,32 +254,39 @@ static void cell_avg_ms(char *buf, size_t size, const uint64_t *values)
 
 /* ---- lines ---- */
 
+/* A line's text, and the terminal columns it takes (text_columns()). */
 struct line {
 	char text[LINE_SIZE];
 	size_t len;
+	size_t columns;
 };
 
+/* text added whole, or cut where the line is full, between characters. */
 static void line_add(struct line *l, const char *text, size_t len)
 {
-	if (len > sizeof(l->text) - 1 - l->len)
+	if (len > sizeof(l->text) - 1 - l->len) {
 		len = sizeof(l->text) - 1 - l->len;
+		while (len && ((unsigned char)text[len] & 0xc0) == 0x80)
+			len--;
+	}
 	memcpy(l->text + l->len, text, len);
 	l->len += len;
 	l->text[l->len] = '\0';
+	l->columns += text_columns(text, len);
 }
 
-/* One cell of width columns, cut or padded, a space before all but the first. */
+/* One cell of width columns, a space before all but the first: text cut to
+ * them between characters (a wide one that would straddle the edge is left
+ * out), padded with spaces to exactly width. */
 static void line_cell(struct line *l, const char *text, unsigned int width, bool left)
 {
-	size_t len = strlen(text);
+	size_t columns, len = text_fitting(text, strlen(text), width, &columns);
 	char pad[LINE_SIZE];
 	size_t npad;
 
 	if (l->len)
 		line_add(l, " ", 1);
-	if (len > width)
-		len = width;
-	npad = width - len < sizeof(pad) ? width - len : sizeof(pad) - 1;
+	npad = width - columns < sizeof(pad) ? width - columns : sizeof(pad) - 1;
 	memset(pad, ' ', npad);
 	if (!left)
 		line_add(l, pad, npad);
@@ -287,9 +298,9 @@ static void line_cell(struct line *l, const char *text, unsigned int width, bool
 /* Header items, two spaces apart, for as long as each next one fits. */
 static void line_item(struct line *l, const char *item, unsigned int cols, bool *full)
 {
-	size_t len = strlen(item), need = len + (l->len ? 2 : 0);
+	size_t len = strlen(item), need = text_columns(item, len) + (l->len ? 2 : 0);
 
-	if (*full || (cols && l->len && l->len + need > cols)) {
+	if (*full || (cols && l->len && l->columns + need > cols)) {
 		*full = true;
 		return;
 	}
@@ -316,27 +327,19 @@ static unsigned int lines_left(const struct view *v)
 	return v->lines < limit ? limit - v->lines : 0;
 }
 
-/* Write a line, cut to the terminal's width at a character boundary (the
- * '\u00b7' of the crash line takes one column in two bytes).  In place,
- * every line but the first starts with CR LF and ends by erasing the rest
- * of the old line; nothing is written past the last line of the screen.
- * false once the screen is full. */
+/* Write a line, cut to the terminal's width between characters, by the
+ * columns they take (the crash line's '\u00b7' one in two bytes, a CJK
+ * name's characters two each).  In place, every line but the first starts
+ * with CR LF and ends by erasing the rest of the old line; nothing is
+ * written past the last line of the screen.  false once the screen is full. */
 static bool put_line_marked(struct view *v, const char *text, bool marked)
 {
-	size_t len = strlen(text);
-	unsigned int columns = 0;
+	size_t columns, len;
 
 	if (!lines_left(v))
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (((unsigned char)text[i] & 0xc0) == 0x80)
-			continue;
-		if (v->screen.cols && columns == v->screen.cols) {
-			len = i;
-			break;
-		}
-		columns++;
-	}
+	len = text_fitting(text, strlen(text), v->screen.cols ? v->screen.cols : SIZE_MAX,
+			   &columns);
 	if (v->screen.clear && v->lines)
 		fputs("\r\n", v->out);
 	if (marked)		/* reverse video, taking no column */
@@ -373,7 +376,7 @@ static void header_totals(struct view *v)
 	const char *per = t->state.cumulative ? "" : "/s";
 	char item[128], bytes[32], when[16] = "";
 	uint64_t values[PMEM_NR_COUNTERS];
-	struct line l = { .len = 0 };
+	struct line l = { .len = 0, .columns = 0 };
 	bool full = false;
 	struct tm tm;
 
@@ -401,9 +404,9 @@ static void header_state(struct view *v)
 {
 	const struct top *t = v->top;
 	const struct top_state *s = &t->state;
-	struct line l = { .len = 0 };
+	struct line l = { .len = 0, .columns = 0 };
 	bool full = false, ascending = sort_key_ascending(s->sort) != s->reverse;
-	char item[128];
+	char item[sizeof(s->device) + 16];
 
 	if (s->paused)
 		line_item(&l, "PAUSED", v->screen.cols, &full);
@@ -433,7 +436,7 @@ static void lost_line(struct view *v)
 {
 	const uint64_t *lost = frame_lost(v->top);
 	bool named[LOST_NR_CAUSES] = { false };
-	struct line l = { .len = 0 };
+	struct line l = { .len = 0, .columns = 0 };
 	unsigned int cols = v->screen.cols;
 
 	if (!lost_total(lost))
@@ -456,7 +459,7 @@ static void lost_line(struct view *v)
 		len = (size_t)snprintf(item, sizeof(item), "%s %s %" PRIu64, k ? "," : "",
 				       lost_cause_names[most], lost[most]);
 		/* room for it, and for ", ..." should another follow */
-		if (cols && l.len + len + 5 > cols) {
+		if (cols && l.columns + len + 5 > cols) {
 			line_add(&l, k ? ", ..." : " ...", k ? 5 : 4);
 			break;
 		}
@@ -468,7 +471,7 @@ static void lost_line(struct view *v)
 static void crash_line(struct view *v)
 {
 	const char *crash = v->top->crash_line;
-	struct line l = { .len = 0 };
+	struct line l = { .len = 0, .columns = 0 };
 
 	if (!crash[0])
 		return;
@@ -482,7 +485,7 @@ static void crash_line(struct view *v)
 static void put_headings(struct view *v, const struct top_column *columns, size_t n,
 			 const struct top_layout *layout)
 {
-	struct line l = { .len = 0 };
+	struct line l = { .len = 0, .columns = 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		const char *heading = v->top->state.cumulative ? columns[i].total_heading :
@@ -547,12 +550,15 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 {
 	const struct top *t = v->top;
 	uint64_t values[PMEM_NR_COUNTERS];
-	char cells[TOP_NR_DEV_COLUMNS][64], name[PMEM_NAME_MAX];
-	struct line l = { .len = 0 };
+	char cells[TOP_NR_DEV_COLUMNS][64], name[DEVICE_NAME_SIZE];
+	const char *text[TOP_NR_DEV_COLUMNS];
+	struct line l = { .len = 0, .columns = 0 };
 	double p99_us;
 
 	device_values(t, dev, values);
-	snprintf(cells[TOP_DEV_NAME], sizeof(cells[0]), "%s", device_name(dev, name));
+	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
+		text[i] = cells[i];
+	text[TOP_DEV_NAME] = device_name(t, dev, name);
 	cell_bytes(cells[TOP_DEV_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
 	cell_bytes(cells[TOP_DEV_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
 	cell_bytes(cells[TOP_DEV_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
@@ -570,7 +576,7 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 	iostat_cells(cells, dev, t->state.cumulative);
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		if (layout->shown[i])
-			line_cell(&l, cells[i], layout->width[i], top_dev_columns[i].left);
+			line_cell(&l, text[i], layout->width[i], top_dev_columns[i].left);
 	put_line(v, l.text);
 }
 
@@ -597,9 +603,9 @@ static void device_table(struct view *v)
 	for (size_t i = 0; i < devices->count; i++) {
 		const struct pmem_device *dev = &devices->devices[i];
 		uint64_t values[PMEM_NR_COUNTERS];
-		char name[PMEM_NAME_MAX];
+		char name[DEVICE_NAME_SIZE];
 
-		if (t->state.device[0] ? !strcmp(device_name(dev, name), t->state.device) :
+		if (t->state.device[0] ? !strcmp(device_name(t, dev, name), t->state.device) :
 		    has_values(device_values(t, dev, values)))
 			t->devices_shown[n++] = dev;
 	}
@@ -663,24 +669,30 @@ static void process_line(struct view *v, const struct proc_io *row,
 {
 	const struct top *t = v->top;
 	const uint64_t *values = row_values(t, row);
-	char cells[TOP_NR_PROC_COLUMNS][64], cgroup[LINE_SIZE];
-	struct line l = { .len = 0 };
+	char cells[TOP_NR_PROC_COLUMNS][64], comm[ROW_NAME_SIZE], cgroup[LINE_SIZE];
+	char device[2 * DEVICE_NAME_SIZE];		/* DISK<ABOVE */
+	const char *text[TOP_NR_PROC_COLUMNS];
+	struct line l = { .len = 0, .columns = 0 };
 
+	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
+		text[i] = cells[i];
 	if (t->frame.by_cgroup) {
 		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "-");
-		snprintf(cells[TOP_COL_COMM], sizeof(cells[0]), "-");
+		text[TOP_COL_COMM] = "-";
 	} else {
 		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "%" PRIu32, row_pid(t, row));
-		row_comm(t, row, cells[TOP_COL_COMM]);
+		text[TOP_COL_COMM] = row_comm(t, row, comm);
 	}
-	row_device(t, row, cells[TOP_COL_DEVICE]);
+	text[TOP_COL_DEVICE] = row_device(t, row, device);
 	if (row->serves_name) {		/* DISK<ABOVE: the I/O of a stacked device above */
-		char above[PMEM_NAME_MAX];
-		size_t len = strlen(cells[TOP_COL_DEVICE]);
+		char above[DEVICE_NAME_SIZE];
+		size_t len = strlen(device);
 
-		snprintf(cells[TOP_COL_DEVICE] + len, sizeof(cells[0]) - len, "<%s",
+		snprintf(device + len, sizeof(device) - len, "<%s",
 			 frame_name(t, row->serves_name, above, sizeof(above)));
 	}
+	/* as long as it is, cut to its width */
+	text[TOP_COL_CGROUP] = row->cgroup_name ? row_cgroup(t, row, cgroup) : "-";
 	cell_bytes(cells[TOP_COL_READ], sizeof(cells[0]), t, values[PMEM_READ_BYTES]);
 	cell_bytes(cells[TOP_COL_WRITE], sizeof(cells[0]), t, values[PMEM_WRITE_BYTES]);
 	cell_bytes(cells[TOP_COL_DISCARD], sizeof(cells[0]), t, values[PMEM_DISCARD_BYTES]);
@@ -692,15 +704,9 @@ static void process_line(struct view *v, const struct proc_io *row,
 		   top_proc_columns[TOP_COL_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
 	cell_avg_ms(cells[TOP_COL_LATENCY], sizeof(cells[0]), values);
 	cell_bytes(cells[TOP_COL_DIRTY], sizeof(cells[0]), t, values[PMEM_DIRTIED_BYTES]);
-	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++) {
-		if (!layout->shown[i])
-			continue;
-		if (i == TOP_COL_CGROUP)	/* as long as it is, cut to its width */
-			line_cell(&l, row->cgroup_name ? row_cgroup(t, row, cgroup) : "-",
-				  layout->width[i], true);
-		else
-			line_cell(&l, cells[i], layout->width[i], top_proc_columns[i].left);
-	}
+	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
+		if (layout->shown[i])
+			line_cell(&l, text[i], layout->width[i], top_proc_columns[i].left);
 	put_line_marked(v, l.text, selected);
 }
 
@@ -715,7 +721,7 @@ static size_t select_rows(struct top *t)
 		return 0;
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct proc_io *row = f->rows[i];
-		char device[PMEM_NAME_MAX], comm[ROW_NAME_MAX];
+		char device[DEVICE_NAME_SIZE], comm[ROW_NAME_SIZE];
 
 		if (!has_values(row_values(t, row)) ||
 		    (t->state.device[0] && strcmp(row_device(t, row, device), t->state.device)) ||
@@ -731,7 +737,7 @@ static size_t select_rows(struct top *t)
 static bool is_selected(const struct top *t, const struct proc_io *row)
 {
 	const struct top_selection *sel = &t->selection;
-	char comm[ROW_NAME_MAX], device[PMEM_NAME_MAX], cgroup[LINE_SIZE];
+	char comm[ROW_NAME_SIZE], device[DEVICE_NAME_SIZE], cgroup[LINE_SIZE];
 
 	return sel->known && sel->pid == row_pid(t, row) &&
 	       !strcmp(sel->comm, row_comm(t, row, comm)) &&
@@ -915,8 +921,8 @@ struct stack_lines {
 	size_t n;
 };
 
-/* A frame's name as an indented line; printable, as a user program's
- * symbols are any bytes its author chose. */
+/* A frame's name as an indented line; as the terminal can show it, as a
+ * user program's symbols are any bytes its author chose. */
 static void add_stack_line(const char *name, void *arg)
 {
 	struct stack_lines *lines = arg;
@@ -926,7 +932,7 @@ static void add_stack_line(const char *name, void *arg)
 	lines->t->stack_lines[lines->n][0] = ' ';
 	lines->t->stack_lines[lines->n][1] = ' ';
 	printable_name(lines->t->stack_lines[lines->n] + 2, STACK_LINE_SIZE - 2, name,
-		       strlen(name));
+		       strlen(name), lines->t->settings.utf8);
 	lines->n++;
 }
 
@@ -952,7 +958,7 @@ static void stack_title(struct view *v, const struct proc_io *row, const struct 
 	bool cumulative = t->state.cumulative;
 	const char *per = cumulative ? "" : "/s";
 	char text[LINE_SIZE], bytes[32], ios[32], dirtied[32];
-	char comm[ROW_NAME_MAX], device[PMEM_NAME_MAX];
+	char comm[ROW_NAME_SIZE], device[DEVICE_NAME_SIZE];
 
 	cell_bytes(bytes, sizeof(bytes), t, row_stack_bytes(stack, cumulative));
 	cell_count(ios, sizeof(ios), 12, t, row_stack_ios(stack, cumulative));
@@ -1083,7 +1089,7 @@ bool top_feed_keys(struct view *v, const char *bytes, size_t n)
 			  ndevices, sizeof(*t->device_name_ptrs)))
 		return false;
 	for (size_t i = 0; i < ndevices; i++)
-		t->device_name_ptrs[i] = device_name(&devices->devices[i], t->device_names[i]);
+		t->device_name_ptrs[i] = device_name(t, &devices->devices[i], t->device_names[i]);
 	changed = top_keys_feed(&t->state, bytes, n, t->device_name_ptrs, ndevices);
 	if (t->state.paused)
 		freeze(t);

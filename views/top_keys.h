@@ -21,6 +21,9 @@ enum top_jump {
 };
 
 #define TOP_FILTER_MAX (TASK_COMM_LEN - 1)	/* a comm has at most 15 bytes */
+/* A disk's name as the top view shows it (view.h's printable_name(): each
+ * byte may be a 4-character \xHH escape), which d chooses by. */
+#define TOP_DEVICE_SIZE (4 * PMEM_NAME_MAX + 1)
 
 /* Where the byte parser is: escape sequences (arrows are ESC [ A/B/C/D or
  * ESC O A/B/C/D, PgUp and PgDn ESC [ 5 ~ and ESC [ 6 ~, Home and End
@@ -50,11 +53,12 @@ struct top_state {
 	enum top_jump jump;		/* Home, End: where the moves start */
 	bool stack;			/* Enter: the selected row's stack overlay */
 	bool quit;			/* q */
-	char filter[TOP_FILTER_MAX + 1];	/* rows whose comm contains it; "" all */
+	/* rows whose comm as shown contains it; "" all */
+	char filter[TOP_FILTER_MAX + 1];
 	bool editing;			/* c: the filter is being typed */
 	char edit[TOP_FILTER_MAX + 1];
 	size_t edit_len;
-	char device[PMEM_NAME_MAX];	/* d: only this device; "" all */
+	char device[TOP_DEVICE_SIZE];	/* d: only this device, as shown; "" all */
 
 	/* What the run offers, fixed at start. */
 	bool row_latency;		/* -L: rows have a latency to sort on */

@@ -125,10 +125,25 @@ void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES]);
 /* {"pid":…,"comm":…,"signal":"SIGSEGV","core_dumped":false} as member key. */
 void json_write_crash_event(struct jsonw *w, const char *key, const struct crash_event *e);
 
-/* A name for a terminal or a line people read: anything but printable ASCII
- * becomes '?', so a process cannot send control sequences (C0, or C1 such as
- * 0x9b CSI, raw or UTF-8 encoded) to the terminal by naming itself. */
-void printable_name(char *buf, size_t size, const char *name, size_t len);
+/*
+ * A name (len bytes, any) as the top view shows it, into buf: with utf8 (a
+ * UTF-8 locale), valid UTF-8 characters that wcwidth() finds printable stay
+ * as written; without, printable ASCII does; every other byte becomes \xHH,
+ * so that a process cannot send control sequences (C0, or C1 such as 0x9b
+ * CSI, raw or UTF-8 encoded) to the terminal by naming itself.  An empty
+ * name is "-".  Cut to size at a whole character or escape.  Returns buf.
+ */
+char *printable_name(char *buf, size_t size, const char *name, size_t len, bool utf8);
+/* A buffer that holds printable_name() of len bytes whole. */
+#define PRINTABLE_SIZE(len) (4 * (len) + 1)
+/* The columns text[0..len) takes on a terminal: each character its
+ * wcwidth() under a UTF-8 locale (a CJK one 2, a combining one 0), a byte
+ * that is no printable character 1, as a terminal's replacement mark. */
+size_t text_columns(const char *text, size_t len);
+/* The length of the longest start of text[0..len) that takes at most cols
+ * columns, cut between characters (with the characters of no width that
+ * follow it); its columns in *columns unless NULL. */
+size_t text_fitting(const char *text, size_t len, size_t cols, size_t *columns);
 /* "SIGSEGV" for the signals that make a crash, "SIG<n>" otherwise. */
 const char *signal_name(uint32_t sig, char *buf, size_t size);
 /* "1h", "30m", "90s": an interval for people. */
@@ -156,8 +171,8 @@ size_t frame_rows_shown(const struct frame *f, unsigned int max_rows);
  * The crash-free line for people, e.g. "crash-free 3 of 4 hours · 1 crash
  * (myapp)" or "crash-free 0 of 0 hours · no crashes"; with utf8 false the dot
  * is a '-'.  The unit is the crash interval's (hours, days, minutes, or
- * "intervals of 90s"); names of crashed processes are shown as printable
- * ASCII (others bytes as '?'), as many as fit.  Returns buf.
+ * "intervals of 90s"); names of crashed processes are shown by
+ * printable_name() with the same utf8, as many as fit.  Returns buf.
  */
 char *format_crash_line(char *buf, size_t size, const struct crashfree *crash, bool utf8);
 

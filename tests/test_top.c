@@ -850,7 +850,7 @@ Test(top_view, keys_redraw_from_the_kept_frame)
 	top_feed_keys(&f->view, "h", 1);
 	top_redraw(&f->view);
 	fx_redraw_onto(f, &t, &from);
-	cr_assert_geq(term_find(&t, "any key closes"), 0);
+	cr_assert_geq(term_find(&t, "any other key closes"), 0);
 	cr_assert_lt(term_find(&t, "COMM"), 0);
 	fx_free(f);
 }
@@ -1565,6 +1565,106 @@ Test(top_view, the_selection_stays_in_sight_on_resize_and_sort)
 	fx_free(f);
 }
 
+/* The help on a screen too small for it: its first lines and which are
+ * shown; ↓ (j) scrolls a line, PgDn a page, End to its last line, Home
+ * back, ↑ (k) and PgUp up; any other key closes it, q without quitting. */
+Test(top_view, the_help_scrolls_on_a_small_screen)
+{
+	static const struct {
+		const char *keys;
+		const char *position;	/* the last line */
+		const char *first;	/* the first of the help's lines shown */
+	} steps[] = {
+		{ "h", "lines 1-5 of 14", "  < >       sort by the column to the le" },
+		{ "\033[B", "lines 2-6 of 14", "  r        reverse the sort" },
+		{ "j", "lines 3-7 of 14", "  a        accumulated: totals since sta" },
+		{ "\033[6~", "lines 8-12 of 14", "  L        latency columns on or off" },
+		{ "\033[6~", "lines 10-14 of 14", "  k j      select a process row; the tab" },
+		{ "j", "lines 10-14 of 14", "  k j      select a process row; the tab" },
+		{ "\033[H", "lines 1-5 of 14", "  < >       sort by the column to the le" },
+		{ "\033[F", "lines 10-14 of 14", "  k j      select a process row; the tab" },
+		{ "\033[5~", "lines 5-9 of 14", "  c        filter by comm: type, Enter a" },
+		{ "k\033[A", "lines 3-7 of 14", "  a        accumulated: totals since sta" },
+		{ "\033[5~\033[5~", "lines 1-5 of 14", "  < >       sort by the column to the le" },
+	};
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 3);
+	fx_view(f, 10, 40, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		fx_keys(f, &t, &from, steps[i].keys);
+		term_dump(&t);
+		cr_assert_str_eq(term_line(&t, 3), "Keys (k j scroll, any other key closes)");
+		cr_assert_str_eq(term_line(&t, 4), steps[i].first, "step %zu", i);
+		cr_assert_str_eq(term_line(&t, 9), steps[i].position, "step %zu", i);
+	}
+	fx_keys(f, &t, &from, "\033[F");
+	cr_assert_str_eq(term_line(&t, 8), "  q        quit", "End shows the last line");
+	cr_assert(top_state(&f->view)->help);
+	cr_assert_not(top_state(&f->view)->selecting, "scrolling the help selects no row");
+
+	/* another key closes it, and reopened it starts at its first line */
+	fx_keys(f, &t, &from, "x");
+	cr_assert_not(top_state(&f->view)->help);
+	cr_assert_lt(term_find(&t, "Keys ("), 0);
+	cr_assert_lt(term_find(&t, "lines "), 0);
+	fx_keys(f, &t, &from, "h");
+	cr_assert_str_eq(term_line(&t, 9), "lines 1-5 of 14");
+	fx_keys(f, &t, &from, "q");
+	cr_assert_not(top_state(&f->view)->help);
+	cr_assert_not(top_state(&f->view)->quit, "q closing the help does not quit");
+
+	/* where it all fits, no position line, and the keys scroll nothing */
+	fx_recapture(f);
+	f->view.screen.rows = 24;
+	f->view.screen.cols = 80;
+	top_feed_keys(&f->view, "h\033[6~", 4 + 1);
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	cr_assert_str_eq(term_line(&t, 4), "  < >       sort by the column to the left, right");
+	cr_assert_str_eq(term_line(&t, 17), "  q        quit");
+	cr_assert_str_empty(term_line(&t, 18));
+	cr_assert_lt(term_find(&t, "lines "), 0);
+	fx_free(f);
+}
+
+/* The help, scrolled to either end, stays inside every screen, and its
+ * position line says what the screen shows. */
+Test(top_view, the_help_stays_inside_every_screen)
+{
+	for (unsigned int rows = 1; rows <= 24; rows++) {
+		for (unsigned int cols = 1; cols <= 90; cols += 11) {
+			for (int end = 0; end <= 1; end++) {
+				struct fx *f = fx_new();
+				unsigned int first, last, of;
+				struct term t;
+
+				fx_rows(f, 3);
+				fx_view(f, rows, cols, true, NULL);
+				view_show_frame(&f->view, &f->frame);
+				top_feed_keys(&f->view, end ? "h\033[F" : "h", end ? 4 : 1);
+				fx_recapture(f);
+				top_redraw(&f->view);
+				fx_screen(f, &t);
+				if (cols >= 20 && rows > 5 && rows < 18) {
+					cr_assert_eq(sscanf(term_line(&t, rows - 1), "lines %u-%u of %u",
+							    &first, &last, &of), 3, "%ux%u: %s", rows,
+						     cols, term_line(&t, rows - 1));
+					cr_assert_eq(last - first + 1, rows - 5, "%ux%u", rows, cols);
+					cr_assert_eq(end ? last : first, end ? of : 1, "%ux%u", rows,
+						     cols);
+				}
+				fx_free(f);
+			}
+		}
+	}
+}
+
 Test(top_view, enter_without_stacks_says_so_and_any_key_closes)
 {
 	struct fx *f = fx_new();
@@ -1817,7 +1917,7 @@ Test(top_view, the_last_frame_stays_as_lines)
 	cr_assert(strstr(text, "\nDEVICE "), "%s", text);
 	cr_assert(strstr(text, "COMM"), "%s", text);
 	cr_assert(strstr(text, "proc0"), "%s", text);
-	cr_assert_null(strstr(text, "any key closes"), "the help: %s", text);
+	cr_assert_null(strstr(text, "any other key closes"), "the help: %s", text);
 	cr_assert_eq(strcmp(text + strlen(text) - 2, "\n\n"), 0, "%s", text);
 	free(text);
 	fx_free(f);

@@ -164,7 +164,7 @@ Test(top_keys, unknown_keys_change_nothing)
 	cr_assert_eq(memcmp(&s, &before, sizeof(s)), 0);
 }
 
-Test(top_keys, help_opens_with_h_or_question_mark_and_any_key_closes_it)
+Test(top_keys, help_opens_with_h_or_question_mark_and_any_other_key_closes_it)
 {
 	struct top_state s = fresh();
 
@@ -181,6 +181,51 @@ Test(top_keys, help_opens_with_h_or_question_mark_and_any_key_closes_it)
 	feed(&s, "?\033[C");
 	cr_assert_not(s.help);
 	cr_assert_eq(s.sort, SORT_BYTES, "an arrow closing the help does not sort");
+}
+
+/* While the help is open, the keys that move the selection scroll it
+ * instead: counted for top.c, which knows its lines; the selection stays. */
+Test(top_keys, scroll_keys_scroll_the_open_help)
+{
+	struct top_state s = fresh();
+
+	cr_assert(feed(&s, "h"));
+	cr_assert_eq(s.help_jump, TOP_JUMP_FIRST, "the help opens at its first line");
+	s.help_jump = TOP_JUMP_NONE;	/* as top.c's drawing leaves it */
+	cr_assert(feed(&s, "j\033[B\033OB"));
+	cr_assert(s.help, "a scroll key does not close the help");
+	cr_assert_eq(s.help_moves, 3);
+	cr_assert(feed(&s, "k\033[A"));
+	cr_assert_eq(s.help_moves, 1);
+	cr_assert(feed(&s, "\033[6~\033[6~\033[5~"));
+	cr_assert_eq(s.help_pages, 1);
+	cr_assert(feed(&s, "\033[F"));
+	cr_assert_eq(s.help_jump, TOP_JUMP_LAST);
+	cr_assert_eq(s.help_moves, 0, "End: the moves before it are void");
+	cr_assert_eq(s.help_pages, 0);
+	cr_assert(feed(&s, "\033[1~"));
+	cr_assert_eq(s.help_jump, TOP_JUMP_FIRST, "Home");
+	cr_assert(s.help);
+	cr_assert_not(s.selecting, "scrolling the help selects no row");
+	cr_assert_eq(s.moves, 0);
+	cr_assert_eq(s.pages, 0);
+	cr_assert_eq(s.jump, TOP_JUMP_NONE);
+
+	/* held down, the counts stay bounded */
+	for (int i = 0; i < 200000; i++)
+		feed(&s, "j");
+	cr_assert_lt(s.help_moves, 200000);
+
+	/* another key closes it and does nothing else; q does not quit */
+	cr_assert(feed(&s, "r"));
+	cr_assert_not(s.help);
+	cr_assert_not(s.reverse);
+	feed(&s, "hq");
+	cr_assert_not(s.help);
+	cr_assert_not(s.quit, "q closing the help does not quit");
+	/* closed, j moves the selection again */
+	feed(&s, "j");
+	cr_assert(s.selecting);
 }
 
 Test(top_keys, filter_is_typed_and_applied_with_enter)

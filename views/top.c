@@ -46,6 +46,7 @@ struct top {
 	struct top_state state;
 	struct top_selection selection;
 	size_t first_row;			/* the process table scrolled to it */
+	size_t first_help_line;			/* the help scrolled to it */
 	/* The frame drawn: the last one shown, or while paused the one drawn
 	 * when `p` was pressed, kept in paused (frozen) from the tally's next
 	 * steps.  Its rows and devices are drawn under printable names. */
@@ -888,30 +889,90 @@ static void process_table(struct view *v)
 
 /* ---- the screen ---- */
 
+/* The help's lines under its title; utf8 picks the arrows' names. */
+#define HELP_LINES	14
+#define HELP_LINE_SIZE	96
+
+static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
+{
+	/* NULL: the two lines that name the arrows, written below */
+	static const char *const plain[HELP_LINES] = {
+		NULL,
+		"  r        reverse the sort",
+		"  a        accumulated: totals since start, or per-second rates",
+		"  p        pause the display (counting goes on)",
+		"  c        filter by comm: type, Enter applies, Esc clears",
+		"  Esc      clear the filter",
+		"  d        device: all, then each in turn",
+		"  L        latency columns on or off",
+		"  t        a row per thread (TID), or per process, from the next interval",
+		NULL,
+		"  PgUp PgDn  a page up, down; Home End  the first, last row",
+		"  Enter    the selected row's heaviest stack (--stacks)",
+		"  h ?      this help",
+		"  q        quit",
+	};
+	bool utf8 = t->settings.utf8;
+
+	for (size_t i = 0; i < HELP_LINES; i++)
+		if (plain[i])
+			snprintf(lines[i], HELP_LINE_SIZE, "%s", plain[i]);
+	snprintf(lines[0], HELP_LINE_SIZE, "  %s  sort by the column to the left, right",
+		 utf8 ? "\u2190 \u2192 < >" : "< >     ");
+	snprintf(lines[9], HELP_LINE_SIZE, "  %s  select a process row; the table scrolls",
+		 utf8 ? "\u2191 \u2193 k j" : "k j    ");
+}
+
+/*
+ * The first of n lines to show page at a time, from first after the jump,
+ * moves and pages the keys counted (which it uses up), never past the last
+ * page.
+ */
+static size_t scroll_help_to(struct top_state *s, size_t first, size_t n, size_t page)
+{
+	long at = (long)first;
+	long last = page && n > page ? (long)(n - page) : 0;
+
+	if (s->help_jump == TOP_JUMP_FIRST)
+		at = 0;
+	else if (s->help_jump == TOP_JUMP_LAST)
+		at = last;
+	at += (long)s->help_moves + (long)s->help_pages * (long)page;
+	s->help_jump = TOP_JUMP_NONE;
+	s->help_moves = 0;
+	s->help_pages = 0;
+	if (at > last)
+		at = last;
+	return at < 0 ? 0 : (size_t)at;
+}
+
+/* The keys, under a title that says how to scroll and close them; when
+ * they do not all fit, as many as do from where they are scrolled to, and a
+ * last line saying which: "lines 1-5 of 14". */
 static void help(struct view *v)
 {
-	const char *arrows = v->top->settings.utf8 ? "\u2190 \u2192 < >" : "< >     ";
-	char keys[128];
+	struct top *t = v->top;
+	char lines[HELP_LINES][HELP_LINE_SIZE], title[64], position[48];
+	size_t room, page;
+	unsigned int left;
 
+	help_lines(t, lines);
+	snprintf(title, sizeof(title), "Keys (%s scroll, any other key closes)",
+		 t->settings.utf8 ? "\u2191\u2193" : "k j");
 	put_line(v, "");
-	put_line(v, "Keys (any key closes this help)");
-	snprintf(keys, sizeof(keys), "  %s  sort by the column to the left, right", arrows);
-	put_line(v, keys);
-	put_line(v, "  r        reverse the sort");
-	put_line(v, "  a        accumulated: totals since start, or per-second rates");
-	put_line(v, "  p        pause the display (counting goes on)");
-	put_line(v, "  c        filter by comm: type, Enter applies, Esc clears");
-	put_line(v, "  Esc      clear the filter");
-	put_line(v, "  d        device: all, then each in turn");
-	put_line(v, "  L        latency columns on or off");
-	put_line(v, "  t        a row per thread (TID), or per process, from the next interval");
-	snprintf(keys, sizeof(keys), "  %s  select a process row; the table scrolls",
-		 v->top->settings.utf8 ? "\u2191 \u2193 k j" : "k j    ");
-	put_line(v, keys);
-	put_line(v, "  PgUp PgDn  a page up, down; Home End  the first, last row");
-	put_line(v, "  Enter    the selected row's heaviest stack (--stacks)");
-	put_line(v, "  h ?      this help");
-	put_line(v, "  q        quit");
+	put_line(v, title);
+	left = lines_left(v);
+	room = left == UINT32_MAX ? HELP_LINES : left;
+	/* a line for the position when they do not all fit */
+	page = HELP_LINES <= room ? HELP_LINES : (room ? room - 1 : 0);
+	t->first_help_line = scroll_help_to(&t->state, t->first_help_line, HELP_LINES, page);
+	for (size_t i = t->first_help_line; i < t->first_help_line + page; i++)
+		put_line(v, lines[i]);
+	if (page < HELP_LINES) {
+		snprintf(position, sizeof(position), "lines %zu-%zu of %d",
+			 page ? t->first_help_line + 1 : 0, t->first_help_line + page, HELP_LINES);
+		put_line(v, position);
+	}
 }
 
 /* ---- the stack overlay ---- */

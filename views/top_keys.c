@@ -121,12 +121,45 @@ static void jump(struct top_state *s, enum top_jump where)
 	s->pages = 0;
 }
 
+/* A count of lines or pages the help is to scroll, bounded as a held key
+ * repeats (top.c clamps to the help's lines anyway). */
+static void count_help_scroll(int *count, int step)
+{
+	if (*count > -TOP_MOVES_MAX && *count < TOP_MOVES_MAX)
+		*count += step;
+}
+
+/* The help's scroll keys; false for any other key, which closes it. */
+static bool scroll_help(struct top_state *s, int key)
+{
+	switch (key) {
+	case 'k':
+	case 'j':
+		count_help_scroll(&s->help_moves, key == 'j' ? 1 : -1);
+		return true;
+	case KEY_PAGE_UP:
+	case KEY_PAGE_DOWN:
+		count_help_scroll(&s->help_pages, key == KEY_PAGE_DOWN ? 1 : -1);
+		return true;
+	case KEY_HOME:
+	case KEY_END:
+		s->help_jump = key == KEY_HOME ? TOP_JUMP_FIRST : TOP_JUMP_LAST;
+		s->help_moves = 0;
+		s->help_pages = 0;
+		return true;
+	}
+	return false;
+}
+
 /* One key (the arrows come as '<', '>', 'k' and 'j'). */
 static bool key(struct top_state *s, int key, const char *const *devices, size_t ndevices)
 {
 	if (s->editing)
 		return edit_key(s, (unsigned char)key);
-	if (s->help || s->stack) {	/* any key closes an overlay, and does nothing else */
+	if (s->help && scroll_help(s, key))
+		return true;
+	/* any other key closes an overlay, and does nothing else: q too */
+	if (s->help || s->stack) {
 		s->help = false;
 		s->stack = false;
 		return true;
@@ -174,6 +207,7 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 	case 'h':
 	case '?':
 		s->help = true;
+		scroll_help(s, KEY_HOME);	/* it opens at its first line */
 		return true;
 	case 'k':
 		move_selection(s, -1);

@@ -42,6 +42,12 @@ struct top_state {
 	bool latency_columns;		/* L */
 	bool threads;			/* t: rows per thread from now on */
 	bool help;			/* h, ?: the help overlay */
+	/* While it is open, ↑/↓ (k/j), PgUp/PgDn and Home/End scroll it, and
+	 * any other key closes it.  Counted as the selection's moves are,
+	 * for top.c, which knows the help's lines and page (and clears these). */
+	int help_moves;			/* lines down (< 0: up) not yet applied */
+	int help_pages;			/* pages down (< 0: up), after the jump */
+	enum top_jump help_jump;	/* Home, End; h: the first line */
 	/* ↑/↓ (k/j) select a process row, PgUp/PgDn move the selection a
 	 * page, Home/End to the first or last row; the table scrolls to keep
 	 * it in sight.  Enter shows its heaviest stack.  The keys only count

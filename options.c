@@ -111,8 +111,10 @@ static const struct argp_option option_table[] = {
 	{ "submitter", OPT_SUBMITTER, NULL, 0,
 	  "Charge writes to the task that submitted them, not the one that dirtied them", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (NDJSON)", 0 },
+	/* A text that ends a line exactly at argp's margin (79) leaves a line of
+	 * spaces after it: this one stops short of it. */
 	{ "crash-interval", OPT_CRASH_INTERVAL, "SECONDS", 0,
-	  "Length of a crash-free interval (default 3600)", 0 },
+	  "Length of crash-free intervals (default 3600)", 0 },
 	{ "state", OPT_STATE, "FILE", 0, "Keep crash-free counts in FILE across runs", 0 },
 	{ "buffer-kb", OPT_BUFFER_KB, "N", 0,
 	  "Event buffer size in KiB (ring buffer: total; perf buffer: per CPU)", 0 },

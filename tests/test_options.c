@@ -852,6 +852,26 @@ Test(options_help, help_reads_well_at_80_columns)
 	cr_assert(!strncmp(awk, "| awk '!/^#/", 12), "the awk example reads '#' lines: %.60s", awk);
 }
 
+/* Empty lines part argp's groups; a line of spaces alone is argp wrapping a
+ * text that ended exactly at its margin, and reads as a stray gap. */
+Test(options_help, help_has_no_line_of_spaces_alone)
+{
+	const char *line, *next;
+	struct run r;
+
+	PARSE(&r, "--help");
+	cr_assert_eq(WEXITSTATUS(r.status), 0, "stderr: %s", r.err);
+	for (line = r.out; *line; line = next) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		size_t before = (size_t)(line - r.out) < 160 ? (size_t)(line - r.out) : 160;
+
+		next = end ? end + 1 : line + len;
+		cr_assert(len == 0 || strspn(line, " \t") < len, "a line of %zu blanks after: %.*s",
+			  len, (int)before, line - before);
+	}
+}
+
 Test(options_help, version_exits_zero)
 {
 	struct run r;

@@ -220,7 +220,7 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
  */
 static void end_interval(struct run *run, bool last, bool partial)
 {
-	struct tally_forgotten gone;
+	struct forgotten_keys gone;
 	struct timespec wall;
 	struct frame frame;
 	uint64_t now_ns;

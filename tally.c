@@ -20,21 +20,6 @@
  * encode to 100-300 bytes. */
 #define STACK_TABLE_BYTES_PER_BUCKET 256
 
-void snapshot_free(struct snapshot *s)
-{
-	free(s->rows);
-	free(s->latency);
-	free(s->flushes);
-	free(s->row_latency);
-	free(s->final_rows);
-	free(s->final_row_latency);
-	free(s->final_stacks);
-	free(s->crashes);
-	free(s->stacks);
-	free(s->traces);
-	memset(s, 0, sizeof(*s));
-}
-
 /* The stacks' table of config->stacks_mem bytes. */
 static int stacks_init(struct tally *t)
 {
@@ -1039,7 +1024,7 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	summary->crash = &t->crash;
 }
 
-void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone)
+void tally_forgotten_keys(const struct tally *t, struct forgotten_keys *gone)
 {
 	gone->rows = t->forget;
 	gone->nrows = t->nforget;

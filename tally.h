@@ -23,83 +23,9 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 #include "resources.h"
+#include "snapshot.h"
 #include "stacks.h"
 #include "symbolize.h"
-
-/* ---- the snapshot: what the loader copies out of the maps ---- */
-
-struct snapshot_row {
-	struct proc_dev_key key;
-	struct proc_dev_stats stats;	/* summed over CPUs */
-};
-
-struct snapshot_latency {
-	__u32 dev;
-	struct dev_latency latency;
-};
-
-/* A disk's flush requests completed, as /proc/diskstats counts them. */
-struct snapshot_flushes {
-	__u32 dev;
-	__u64 flushes;
-};
-
-/* A row's latency per operation (tracked I/Os). */
-struct snapshot_row_latency {
-	struct proc_dev_key key;
-	struct dev_latency latency;
-};
-
-struct snapshot_crashes {
-	char comm[TASK_COMM_LEN];
-	__u64 count;
-};
-
-/* --stacks: an entry of the kernel's stack_counts. */
-struct snapshot_stack {
-	struct stack_key key;
-	struct stack_counts counts;
-};
-
-/* --stacks: the frames of a stack id not given before (ids name one stack
- * for the whole run), innermost first. */
-struct snapshot_trace {
-	uint32_t id;
-	uint32_t nframes;
-	uint64_t frames[STACK_MAX_FRAMES];
-};
-
-/* Every number is a running total since the programs were loaded. */
-struct snapshot {
-	struct snapshot_row *rows;
-	size_t nrows, rows_capacity;
-	struct snapshot_latency *latency;
-	size_t nlatency, latency_capacity;
-	struct snapshot_flushes *flushes;	/* per disk */
-	size_t nflushes, flushes_capacity;
-	struct snapshot_row_latency *row_latency;	/* read after rows */
-	size_t nrow_latency, row_latency_capacity;
-	struct snapshot_crashes *crashes;
-	size_t ncrashes, crashes_capacity;
-	struct snapshot_stack *stacks;		/* --stacks */
-	size_t nstacks, stacks_capacity;
-	struct snapshot_trace *traces;		/* --stacks: ids new in this snapshot */
-	size_t ntraces, traces_capacity;
-	uint64_t lost[LOST_NR_CAUSES];	/* summed over CPUs */
-	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
-	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */
-	/* Kernel entries of forgotten rows (tally_close_interval()'s
-	 * t->forget), as they were when the loader deleted them: what they
-	 * gained after the last snapshot is counted in the next frame. */
-	struct snapshot_row *final_rows;
-	size_t nfinal_rows, final_rows_capacity;
-	struct snapshot_row_latency *final_row_latency;
-	size_t nfinal_row_latency, final_row_latency_capacity;
-	struct snapshot_stack *final_stacks;	/* of tally_close_interval()'s forget_stacks */
-	size_t nfinal_stacks, final_stacks_capacity;
-};
-
-void snapshot_free(struct snapshot *s);
 
 /* ---- the tally ---- */
 
@@ -269,14 +195,7 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 
 /* The kernel entries of the rows and stacks tally_close_interval() forgot,
  * for the loader to delete (valid until the next step). */
-struct tally_forgotten {
-	const struct proc_dev_key *rows;
-	size_t nrows;
-	const struct stack_key *stacks;
-	size_t nstacks;
-};
-
-void tally_forgotten_keys(const struct tally *t, struct tally_forgotten *gone);
+void tally_forgotten_keys(const struct tally *t, struct forgotten_keys *gone);
 
 /* A crash-free state read (crashfree_load()) at read_ns becomes the tally's,
  * its progress resuming at the tally's start: loading the programs is not

@@ -379,7 +379,7 @@ void loader_tick(struct loader *l, uint64_t now_ns)
 	sweep_owners(l, now_ns);
 }
 
-int loader_forget(struct loader *l, struct snapshot *s, const struct tally_forgotten *gone)
+int loader_forget(struct loader *l, struct snapshot *s, const struct forgotten_keys *gone)
 {
 	struct snapshot_maps maps = snapshot_maps_of(l, false);
 	int err = snapshot_forget(s, &maps, gone->rows, gone->nrows, l->nr_cpus);

@@ -3,7 +3,7 @@
  * The loader: everything that touches diskio.bpf.c's skeleton.  It opens,
  * configures (filters, hooks for this kernel, map sizes), loads and attaches
  * the programs, opens their events channel, copies the maps into snapshots
- * (tally.h), deletes the kernel entries of forgotten rows and old writeback
+ * (snapshot.h), deletes the kernel entries of forgotten rows and old writeback
  * owners, and routes libbpf's messages.  Nothing here keeps books or writes
  * output.
  */
@@ -18,7 +18,7 @@
 #include "mapsize.h"
 #include "options.h"
 #include "probe.h"
-#include "tally.h"
+#include "snapshot.h"
 
 struct diskio_bpf;
 
@@ -81,7 +81,7 @@ uint32_t loader_thread_group(uint32_t tid, void *loader);
 
 /* Delete the kernel entries of the rows and stacks the tally forgot, what
  * they held kept in s for the next frame.  0, or -errno after one line. */
-int loader_forget(struct loader *l, struct snapshot *s, const struct tally_forgotten *gone);
+int loader_forget(struct loader *l, struct snapshot *s, const struct forgotten_keys *gone);
 
 void loader_free(struct loader *l);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The BPF maps copied into plain snapshots (tally.h). */
+/* The BPF maps copied into plain snapshots (snapshot.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The BPF maps copied into plain snapshots (tally.h). */
+/* The BPF maps copied into plain snapshots (snapshot.h). */
 #ifndef DISKIO_MAPS_H
 #define DISKIO_MAPS_H
 
 #include <stdint.h>
-#include "tally.h"
+#include "snapshot.h"
 
 typedef int (*map_entry_fn)(const void *key, const void *value, void *arg);
 

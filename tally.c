@@ -6,6 +6,7 @@
 #include <string.h>
 #include "array.h"
 #include "path.h"
+#include "row_stacks.h"
 #include "symbolize.h"
 #include "tally.h"
 
@@ -16,23 +17,6 @@
 /* How long after it last dirtied a file writeback may still be charged to a
  * process: the kernel keeps its owner OWNER_TTL_NS, swept every 10 s. */
 #define DIRTIER_GRACE_NS	(OWNER_TTL_NS + 20ULL * 1000000000ULL)
-/* One bucket head per this many bytes of the stacks' table: most stacks
- * encode to 100-300 bytes. */
-#define STACK_TABLE_BYTES_PER_BUCKET 256
-
-/* The stacks' table of config->stacks_mem bytes. */
-static int stacks_init(struct tally *t)
-{
-	uint64_t buckets = t->config.stacks_mem / STACK_TABLE_BYTES_PER_BUCKET;
-
-	t->stack_buf = malloc(t->config.stacks_mem);
-	if (!t->stack_buf)
-		return -ENOMEM;
-	if (res_table_init(&t->stack_table, t->stack_buf, t->config.stacks_mem,
-			   buckets ? (uint32_t)buckets : 1))
-		return -ENOMEM;
-	return 0;
-}
 
 /* config.diskstats_path into d: 0; -ENOMEM; or 1 when it cannot be read
  * (one warning: the devices have no iostat figures). */
@@ -68,7 +52,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 		tally_free(t);
 		return -ENOMEM;
 	}
-	if (config->stacks_mem && stacks_init(t)) {
+	if (config->stacks_mem && row_stacks_init(&t->stacks, config->stacks_mem)) {
 		tally_free(t);
 		return -ENOMEM;
 	}
@@ -89,7 +73,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 			tally_free(t);
 			return -ENOMEM;
 		}
-		symbolizer_namer(t->symbolizer)->table = &t->stack_table;
+		symbolizer_namer(t->symbolizer)->table = &t->stacks.table;
 	}
 	return 0;
 }
@@ -109,11 +93,7 @@ void tally_free(struct tally *t)
 	free(t->shown);
 	free(t->folded);
 	free(t->forget);
-	free(t->stack_buf);
-	free(t->stack_ids);
-	free(t->stacks);
-	free(t->stack_order);
-	free(t->forget_stacks);
+	row_stacks_free(&t->stacks);
 	symbolizer_free(t->symbolizer);
 	diskstats_free(&t->diskstats_start);
 	diskstats_free(&t->diskstats_last);
@@ -634,211 +614,18 @@ static size_t sort_shown_rows(struct tally *t)
 	return n;
 }
 
-/* ---- stacks (--stacks) ---- */
-
-/* New stack ids' frames, interned once for the run. */
-static void take_traces(struct tally *t, const struct snapshot *s)
-{
-	for (size_t i = 0; i < s->ntraces; i++) {
-		const struct snapshot_trace *trace = &s->traces[i];
-		struct stack_ref *ref;
-		size_t wanted = (size_t)trace->id + 1;
-
-		if (wanted > t->nstack_ids) {
-			if (array_reserve((void **)&t->stack_ids, &t->stack_ids_capacity, wanted,
-					  sizeof(*t->stack_ids)))
-				continue;	/* its stacks show as unread */
-			memset(t->stack_ids + t->nstack_ids, 0,
-			       (wanted - t->nstack_ids) * sizeof(*t->stack_ids));
-			t->nstack_ids = wanted;
-		}
-		ref = &t->stack_ids[trace->id];
-		if (ref->state != STACK_ABSENT)
-			continue;	/* given before */
-		switch (res_intern_stack(&t->stack_table, trace->frames, trace->nframes, &ref->key)) {
-		case RES_OK:
-			ref->state = STACK_KEPT;
-			break;
-		case RES_OUT_OF_SPACE:
-			ref->state = STACK_NOT_KEPT;
-			break;
-		default:
-			ref->state = STACK_UNREAD;
-		}
-	}
-}
-
-/* The side of a stack that the kernel's id names. */
-static struct stack_ref stack_ref_of(const struct tally *t, int32_t id)
-{
-	struct stack_ref none = { .state = STACK_ABSENT }, unread = { .state = STACK_UNREAD };
-
-	if (id == STACK_ID_NONE)
-		return none;
-	if (id < 0)
-		return (struct stack_ref){ .state = STACK_UNAVAILABLE };
-	if ((size_t)id >= t->nstack_ids || t->stack_ids[id].state == STACK_ABSENT)
-		return unread;
-	return t->stack_ids[id];
-}
-
-static int compare_stack_keys(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct stack_key));
-}
-
-/* The row stack of key among the first n (sorted), or NULL. */
-static struct row_stack *find_row_stack(struct tally *t, size_t n, const struct stack_key *key)
-{
-	if (!n)		/* t->stacks may still be NULL */
-		return NULL;
-	return bsearch(key, t->stacks, n, sizeof(*t->stacks), compare_stack_keys);
-}
-
-/* An I/O of a stack whose frames the table could not keep is counted lost
- * (dirtying alone: once an interval): its bytes stay with its row. */
-static void count_unkept(struct tally *t, const struct row_stack *rs)
-{
-	uint64_t ios = row_stack_ios(rs, false);
-
-	if (rs->kernel.state != STACK_NOT_KEPT && rs->user.state != STACK_NOT_KEPT)
-		return;
-	if (ios)
-		t->lost[LOST_STACKS_TABLE_FULL] += ios;
-	else if (row_stack_dirtied(rs, false))
-		t->lost[LOST_STACKS_TABLE_FULL]++;
-}
-
-/* The kernel's running totals of one stack_counts entry into its row stack. */
-static void record_stack(struct tally *t, struct row_stack *rs, const struct snapshot_stack *entry)
-{
-	uint64_t counters[STACK_NR_COUNTERS];
-
-	stack_counters_from_kernel(&entry->counts, counters);
-	for (int c = 0; c < STACK_NR_COUNTERS; c++) {
-		rs->delta[c] = counter_delta(&rs->seen[c], counters[c]);
-		rs->total[c] += rs->delta[c];
-	}
-	rs->kernel = stack_ref_of(t, rs->key.kernel_stack);
-	rs->user = stack_ref_of(t, rs->key.user_stack);
-	count_unkept(t, rs);
-}
-
-/* This interval's changes of every stack_counts entry. */
-static void count_stacks(struct tally *t, const struct snapshot *s)
-{
-	size_t sorted = t->nstacks;
-
-	take_traces(t, s);
-	for (size_t i = 0; i < t->nstacks; i++)
-		memset(t->stacks[i].delta, 0, sizeof(t->stacks[i].delta));
-	/* Entries deleted since the last frame: what they gained after the last
-	 * snapshot is this interval's, and their key's next entry counts from
-	 * zero (as count_forgotten() does for rows). */
-	for (size_t i = 0; i < s->nfinal_stacks; i++) {
-		struct row_stack *rs = find_row_stack(t, sorted, &s->final_stacks[i].key);
-
-		if (!rs)
-			continue;
-		record_stack(t, rs, &s->final_stacks[i]);
-		memset(rs->seen, 0, sizeof(rs->seen));
-	}
-	for (size_t i = 0; i < s->nstacks; i++) {
-		const struct snapshot_stack *entry = &s->stacks[i];
-		struct row_stack *rs = find_row_stack(t, sorted, &entry->key);
-
-		if (!rs) {
-			if (array_reserve((void **)&t->stacks, &t->stacks_capacity, t->nstacks + 1,
-					  sizeof(*t->stacks))) {
-				t->lost[LOST_ROW_ALLOC]++;
-				continue;
-			}
-			rs = &t->stacks[t->nstacks++];
-			memset(rs, 0, sizeof(*rs));
-			rs->key = entry->key;
-		}
-		record_stack(t, rs, entry);
-	}
-	if (t->nstacks > sorted)
-		qsort(t->stacks, t->nstacks, sizeof(*t->stacks), compare_stack_keys);
-}
-
-/* The first row stack of who (they are sorted by key, who first). */
-static size_t first_stack_of(const struct tally *t, const struct proc_dev_key *who)
-{
-	size_t lo = 0, hi = t->nstacks;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (memcmp(&t->stacks[mid].key.who, who, sizeof(*who)) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static bool s_cumulative;	/* qsort() has no argument: one thread */
-
-static int compare_weight_desc(const void *pa, const void *pb)
-{
-	uint64_t a = row_stack_weight(*(struct row_stack *const *)pa, s_cumulative);
-	uint64_t b = row_stack_weight(*(struct row_stack *const *)pb, s_cumulative);
-
-	return (a < b) - (a > b);
-}
+/* ---- stacks (--stacks: stacks/row_stacks.h) ---- */
 
 /* Each shown row's top stacks (--stacks-top), heaviest first. */
 static void attach_stacks(struct tally *t, size_t nshown)
 {
-	bool cumulative = t->config.cumulative;
-	size_t used = 0;
-
 	for (size_t i = 0; i < t->procs.count; i++) {
 		t->procs.rows[i].stacks = NULL;
 		t->procs.rows[i].nstacks = 0;
 	}
-	if (!t->config.stacks_top || t->config.by_cgroup || !t->nstacks ||
-	    array_reserve((void **)&t->stack_order, &t->stack_order_capacity, t->nstacks,
-			  sizeof(*t->stack_order)))
-		return;
-	s_cumulative = cumulative;
-	for (size_t i = 0; i < nshown; i++) {
-		struct proc_io *row = t->shown[i];
-		struct row_stack **mine = t->stack_order + used;
-		size_t n = 0;
-
-		for (size_t k = first_stack_of(t, &row->key);
-		     k < t->nstacks && !memcmp(&t->stacks[k].key.who, &row->key, sizeof(row->key));
-		     k++)
-			if (row_stack_weight(&t->stacks[k], cumulative))
-				mine[n++] = &t->stacks[k];
-		if (n > 1)
-			qsort(mine, n, sizeof(*mine), compare_weight_desc);
-		used += n;
-		row->stacks = mine;
-		row->nstacks = n < t->config.stacks_top ? n : t->config.stacks_top;
-	}
-}
-
-/* Forgotten rows' stack_counts entries, for the loader to delete (what they
- * held then comes back in the next snapshot's final_stacks); their totals
- * stay for the folded lines. */
-static void forget_stacks(struct tally *t)
-{
-	t->nforget_stacks = 0;
-	for (size_t i = 0; i < t->nforget; i++) {
-		for (size_t k = first_stack_of(t, &t->forget[i]);
-		     k < t->nstacks &&
-		     !memcmp(&t->stacks[k].key.who, &t->forget[i], sizeof(t->forget[i]));
-		     k++) {
-			if (array_reserve((void **)&t->forget_stacks, &t->forget_stacks_capacity,
-					  t->nforget_stacks + 1, sizeof(*t->forget_stacks)))
-				return;
-			t->forget_stacks[t->nforget_stacks++] = t->stacks[k].key;
-		}
-	}
+	if (!t->config.by_cgroup)
+		row_stacks_attach(&t->stacks, t->shown, nshown, t->config.stacks_top,
+				  t->config.cumulative);
 }
 
 /* ---- the step ---- */
@@ -926,7 +713,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		count_iostat(t, now_ns);
 		learn_layers(t);
 		if (t->config.stacks_mem)
-			count_stacks(t, s);
+			row_stacks_count(&t->stacks, s, t->lost);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;
 		if (t->config.stacks_mem)
@@ -992,7 +779,7 @@ void tally_close_interval(struct tally *t)
 			   sizeof(*t->forget)))
 		iostats_end_interval(&t->procs, IDLE_INTERVALS_BEFORE_FORGET, t->config.cumulative,
 				     row_process_alive, forget_row, t);
-	forget_stacks(t);
+	row_stacks_forget(&t->stacks, t->forget, t->nforget);
 	close_counts(t);
 	t->ncrash_events = 0;
 	symbolizer_new_interval(t->symbolizer);
@@ -1009,7 +796,7 @@ void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		t->lost[LOST_COMPLETION_UNSEEN] += s->unfinished;
 	/* The stacks' last changes, for the folded lines. */
 	if (t->config.stacks_mem)
-		count_stacks(t, s);
+		row_stacks_count(&t->stacks, s, t->lost);
 	if (!t->config.trace)
 		count_iostat(t, now_ns);
 	close_counts(t);
@@ -1028,8 +815,8 @@ void tally_forgotten_keys(const struct tally *t, struct forgotten_keys *gone)
 {
 	gone->rows = t->forget;
 	gone->nrows = t->nforget;
-	gone->stacks = t->forget_stacks;
-	gone->nstacks = t->nforget_stacks;
+	gone->stacks = t->stacks.forget;
+	gone->nstacks = t->stacks.nforget;
 }
 
 void tally_adopt_crash(struct tally *t, struct crashfree *saved, uint64_t read_ns)
@@ -1075,8 +862,8 @@ const struct crashfree *tally_crash(const struct tally *t)
 
 const struct row_stack *tally_stacks(const struct tally *t, size_t *n)
 {
-	*n = t->nstacks;
-	return t->stacks;
+	*n = t->stacks.n;
+	return t->stacks.all;
 }
 
 const struct stack_namer *tally_stack_namer(const struct tally *t)

@@ -23,6 +23,7 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 #include "resources.h"
+#include "row_stacks.h"
 #include "snapshot.h"
 #include "stacks.h"
 #include "symbolize.h"
@@ -132,18 +133,7 @@ struct tally {
 	struct proc_dev_key *forget;
 	size_t nforget, forget_capacity;
 
-	/* --stacks */
-	struct res_table stack_table;	/* the stacks, interned (stack_encode()) */
-	void *stack_buf;
-	struct stack_ref *stack_ids;	/* by the kernel's stack id */
-	size_t nstack_ids, stack_ids_capacity;
-	struct row_stack *stacks;	/* every one seen in the run, sorted by key */
-	size_t nstacks, stacks_capacity;
-	struct row_stack **stack_order;	/* rows' top stacks in the frame */
-	size_t stack_order_capacity;
-	/* stack_counts entries of forgotten rows, for the loader to delete */
-	struct stack_key *forget_stacks;
-	size_t nforget_stacks, forget_stacks_capacity;
+	struct row_stacks stacks;	/* --stacks */
 	struct symbolizer *symbolizer;	/* config.symbols: names of frames */
 	/* config.diskstats_path as read at the start, at the last step and now */
 	struct diskstats diskstats_start, diskstats_last, diskstats_now;

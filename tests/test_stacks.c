@@ -173,14 +173,14 @@ static const uint64_t uframes[] = { 0x9000, 0x8000 };
 static char *folded_of(const struct tally *t)
 {
 	struct stack_namer namer = {
-		.table = &t->stack_table, .kernel = fake_kernel, .user = fake_user, .top = 5,
+		.table = &t->stacks.table, .kernel = fake_kernel, .user = fake_user, .top = 5,
 	};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 
 	cr_assert_not_null(out);
-	cr_assert_eq(folded_write(out, t->stacks, t->nstacks, &namer), 0);
+	cr_assert_eq(folded_write(out, t->stacks.all, t->stacks.n, &namer), 0);
 	cr_assert_eq(fclose(out), 0);
 	return text;
 }
@@ -252,7 +252,7 @@ Test(tally_stacks, a_full_table_loses_the_stack_not_the_bytes)
 	row = row_of(&f, 20);
 	cr_assert_eq(iostats_values(row, false)[PMEM_READ_BYTES], 5 * 4096, "the row keeps its bytes");
 	cr_assert_eq(row->nstacks, 2);
-	cr_assert_eq(row->stacks[0]->kernel.state, STACK_NOT_KEPT, "state %u, used %u", row->stacks[0]->kernel.state, t.stack_table.used);
+	cr_assert_eq(row->stacks[0]->kernel.state, STACK_NOT_KEPT, "state %u, used %u", row->stacks[0]->kernel.state, t.stacks.table.used);
 	cr_assert_eq(row->stacks[0]->user.state, STACK_ABSENT);
 	cr_assert_eq(row->stacks[1]->user.state, STACK_UNAVAILABLE);
 	cr_assert_eq(f.lost[LOST_STACKS_TABLE_FULL], 5, "its 5 I/Os");
@@ -275,13 +275,13 @@ Test(tally_stacks, forgotten_rows_give_their_stack_keys_and_stay_folded)
 	snap_stack(&sp, 666, "gone", 1, 2, 4096, 0);
 	snap_trace(&sp, 1, kframes, 5);
 	snap_trace(&sp, 2, uframes, 2);
-	for (int n = 1; n <= 4 && !t.nforget_stacks; n++) {
+	for (int n = 1; n <= 4 && !t.stacks.nforget; n++) {
 		step(&t, &sp, n, &f);
 		tally_close_interval(&t);
 		sp.s.ntraces = 0;
 	}
-	cr_assert_eq(t.nforget_stacks, 1, "the exited process's stack entry goes");
-	cr_assert_eq(t.forget_stacks[0].who.tgid, 666);
+	cr_assert_eq(t.stacks.nforget, 1, "the exited process's stack entry goes");
+	cr_assert_eq(t.stacks.forget[0].who.tgid, 666);
 	/* The loader deleted them; the stack entry had gained 4096 bytes more
 	 * (the pid used again by a process of the same name). */
 	sp.s.nstacks = sp.s.nrows = 0;
@@ -314,7 +314,7 @@ Test(tally_stacks, without_stacks_nothing_is_kept)
 	snap_row(&sp, 10, "r", 4096, 0);
 	snap_stack(&sp, 10, "r", 1, 2, 4096, 0);
 	step(&t, &sp, 1, &f);
-	cr_assert_eq(t.nstacks, 0);
+	cr_assert_eq(t.stacks.n, 0);
 	cr_assert_null(row_of(&f, 10)->stacks);
 	tally_close_interval(&t);
 	tally_free(&t);
@@ -335,10 +335,10 @@ Test(tally_stacks, many_new_stacks_all_kept_in_linear_memory)
 		step(&t, &sp, n, &f);
 		tally_close_interval(&t);
 	}
-	cr_assert_eq(t.nstacks, 8 * MAX_STACKS);
+	cr_assert_eq(t.stacks.n, 8 * MAX_STACKS);
 	cr_assert_eq(t.lost[LOST_ROW_ALLOC], 0);
-	cr_assert_leq(t.stacks_capacity, 2 * t.nstacks, "capacity %zu for %zu stacks",
-		      t.stacks_capacity, t.nstacks);
+	cr_assert_leq(t.stacks.capacity, 2 * t.stacks.n, "capacity %zu for %zu stacks",
+		      t.stacks.capacity, t.stacks.n);
 	tally_free(&t);
 }
 

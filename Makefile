@@ -37,7 +37,7 @@ PURE_LIBS :=
 # The loader: libbpf and syscalls.
 LOADER_SRCS := lib/msg.c $(addprefix kernel/,probe.c maps.c events.c loader.c) \
 	views/terminal.c views/view_open.c \
-	$(addprefix outputs/,outputs.c prom_file.c folded_file.c state_file.c)
+	$(addprefix outputs/,outputs.c output.c prom_file.c folded_file.c state_file.c)
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "atomic_file.h"
 #include "msg.h"
-#include "outputs.h"
+#include "output.h"
 #include "stacks.h"
 
 struct folded_file {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run's outputs besides the view (outputs.h), walked in order. */
-#include <errno.h>
 #include <string.h>
-#include "atomic_file.h"
 #include "msg.h"
 #include "outputs.h"
 
@@ -80,13 +78,4 @@ void outputs_free(struct outputs *outs)
 	for (size_t i = 0; i < outs->n; i++)
 		outs->list[i]->free(outs->list[i]);
 	outs->n = 0;
-}
-
-int output_check_file(const char *option, const char *path, const char *hint)
-{
-	int err = atomic_file_check(path);
-
-	if (err)
-		fail("cannot write %s file %s: %s%s", option, path, strerror(-err), hint);
-	return err ? -1 : 0;
 }

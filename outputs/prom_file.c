@@ -9,7 +9,7 @@
 #include "atomic_file.h"
 #include "diskio.h"
 #include "msg.h"
-#include "outputs.h"
+#include "output.h"
 #include "prom.h"
 
 struct prom_file {

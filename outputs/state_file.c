@@ -9,7 +9,7 @@
 #include <string.h>
 #include "crashfree.h"
 #include "msg.h"
-#include "outputs.h"
+#include "output.h"
 
 struct state_file {
 	struct output output;		/* first: the list holds its address */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A frame kept past the tally's next step (frame.h). */
+/* A frame kept past the tally's next step, and the names of the losses a
+ * frame counts (frame.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -76,4 +77,41 @@ void frame_kept_free(struct kept_frame *k)
 	free(k->devices.devices);
 	free(k->crash_events);
 	memset(k, 0, sizeof(*k));
+}
+
+/* ---- losses ---- */
+
+const char *const lost_cause_names[LOST_NR_CAUSES] = {
+	[LOST_STATS_MAP_FULL] = "stats_map_full",
+	[LOST_INFLIGHT_FULL] = "inflight_full",
+	[LOST_RINGBUF_FULL] = "ringbuf_full",
+	[LOST_CRASH_MAP_FULL] = "crash_map_full",
+	[LOST_PERF_BUFFER] = "perf_buffer",
+	[LOST_COMPLETION_UNSEEN] = "completion_unseen",
+	[LOST_OWNER_MAP_FULL] = "owner_map_full",
+	[LOST_NAMES_TABLE_FULL] = "names_table_full",
+	[LOST_ROW_ALLOC] = "row_alloc_failed",
+	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
+	[LOST_STACK_UNAVAILABLE] = "stack_unavailable",
+	[LOST_STACKS_MAP_FULL] = "stacks_map_full",
+	[LOST_STACKS_TABLE_FULL] = "stacks_table_full",
+	[LOST_STACKED_MAP_FULL] = "stacked_map_full",
+};
+
+/* The order causes are shown in: a cause added later comes last, so that
+ * no field of the "#" lines moves. */
+const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
+	LOST_STATS_MAP_FULL, LOST_INFLIGHT_FULL, LOST_RINGBUF_FULL, LOST_CRASH_MAP_FULL,
+	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
+	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL, LOST_STACK_UNAVAILABLE, LOST_STACKS_MAP_FULL,
+	LOST_STACKS_TABLE_FULL, LOST_STACKED_MAP_FULL,
+};
+
+uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		sum += lost[i];
+	return sum;
 }

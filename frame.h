@@ -84,6 +84,9 @@ struct summary {
 
 /* Names of the causes, as the output shows them (lost_<name>, by_cause). */
 extern const char *const lost_cause_names[LOST_NR_CAUSES];
+/* The order causes are shown in: a cause added later comes last, so that
+ * no field of the "#" lines moves. */
+extern const enum lost_cause lost_shown[LOST_NR_CAUSES];
 
 uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES]);
 

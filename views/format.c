@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the views share: names of the losses and counters, escaping and
+ * What the views share: the counters they show, escaping and
  * formatting of names, times and sizes, the crash-free line; and the view
  * that shows nothing (--quiet).  The batch view is batch.c, JSON json.c,
  * the top view top.c.
@@ -17,46 +17,12 @@
 #include "format.h"
 #include "view.h"
 
-const char *const lost_cause_names[LOST_NR_CAUSES] = {
-	[LOST_STATS_MAP_FULL] = "stats_map_full",
-	[LOST_INFLIGHT_FULL] = "inflight_full",
-	[LOST_RINGBUF_FULL] = "ringbuf_full",
-	[LOST_CRASH_MAP_FULL] = "crash_map_full",
-	[LOST_PERF_BUFFER] = "perf_buffer",
-	[LOST_COMPLETION_UNSEEN] = "completion_unseen",
-	[LOST_OWNER_MAP_FULL] = "owner_map_full",
-	[LOST_NAMES_TABLE_FULL] = "names_table_full",
-	[LOST_ROW_ALLOC] = "row_alloc_failed",
-	[LOST_CRASH_EVENTS_FULL] = "crash_events_full",
-	[LOST_STACK_UNAVAILABLE] = "stack_unavailable",
-	[LOST_STACKS_MAP_FULL] = "stacks_map_full",
-	[LOST_STACKS_TABLE_FULL] = "stacks_table_full",
-	[LOST_STACKED_MAP_FULL] = "stacked_map_full",
-};
-
-/* The order causes are shown in: a cause added later comes last, so that
- * no field of the "#" lines moves. */
-const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
-	LOST_STATS_MAP_FULL, LOST_INFLIGHT_FULL, LOST_RINGBUF_FULL, LOST_CRASH_MAP_FULL,
-	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
-	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL, LOST_STACK_UNAVAILABLE, LOST_STACKS_MAP_FULL,
-	LOST_STACKS_TABLE_FULL, LOST_STACKED_MAP_FULL,
-};
-
 /* Counters a row or device shows, in batch column order. */
 const enum pmem_counter_id shown_counters[NR_SHOWN] = {
 	PMEM_READ_BYTES, PMEM_WRITE_BYTES, PMEM_DISCARD_BYTES,
 	PMEM_READ_IOS, PMEM_WRITE_IOS, PMEM_DISCARD_IOS, PMEM_FLUSHES,
 };
 
-uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])
-{
-	uint64_t sum = 0;
-
-	for (int i = 0; i < LOST_NR_CAUSES; i++)
-		sum += lost[i];
-	return sum;
-}
 
 /* A row's latency is shown only with -L: otherwise the rows hold the I/Os
  * tracked for a filter, not a per-process measurement. */

@@ -9,10 +9,6 @@
 #include "frame.h"
 #include "pmem_metrics.h"
 
-/* The order causes are shown in: a cause added later comes last, so that
- * no field of the "#" lines moves. */
-extern const enum lost_cause lost_shown[LOST_NR_CAUSES];
-
 /* Counters a row or device shows, in batch column order. */
 #define NR_SHOWN 7
 extern const enum pmem_counter_id shown_counters[NR_SHOWN];

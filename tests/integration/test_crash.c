@@ -452,7 +452,10 @@ static int check_progression(const struct h_diskio *d, int64_t t0_ms, struct sta
 		if (k <= max)
 			objs[k - 1] = c;
 		at = i < MAX_LINES && s->at[i] ? s->at[i] : end;
-		lower = (base_ns + (int64_t)k * INTERVAL_MS * 1000000LL) / NSEC;
+		/* The last record may be the partial interval diskio was
+		 * stopped in: it ends before a whole INTERVAL_MS more. */
+		lower = (base_ns + (int64_t)(k - (strstr(d->lines[i], "\"partial\":true") != NULL)) *
+				   INTERVAL_MS * 1000000LL) / NSEC;
 		upper = (base_ns + (at - t0_ms) * 1000000LL) / NSEC;
 		if (duration > 0) {
 			int64_t by_duration = (base_ns + (int64_t)((duration + 0.0005) * NSEC)) /

@@ -159,56 +159,41 @@ static int merge_overflow_row(const void *key, const void *value, void *arg)
 	return 0;
 }
 
-static int copy_latency(const void *key, const void *value, void *arg)
+/*
+ * Where a map's entries are copied whole: an array of elements that hold
+ * the key at their start and the value at value_offset (struct
+ * snapshot_latency and its kind), grown as it fills.
+ */
+struct entry_array {
+	void **array;
+	size_t *count, *capacity;
+	size_t size, key_size, value_offset, value_size;
+};
+
+/* The entry_array of a snapshot's array member, of elements of type whose
+ * members key and value hold the map's key and value. */
+#define ENTRY_ARRAY(s, member, type, key, value) ((struct entry_array){		\
+	.array = (void **)&(s)->member, .count = &(s)->n##member,			\
+	.capacity = &(s)->member##_capacity, .size = sizeof(type),			\
+	.key_size = sizeof(((type *)0)->key), .value_offset = offsetof(type, value),	\
+	.value_size = sizeof(((type *)0)->value) })
+
+static int copy_entry(const void *key, const void *value, void *arg)
 {
-	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_latency *entry = append((void **)&s->latency, &s->nlatency,
-						&s->latency_capacity, sizeof(*entry));
+	const struct entry_array *to = arg;
+	char *entry = append(to->array, to->count, to->capacity, to->size);
 
 	if (!entry)
 		return -ENOMEM;
-	memcpy(&entry->dev, key, sizeof(entry->dev));
-	memcpy(&entry->latency, value, sizeof(entry->latency));
+	memcpy(entry, key, to->key_size);
+	memcpy(entry + to->value_offset, value, to->value_size);
 	return 0;
 }
 
-static int copy_flushes(const void *key, const void *value, void *arg)
+/* Every entry of the map fd into to.  0 or -errno (map_for_each()'s). */
+static int copy_map(int fd, struct entry_array to)
 {
-	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_flushes *entry = append((void **)&s->flushes, &s->nflushes,
-						&s->flushes_capacity, sizeof(*entry));
-
-	if (!entry)
-		return -ENOMEM;
-	memcpy(&entry->dev, key, sizeof(entry->dev));
-	memcpy(&entry->flushes, value, sizeof(entry->flushes));
-	return 0;
-}
-
-static int copy_row_latency(const void *key, const void *value, void *arg)
-{
-	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_row_latency *entry = append((void **)&s->row_latency, &s->nrow_latency,
-						    &s->row_latency_capacity, sizeof(*entry));
-
-	if (!entry)
-		return -ENOMEM;
-	memcpy(&entry->key, key, sizeof(entry->key));
-	memcpy(&entry->latency, value, sizeof(entry->latency));
-	return 0;
-}
-
-static int copy_crashes(const void *key, const void *value, void *arg)
-{
-	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_crashes *entry = append((void **)&s->crashes, &s->ncrashes,
-						&s->crashes_capacity, sizeof(*entry));
-
-	if (!entry)
-		return -ENOMEM;
-	memcpy(entry->comm, key, sizeof(entry->comm));
-	memcpy(&entry->count, value, sizeof(entry->count));
-	return 0;
+	return map_for_each(fd, to.key_size, to.value_size, copy_entry, &to);
 }
 
 static int copy_lost(const void *key, const void *value, void *arg)
@@ -230,19 +215,6 @@ static int count_in_flight(const void *key, const void *value, void *arg)
 	for (int way = 0; way < INFLIGHT_WAYS; way++)
 		if (bucket->id[way])
 			((struct copy_context *)arg)->snapshot->unfinished++;
-	return 0;
-}
-
-static int copy_stack(const void *key, const void *value, void *arg)
-{
-	struct snapshot *s = ((struct copy_context *)arg)->snapshot;
-	struct snapshot_stack *entry = append((void **)&s->stacks, &s->nstacks,
-					      &s->stacks_capacity, sizeof(*entry));
-
-	if (!entry)
-		return -ENOMEM;
-	memcpy(&entry->key, key, sizeof(entry->key));
-	memcpy(&entry->counts, value, sizeof(entry->counts));
 	return 0;
 }
 
@@ -272,11 +244,10 @@ static int read_trace(struct snapshot *s, const struct snapshot_maps *maps, int3
 }
 
 /* Every stack_counts entry, and the frames of the stacks new among them. */
-static int read_stacks(struct snapshot *s, const struct snapshot_maps *maps,
-		       struct copy_context *ctx)
+static int read_stacks(struct snapshot *s, const struct snapshot_maps *maps)
 {
-	int err = map_for_each(maps->stack_counts, sizeof(struct stack_key),
-			       sizeof(struct stack_counts), copy_stack, ctx);
+	int err = copy_map(maps->stack_counts,
+			   ENTRY_ARRAY(s, stacks, struct snapshot_stack, key, counts));
 
 	for (size_t i = 0; i < s->nstacks && !err; i++) {
 		err = read_trace(s, maps, s->stacks[i].key.kernel_stack);
@@ -296,8 +267,8 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	s->unfinished = 0;
 	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
 	if (!err)
-		err = map_for_each(maps->crash_counts, TASK_COMM_LEN, sizeof(__u64),
-				   copy_crashes, &ctx);
+		err = copy_map(maps->crash_counts,
+			       ENTRY_ARRAY(s, crashes, struct snapshot_crashes, comm, count));
 	if (!err && maps->row_index >= 0) {
 		ctx.rows_fd = maps->rows;
 		ctx.per_cpu = calloc(nr_cpus, sizeof(struct proc_dev_stats));
@@ -312,19 +283,19 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 				   sizeof(struct proc_dev_stats), merge_overflow_row, &ctx);
 	}
 	if (!err && maps->device_latency >= 0)
-		err = map_for_each(maps->device_latency, sizeof(__u32),
-				   sizeof(struct dev_latency), copy_latency, &ctx);
+		err = copy_map(maps->device_latency,
+			       ENTRY_ARRAY(s, latency, struct snapshot_latency, dev, latency));
 	if (!err && maps->device_flushes >= 0)
-		err = map_for_each(maps->device_flushes, sizeof(__u32), sizeof(__u64),
-				   copy_flushes, &ctx);
+		err = copy_map(maps->device_flushes,
+			       ENTRY_ARRAY(s, flushes, struct snapshot_flushes, dev, flushes));
 	/* After the rows: a histogram read later holds at least the
 	 * completions its row's latency_ios holds (tally.h). */
 	if (!err && maps->row_latency >= 0)
-		err = map_for_each(maps->row_latency, sizeof(struct proc_dev_key),
-				   sizeof(struct dev_latency), copy_row_latency, &ctx);
+		err = copy_map(maps->row_latency,
+			       ENTRY_ARRAY(s, row_latency, struct snapshot_row_latency, key, latency));
 	/* After the rows: a stack's counts are at most its row's. */
 	if (!err && maps->stack_counts >= 0)
-		err = read_stacks(s, maps, &ctx);
+		err = read_stacks(s, maps);
 	if (!err && maps->inflight_ids >= 0)
 		err = map_for_each(maps->inflight_ids, sizeof(__u32), sizeof(struct inflight_bucket),
 				   count_in_flight, &ctx);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,36 +179,57 @@ static void close_output(struct run *run)
 	run->failed = true;
 }
 
-/* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal; the
- * view draws keys and resizes meanwhile. */
+/* What the view's keys asked for, done. */
+static void apply_input(struct run *run, const struct view_input *in)
+{
+	tally_set_cumulative(&run->tally, in->cumulative);
+	if (in->threads != run->tally.config.per_thread) {
+		loader_set_threads(&run->loader, in->threads);
+		tally_set_threads(&run->tally, in->threads);
+	}
+	if (in->quit)
+		exiting = 1;
+	if (in->drawn)
+		check_output(run);
+}
+
+/* Wait for events until deadline_ns (CLOCK_MONOTONIC) or a signal, and for
+ * whatever the view watches (the top view's keys and resizes) meanwhile:
+ * one poll for every view. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
+	struct pollfd fds[1 + VIEW_MAX_WATCHED] = {
+		{ .fd = events_fd(&run->loader.events), .events = POLLIN },
+	};
+	size_t nwatched = view_watched(&run->view, fds + 1, VIEW_MAX_WATCHED);
+
 	/* A reader slower than the kernel still ends the interval on time. */
 	run->loader.events.deadline_ns = deadline_ns;
 	while (!exiting && !reload_requested) {
+		struct view_input in = { .cumulative = run->tally.config.cumulative,
+					 .threads = run->tally.config.per_thread };
 		uint64_t now = monotonic_ns();
-		int timeout_ms, err;
+		int timeout_ms, err = 0;
 
 		if (now >= deadline_ns)
 			break;
 		timeout_ms = (deadline_ns - now + 999999) / 1000000;
 		if (run->opts->trace && timeout_ms > TRACE_POLL_MS)
 			timeout_ms = TRACE_POLL_MS;
-		err = view_wait(&run->view, &run->loader.events, timeout_ms);
+		/* Records come without a wakeup until a batch has gathered:
+		 * what is there is read after every wait, woken or not. */
+		if (poll(fds, 1 + nwatched, timeout_ms) < 0)
+			err = -errno;
+		else
+			err = events_drain(&run->loader.events);
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
 			run->failed = true;
 			exiting = 1;
 		}
-		tally_set_cumulative(&run->tally, run->view.cumulative);
-		if (run->view.threads != run->tally.config.per_thread) {
-			loader_set_threads(&run->loader, run->view.threads);
-			tally_set_threads(&run->tally, run->view.threads);
-		}
-		if (run->view.quit)
-			exiting = 1;
-		if (run->view.input_drawn)
-			check_output(run);
+		if (err >= 0)
+			view_take_input(&run->view, fds + 1, nwatched, &in);
+		apply_input(run, &in);
 	}
 }
 

@@ -103,16 +103,6 @@ int events_drain(struct events *ev)
 	return err == STOP_READING ? 0 : err;
 }
 
-int events_poll(struct events *ev, int timeout_ms)
-{
-	int err = ev->ringbuf ? ring_buffer__poll(ev->ringbuf, timeout_ms) :
-				perf_buffer__poll(ev->perfbuf, timeout_ms);
-
-	if (err == STOP_READING)
-		return 0;
-	return err < 0 ? err : events_drain(ev);
-}
-
 void events_free(struct events *ev)
 {
 	ring_buffer__free(ev->ringbuf);

@@ -31,12 +31,10 @@ struct events {
 int events_open_ringbuf(struct events *ev, int map_fd);
 /* pages per CPU; the reader wakes once wakeup_bytes are waiting on a CPU. */
 int events_open_perfbuf(struct events *ev, int map_fd, uint32_t pages, uint32_t wakeup_bytes);
-/* Wait up to timeout_ms for a wakeup, then read everything there (up to
- * deadline_ns): records are submitted without a wakeup until a batch has
- * gathered.  >= 0 or -errno. */
-int events_poll(struct events *ev, int timeout_ms);
-/* A descriptor that polls readable when records wait: to wait for them
- * together with other descriptors, then events_drain(). */
+/* A descriptor that polls readable when the kernel wakes the reader, to
+ * wait on with other descriptors, then events_drain().  Records are
+ * submitted without a wakeup until a batch has gathered: drain after every
+ * wait, woken or not. */
 int events_fd(const struct events *ev);
 /* Read everything there (up to deadline_ns), without waiting.  >= 0 or -errno. */
 int events_drain(struct events *ev);

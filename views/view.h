@@ -34,7 +34,7 @@ struct event_time {
 struct top;
 struct terminal;
 struct options;
-struct events;
+struct pollfd;
 
 struct view {
 	/* Once, before the first interval (a columns line, a cleared screen). */
@@ -66,13 +66,8 @@ struct view {
 	unsigned int rows_cut;		/* batch, JSON: rows beyond -r, not shown */
 	bool rows_begun;
 	struct top *top;		/* the top view's own state (top.h) */
-	/* view_open()'s: the terminal under the top view, and what its keys
-	 * asked for */
+	/* view_open()'s: the terminal under the top view */
 	struct terminal *terminal;
-	bool quit;			/* q */
-	bool cumulative;		/* a: what the next frames are to keep */
-	bool threads;			/* t: rows per thread from now on */
-	bool input_drawn;		/* the last view_wait() drew a key or resize */
 };
 
 void view_batch(struct view *v, FILE *out);
@@ -91,9 +86,26 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 	      const struct stack_namer *stacks, FILE *out);
 /* The terminal's size into v->screen (0 x 0 when stdout is none). */
 void view_measure(struct view *v);
-/* Wait up to timeout_ms for events (read into events' callback) and, for
- * the top view, keys and resizes, drawn at once.  >= 0 or -errno. */
-int view_wait(struct view *v, struct events *events, int timeout_ms);
+/* At most this many descriptors a view wants watched (the top view: its
+ * keys and its resizes). */
+#define VIEW_MAX_WATCHED 2
+
+/* What the user asked for through the view since the last call: the run
+ * applies it (the view only draws). */
+struct view_input {
+	bool quit;		/* q */
+	bool cumulative;	/* a: what the next frames are to keep */
+	bool threads;		/* t: rows per thread from now on */
+	bool drawn;		/* a key or a resize was drawn: write it out */
+};
+
+/* The descriptors the view wants watched while the run waits for events,
+ * into fds (max at least VIEW_MAX_WATCHED); how many (0: none). */
+size_t view_watched(const struct view *v, struct pollfd *fds, size_t max);
+/* After poll() on view_watched()'s n descriptors: keys and resizes are
+ * drawn at once, and what the keys ask for goes into in (quit, cumulative
+ * and threads left as they were unless a key changed them). */
+void view_take_input(struct view *v, const struct pollfd *fds, size_t n, struct view_input *in);
 /* Give the terminal back (the summary goes to the normal screen);
  * keep_last (the run ended after COUNT intervals): the top view's last
  * frame is left on it first.  Idempotent. */

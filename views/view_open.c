@@ -4,11 +4,9 @@
  * view the terminal under it (terminal.h): keys, resizes and the screen
  * taken and given back.
  */
-#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "events.h"
 #include "msg.h"
 #include "options.h"
 #include "terminal.h"
@@ -67,8 +65,6 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 		view_batch(v, out);
 	else if (open_top(v, opts, utf8, out))
 		return -1;
-	v->cumulative = opts->cumulative;
-	v->threads = opts->threads;
 	v->screen.utf8 = utf8;
 	v->screen.max_rows = opts->rows;
 	v->screen.clear = !opts->no_clear;
@@ -83,9 +79,20 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 	return 0;
 }
 
-/* The top view's keys: q ends the run as Ctrl-C does; a changes what the
- * tally keeps for the next frames; the rest is the view's. */
-static void read_keys(struct view *v)
+size_t view_watched(const struct view *v, struct pollfd *fds, size_t max)
+{
+	size_t n = 0;
+
+	if (!v->terminal || max < VIEW_MAX_WATCHED)
+		return 0;
+	fds[n++] = (struct pollfd){ .fd = v->terminal->keys_fd, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = v->terminal->resize_fd, .events = POLLIN };
+	return n;
+}
+
+/* The top view's keys: q ends the run as Ctrl-C does; a and t change what
+ * the tally keeps for the next frames; the rest is the view's, drawn now. */
+static void read_keys(struct view *v, struct view_input *in)
 {
 	char keys[256];
 	ssize_t n = terminal_read_keys(v->terminal, keys, sizeof(keys));
@@ -94,47 +101,28 @@ static void read_keys(struct view *v)
 	if (n <= 0)
 		return;		/* the terminal is gone: no more keys */
 	changed = top_feed_keys(v, keys, n);
-	v->cumulative = top_state(v)->cumulative;
-	v->threads = top_state(v)->threads;
+	in->cumulative = top_state(v)->cumulative;
+	in->threads = top_state(v)->threads;
 	if (top_state(v)->quit)
-		v->quit = true;
+		in->quit = true;
 	else if (changed)
 		top_redraw(v);
 }
 
-/* The top view waits for events, keys and SIGWINCH at once, so that a key
- * or a resize is drawn at once. */
-static int wait_top(struct view *v, struct events *events, int timeout_ms)
+void view_take_input(struct view *v, const struct pollfd *fds, size_t n, struct view_input *in)
 {
-	struct pollfd fds[] = {
-		{ .fd = events_fd(events), .events = POLLIN },
-		{ .fd = v->terminal->keys_fd, .events = POLLIN },
-		{ .fd = v->terminal->resize_fd, .events = POLLIN },
-	};
-	int err = 0;
-
-	if (poll(fds, 3, timeout_ms) < 0)
-		return -errno;
-	if (fds[0].revents)
-		err = events_drain(events);
-	if (fds[2].revents) {
+	in->drawn = false;
+	if (n < VIEW_MAX_WATCHED)
+		return;
+	/* A resize first: keys then draw on the new size. */
+	if (fds[1].revents) {
 		terminal_resized(v->terminal);
 		view_measure(v);
 		top_redraw(v);
 	}
-	if (fds[1].revents)
-		read_keys(v);
-	if (fds[1].revents || fds[2].revents)
-		v->input_drawn = true;
-	return err;
-}
-
-int view_wait(struct view *v, struct events *events, int timeout_ms)
-{
-	v->input_drawn = false;
-	if (v->top)
-		return wait_top(v, events, timeout_ms);
-	return events_poll(events, timeout_ms);
+	if (fds[0].revents)
+		read_keys(v, in);
+	in->drawn = fds[0].revents || fds[1].revents;
 }
 
 void view_close(struct view *v, bool keep_last)

@@ -21,6 +21,7 @@
 #include "cgroups.h"
 #include "devname.h"
 #include "diskio.h"
+#include "event_records.h"
 #include "events.h"
 #include "loader.h"
 #include "msg.h"
@@ -69,85 +70,11 @@ struct run {
 	struct snapshot snapshot;
 	struct view view;
 	struct outputs outputs;
-	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	struct event_router events;	/* the channel's records to the tally and view */
 	bool output_broken;		/* stdout is closed or failing */
 	bool last_snapshot;		/* run->snapshot is the run's last */
 	bool failed;			/* an error after the start: exit 1 */
 };
-
-/* ---- events ---- */
-
-/* The difference of the wall clock to CLOCK_MONOTONIC, by which events'
- * kernel times (bpf_ktime_get_ns()) become wall-clock times. */
-static int64_t realtime_offset_ns(void)
-{
-	struct timespec wall;
-	uint64_t mono = monotonic_ns();
-
-	clock_gettime(CLOCK_REALTIME, &wall);
-	return (int64_t)((uint64_t)wall.tv_sec * 1000000000ULL + wall.tv_nsec - mono);
-}
-
-/* An event's CLOCK_MONOTONIC time as seconds since diskio started, and as
- * the wall clock. */
-static void event_time(const struct run *run, uint64_t time_ns, struct event_time *when)
-{
-	uint64_t start_ns = tally_start_ns(&run->tally);
-	uint64_t wall_ns = time_ns + (uint64_t)run->realtime_offset_ns;
-
-	when->since_start_s = time_ns > start_ns ? (double)(time_ns - start_ns) / 1e9 : 0.0;
-	when->wall.tv_sec = wall_ns / 1000000000ULL;
-	when->wall.tv_nsec = wall_ns % 1000000000ULL;
-}
-
-/* An event record of the channel (events.h's on_event).  data may be
- * unaligned (perf buffer samples are 4-byte aligned): events are copied
- * before use. */
-static void handle_event(void *ctx, const void *data, size_t size)
-{
-	struct run *run = ctx;
-	uint32_t type;
-
-	if (size < sizeof(type))
-		return;
-	memcpy(&type, data, sizeof(type));
-	if (type == EVENT_IO && size >= sizeof(struct block_io_event)) {
-		struct block_io_event event;
-		struct event_time when;
-
-		memcpy(&event, data, sizeof(event));
-		tally_io_event(&run->tally);
-		event_time(run, event.time_ns, &when);
-		run->view.io_event(&run->view, &event,
-				   tally_device_name(&run->tally, event.dev), &when);
-	} else if (type == EVENT_USER_STACK &&
-		   size >= offsetof(struct user_stack_event, frames)) {
-		/* Only the frames the kernel gave are sent: copied up to size. */
-		static struct user_stack_event event;
-		size_t frames = (size - offsetof(struct user_stack_event, frames)) /
-				sizeof(event.frames[0]);
-
-		memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
-		if (event.nframes > frames)
-			event.nframes = (uint32_t)frames;
-		tally_user_stack(&run->tally, &event);
-	} else if (type == EVENT_STACK_PROCESS_EXIT &&
-		   size >= sizeof(struct stack_process_exit_event)) {
-		struct stack_process_exit_event event;
-
-		memcpy(&event, data, sizeof(event));
-		tally_stack_process_exit(&run->tally, event.tgid, event.start_ns);
-	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
-		struct crash_event event;
-		struct event_time when;
-
-		memcpy(&event, data, sizeof(event));
-		tally_crash_event(&run->tally, &event, monotonic_ns());
-		event_time(run, event.time_ns, &when);
-		if (run->view.crash_event)
-			run->view.crash_event(&run->view, &event, &when);
-	}
-}
 
 /* ---- the loop ---- */
 
@@ -386,8 +313,8 @@ static int start_tally(struct run *run, const char *cgroup_mount)
 		fail("out of memory");
 		return -1;
 	}
-	run->realtime_offset_ns = realtime_offset_ns();
-	return loader_open_events(&run->loader, handle_event, run);
+	event_router_init(&run->events, &run->tally, &run->view, monotonic_ns);
+	return loader_open_events(&run->loader, event_record, &run->events);
 }
 
 /* Everything before the first interval: the filters resolved, the outputs

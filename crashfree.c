@@ -198,6 +198,19 @@ int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_n
 	return 0;
 }
 
+int crashfree_restore_process(struct crashfree *cf, const char *comm, uint64_t crashes)
+{
+	char name[CRASHFREE_COMM_LEN];
+	bool found;
+	size_t index;
+
+	copy_comm(name, comm);
+	index = find_process(cf, name, &found);
+	if (found)
+		return -EEXIST;
+	return insert_process(cf, index, name, crashes);
+}
+
 /* ---- state file ---- */
 
 /* Bytes a comm keeps as they are; anything else would split or hide a token. */
@@ -447,8 +460,7 @@ static const char *parse_process_line(const char *line, struct crashfree *loaded
 	char name[CRASHFREE_COMM_LEN];
 	const char *damage;
 	uint64_t crashes;
-	size_t index;
-	bool found;
+	int err;
 
 	if (!space)
 		return "process line without a count";
@@ -461,10 +473,10 @@ static const char *parse_process_line(const char *line, struct crashfree *loaded
 	if (crashes == 0)
 		return "process with no crashes";
 
-	index = find_process(loaded, name, &found);
-	if (found)
+	err = crashfree_restore_process(loaded, name, crashes);
+	if (err == -EEXIST)
 		return "duplicate process";
-	if (insert_process(loaded, index, name, crashes))
+	if (err)
 		return out_of_memory;
 	return NULL;
 }

@@ -67,6 +67,15 @@ struct crashfree_counted crashfree_update(struct crashfree *cf, uint64_t now_ns)
 int crashfree_record_crash(struct crashfree *cf, const char *comm, uint64_t at_ns);
 
 /*
+ * Put back a process as a saved state lists it: comm, cut as
+ * crashfree_record_crash() cuts it, with `crashes` crashes. Only the table
+ * changes, not cf->crashes nor the marks: the reader restores the total
+ * itself and checks that it is the sum. Returns 0, -EEXIST if comm is listed
+ * already (cf unchanged) or -ENOMEM.
+ */
+int crashfree_restore_process(struct crashfree *cf, const char *comm, uint64_t crashes);
+
+/*
  * State file: versioned text, at most 255 bytes per line, every line ending
  * in '\n':
  *

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "crashfree.h"
+#include "crashfree_state.h"
 
 #define SECOND UINT64_C(1000000000)
 #define MINUTE (60 * SECOND)

@@ -30,8 +30,8 @@ PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_lines.c top_keys.c top_layout.c) stacks/stacks.c stacks/row_stacks.c stacks/symbolize.c stacks/elfsyms.c \
 	stacks/ehframe.c \
-	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c \
-	outstream.c)
+	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
+	latency_hist.c outstream.c)
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.

@@ -3,11 +3,11 @@
  * --state FILE as an output (outputs.h): the crash-free hours of earlier
  * runs read before anything is loaded and adopted by the tally, and the
  * state saved when a crash was counted or a crash interval closed, on a
- * reload and at exit (crashfree.h).
+ * reload and at exit (crashfree_state.h).
  */
 #include <stdlib.h>
 #include <string.h>
-#include "crashfree.h"
+#include "crashfree_state.h"
 #include "msg.h"
 #include "output.h"
 

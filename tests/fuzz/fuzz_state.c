@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the crash-free state file (crashfree.c): the input is
- * the file. Whatever it holds, crashfree_load() must not crash or leak, and
- * must leave either a loaded or a fresh state. A state it loads must keep
- * crashfree.h's invariants and survive a round trip: crashfree_save() at the
- * same instant and crashfree_load() again give the same state.
+ * libFuzzer target for the crash-free state file (crashfree_state.c): the
+ * input is the file. Whatever it holds, crashfree_load() must not crash or
+ * leak, and must leave either a loaded or a fresh state. A state it loads
+ * must keep crashfree.h's invariants and survive a round trip:
+ * crashfree_save() at the same instant and crashfree_load() again give the
+ * same state.
  */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "crashfree.h"
+#include "crashfree_state.h"
 #include "fuzz_util.h"
 
 /* Default interval; "now" 5 s after boot, so that restored marks wrap below 0. */

@@ -515,7 +515,7 @@ struct state {
 	} procs[32];
 };
 
-/* Parse a state file as crashfree.h documents it; false (and why) if it is
+/* Parse a state file as crashfree_state.h documents it; false (and why) if it is
  * not exactly that. */
 static bool read_state(const char *path, struct state *st, char *why, size_t why_size)
 {

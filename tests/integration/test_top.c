@@ -342,13 +342,13 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	expect_screen(lacks, " TID ", "t: rows per process again");
 
 	text("h");
-	expect_screen(has, "any key closes", "h: help");
+	expect_screen(has, "any other key closes", "h: help");
 	text("x");
-	expect_screen(lacks, "any key closes", "any key closes the help");
+	expect_screen(lacks, "any other key closes", "any key closes the help");
 	text("?");
-	expect_screen(has, "any key closes", "?: help");
+	expect_screen(has, "any other key closes", "?: help");
 	text("q");		/* closes the help, does not quit */
-	expect_screen(lacks, "any key closes", "q closes the help");
+	expect_screen(lacks, "any other key closes", "q closes the help");
 	expect_screen(has, "P99_ms", "the table after the help");
 
 	/* ↓ selects a row, Enter opens its stack: none without --stacks. */

@@ -788,15 +788,16 @@ void tally_close_interval(struct tally *t)
 void tally_summary(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		   const struct timespec *wall, struct summary *summary)
 {
+	/* s is the last frame's snapshot: what it held is counted already,
+	 * and counting again changes nothing (the stacks, whose forgotten
+	 * entries would count twice, are not counted again).  From a later
+	 * snapshot (the loop failed before a last frame), its losses and
+	 * crashes still join the run. */
 	reconcile_crashes(t, s, now_ns, true);
-	/* What was lost in the unfinished interval belongs to the run too; in
-	 * trace mode, so do the I/Os whose completion never came. */
 	count_losses(t, s);
+	/* In trace mode the I/Os whose completion never came are lost too. */
 	if (t->config.trace)
 		t->lost[LOST_COMPLETION_UNSEEN] += s->unfinished;
-	/* The stacks' last changes, for the folded lines. */
-	if (t->config.stacks_mem)
-		row_stacks_count(&t->stacks, s, t->lost);
 	if (!t->config.trace)
 		count_iostat(t, now_ns);
 	close_counts(t);

@@ -303,6 +303,47 @@ Test(tally_stacks, forgotten_rows_give_their_stack_keys_and_stay_folded)
 	tally_free(&t);
 }
 
+/*
+ * The run ends in the interval after a row was forgotten: the last frame is
+ * made from the final snapshot, which holds the forgotten entry's last
+ * counts, and the summary from that same snapshot.  The entry counts once
+ * (it counted twice, 16384 bytes, when the summary counted the stacks again).
+ */
+Test(tally_stacks, the_summary_from_the_last_frames_snapshot_counts_nothing_twice)
+{
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	struct timespec wall = { 0 };
+	struct summary summary;
+	char *text;
+
+	tally_start(&t, 1 << 20, 5);
+	snap_init(&sp);
+	snap_row(&sp, 666, "gone", 4096, 0);
+	snap_stack(&sp, 666, "gone", 1, 2, 4096, 0);
+	snap_trace(&sp, 1, kframes, 5);
+	snap_trace(&sp, 2, uframes, 2);
+	for (int n = 1; n <= 4 && !t.stacks.nforget; n++) {
+		step(&t, &sp, n, &f);
+		tally_close_interval(&t);
+		sp.s.ntraces = 0;
+	}
+	cr_assert_eq(t.stacks.nforget, 1);
+	sp.s.nstacks = sp.s.nrows = 0;
+	sp.final_stacks[0] = sp.stacks[0];
+	sp.final_stacks[0].counts.bytes[IO_READ] = 8192;
+	sp.final_stacks[0].counts.ios[IO_READ] = 2;
+	sp.s.nfinal_stacks = 1;
+	tally_frame(&t, &sp.s, AT(5), &wall, true, &f);	/* the last, partial frame */
+	tally_close_interval(&t);
+	tally_summary(&t, &sp.s, AT(5), &wall, &summary);
+	text = folded_of(&t);
+	cr_assert_str_eq(text, "gone;u8@666;u9@666;k1;k2;k3 8192\n");
+	free(text);
+	tally_free(&t);
+}
+
 Test(tally_stacks, without_stacks_nothing_is_kept)
 {
 	struct tally t;

@@ -17,7 +17,9 @@ WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # with a README, what loads, shows and writes around it.
 SRC_DIRS := kernel views outputs stacks lib
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
-HEADERS := $(wildcard *.h $(addsuffix /*.h,$(SRC_DIRS)))
+# The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
+BPF_HEADERS := diskio.h $(wildcard kernel/*.bpf.h)
+HEADERS := $(filter-out %.bpf.h,$(wildcard *.h $(addsuffix /*.h,$(SRC_DIRS))))
 override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES)
 # -mcpu=v3: compare-and-exchange for the in-flight table (Linux 5.12+).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR_FLAG) \
@@ -146,7 +148,7 @@ $(OUTPUT)/guest_checks: tests/kernels/guest_checks.c | $(OUTPUT)
 $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/itests $(ASAN_OUTPUT)/tests $(FUZZ_OUTPUT) $(SYMBOLIZE_DATA):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/%.bpf.o: %.bpf.c diskio.h kernel/core_fixes.bpf.h $(VMLINUX) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: %.bpf.c $(BPF_HEADERS) $(VMLINUX) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

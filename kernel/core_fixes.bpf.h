@@ -8,6 +8,7 @@
 #define DISKIO_CORE_FIXES_BPF_H
 
 #include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "diskio.h"
 

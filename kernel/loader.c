@@ -117,7 +117,7 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bpf_program__set_autoload(skel->progs.handle_io_done, !done_at_rq_complete);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
 	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback || flushes);
-	/* Attached after the others: see stacked_tracked in diskio.bpf.c. */
+	/* Attached after the others: see stacked_tracked in settings.bpf.h. */
 	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
 }
 

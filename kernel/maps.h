@@ -30,7 +30,7 @@ struct snapshot_maps {
 	int lost, crash_counts;
 	/* The rows: key -> slot (row_index), the slots' per-CPU counters
 	 * (rows), their generations (row_gens), the slots given back
-	 * (free_rows); diskio.bpf.c's slot_row(). */
+	 * (free_rows); rows.bpf.h's slot_row(). */
 	int row_index, rows, row_gens, free_rows;
 	struct retired_slots *retired;
 	int overflow_stats, device_latency, row_latency, inflight_ids;

@@ -58,7 +58,7 @@ struct map_needs {
 /* Per-CPU rows that STATS_PERCPU_BUDGET_BYTES hold at nr_cpus (>= 1). */
 uint32_t stats_entries_for(int nr_cpus);
 
-/* Bytes of the maps that hold entries per-CPU rows (diskio.bpf.c's rows,
+/* Bytes of the maps that hold entries per-CPU rows (rows.bpf.h's rows,
  * row_index, row_gens, free_rows and row_memo). */
 uint64_t row_maps_bytes(uint32_t entries, int nr_cpus);
 

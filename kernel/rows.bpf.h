@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The rows: the counters of a process (or thread) on a disk, in a cgroup,
+ * under a name (struct proc_dev_key, diskio.h), which kernel/maps.c copies
+ * for user space.  A row is found, or made, here; whose row an I/O goes to
+ * is the caller's choice (submitter.bpf.h, writeback.bpf.h, stacked.bpf.h).
+ *
+ * The rows' counters, per CPU: the hot path adds without locked
+ * instructions; user space sums.  Block tracepoints run with preemption off
+ * and a program is never re-entered on a CPU, so plain additions to this
+ * CPU's copy are not torn.  A row's counters are a slot of the `rows` array
+ * (struct row_slot), found by its key in `row_index` once, then through
+ * this CPU's memo of its last row: an array lookup and a compare where a
+ * per-CPU hash map costs a hash of the 32-byte key and a bucket walk per I/O.
+ */
+
+#ifndef DISKIO_ROWS_BPF_H
+#define DISKIO_ROWS_BPF_H
+
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include "diskio.h"
+#include "settings.bpf.h"
+#include "common.bpf.h"
+
+/* Keeps the compiler from moving memory accesses across it. */
+#define barrier()		asm volatile("" ::: "memory")
+
+/* The rows' counters, by slot, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STATS_MAX_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct proc_dev_stats);
+} rows SEC(".maps");
+
+/* Each row's slot, by its key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, STATS_MAX_ENTRIES);
+	__type(key, struct proc_dev_key);
+	__type(value, struct row_slot);
+} row_index SEC(".maps");
+
+/* Each slot's generation: raised when the slot is taken and when user
+ * space takes it back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, STATS_MAX_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u64);
+} row_gens SEC(".maps");
+
+/* Slots given back by user space (zeroed), taken again before new ones. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, STATS_MAX_ENTRIES);
+	__type(value, __u32);
+} free_rows SEC(".maps");
+
+/* Each CPU's last rows, one per way: a key's way is a hash of its process
+ * and disk, so that processes doing I/O in turn on one CPU keep theirs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ROW_MEMO_WAYS);
+	__type(key, __u32);
+	__type(value, struct row_memo);
+} row_memo SEC(".maps");
+
+/* Slots never taken yet: rows_taken of the rows_slots (the size of `rows`,
+ * set by user space). */
+const volatile __u32 rows_slots = STATS_MAX_ENTRIES;
+__u64 rows_taken = 0;
+
+/* Rows the per-CPU rows have no slot for (with many CPUs they hold few, see
+ * mapsize.h): one copy shared by all CPUs, added to atomically. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, OVERFLOW_STATS_ENTRIES);
+	__type(key, struct proc_dev_key);
+	__type(value, struct proc_dev_stats);
+} overflow_stats SEC(".maps");
+
+/* -t: the thread group of each thread that has a row, for user space
+ * (written when the thread's row is made). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, THREAD_GROUPS_ENTRIES);
+	__type(key, __u32);
+	__type(value, __u32);
+} thread_groups SEC(".maps");
+
+/* -t: a new row of the current thread: user space learns its process. */
+static __always_inline void note_thread_group(__u32 id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+
+	if (id == (__u32)pid_tgid)
+		bpf_map_update_elem(&thread_groups, &id, &tgid, BPF_ANY);
+}
+
+/* comm is 16 bytes at offset 8: two aligned words. */
+static __always_inline bool same_row(const struct proc_dev_key *a, const struct proc_dev_key *b)
+{
+	const __u64 *ca = (const __u64 *)a->comm, *cb = (const __u64 *)b->comm;
+
+	return a->tgid == b->tgid && a->dev == b->dev && a->cgroup == b->cgroup &&
+	       ca[0] == cb[0] && ca[1] == cb[1];
+}
+
+/* The counters of the row at (slot, generation); NULL if the slot was
+ * taken back meanwhile. */
+static __always_inline struct proc_dev_stats *slot_counters(const struct row_slot *at)
+{
+	__u32 slot = at->slot;
+	__u64 *gen = bpf_map_lookup_elem(&row_gens, &slot);
+
+	if (!gen || *(volatile __u64 *)gen != at->gen)
+		return NULL;
+	return bpf_map_lookup_elem(&rows, &slot);
+}
+
+/* A slot for a new row: one given back, else one never taken.  false when
+ * every slot is in use. */
+static __always_inline bool take_slot(__u32 *slot)
+{
+	__u64 next;
+
+	if (!bpf_map_pop_elem(&free_rows, slot))
+		return true;
+	if (*(volatile __u64 *)&rows_taken >= rows_slots)
+		return false;
+	next = __sync_fetch_and_add(&rows_taken, 1);
+	if (next >= rows_slots)
+		return false;
+	*slot = next;
+	return true;
+}
+
+/*
+ * key's counters in `rows`: this CPU's last row of its way, else the slot row_index
+ * gives, else a slot taken for it.  NULL when no slot is free.
+ */
+static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key)
+{
+	struct proc_dev_stats *counters;
+	struct row_slot *at, found = {};
+	__u32 way = (key->tgid ^ key->dev) & (ROW_MEMO_WAYS - 1);
+	struct row_memo *memo;
+	__u64 *gen, seq;
+	long err;
+
+	memo = bpf_map_lookup_elem(&row_memo, &way);
+	if (!memo)
+		return NULL;
+	seq = *(volatile __u64 *)&memo->seq;
+	barrier();
+	if (!(seq & 1) && same_row(&memo->key, key)) {
+		found = memo->at;
+		barrier();
+		if (*(volatile __u64 *)&memo->seq == seq) {
+			counters = slot_counters(&found);
+			if (counters)
+				return counters;
+		}
+	}
+	at = bpf_map_lookup_elem(&row_index, key);
+	if (at) {
+		found.slot = at->slot;
+		found.gen = at->gen;
+	} else {
+		if (!take_slot(&found.slot))
+			return NULL;
+		gen = bpf_map_lookup_elem(&row_gens, &found.slot);
+		if (!gen)
+			return NULL;
+		found.gen = __sync_add_and_fetch(gen, 1);
+		err = bpf_map_update_elem(&row_index, key, &found, BPF_NOEXIST);
+		if (err) {
+			/* Another CPU took a slot for the key first. */
+			bpf_map_push_elem(&free_rows, &found.slot, 0);
+			at = err == -EEXIST ? bpf_map_lookup_elem(&row_index, key) : NULL;
+			if (!at)
+				return NULL;
+			found.slot = at->slot;
+			found.gen = at->gen;
+		} else if (per_thread) {
+			note_thread_group(key->tgid);
+		}
+	}
+	counters = slot_counters(&found);
+	if (!counters)
+		return NULL;
+	/* Not while an interrupted program is writing it. */
+	seq = *(volatile __u64 *)&memo->seq;
+	if (!(seq & 1)) {
+		*(volatile __u64 *)&memo->seq = seq + 1;
+		barrier();
+		memo->at = found;
+		__builtin_memcpy(&memo->key, key, sizeof(*key));
+		barrier();
+		*(volatile __u64 *)&memo->seq = seq + 2;
+	}
+	return counters;
+}
+
+/* A row's counters, and whether other CPUs add to them too. */
+struct row {
+	struct proc_dev_stats *stats;
+	bool shared;
+};
+
+/*
+ * The row of key: in the per-CPU rows, else in the shared overflow map.
+ * False when both are full.  An I/O is lost once, where it is counted as one I/O:
+ * at submission for bio-based disks, at the request's start for blk-mq ones.
+ * Other hooks (a blk-mq disk's bios, completions) pass count_loss false.
+ */
+static __always_inline bool row_of(const struct proc_dev_key *key, bool count_loss,
+				   struct row *row)
+{
+	static const struct proc_dev_stats zero;
+
+	row->shared = false;
+	row->stats = slot_row(key);
+	if (row->stats)
+		return true;
+	row->shared = true;
+	row->stats = bpf_map_lookup_elem(&overflow_stats, key);
+	if (row->stats)
+		return true;
+	if (per_thread)
+		note_thread_group(key->tgid);
+	row->stats = lookup_or_try_init(&overflow_stats, key, &zero);
+	if (row->stats)
+		return true;
+	if (count_loss)
+		count_lost(LOST_STATS_MAP_FULL);
+	return false;
+}
+
+static __always_inline void row_add(const struct row *row, __u64 *counter, __u64 value)
+{
+	if (row->shared)
+		__sync_fetch_and_add(counter, value);
+	else
+		*counter += value;
+}
+
+#endif /* DISKIO_ROWS_BPF_H */

@@ -18,7 +18,7 @@ WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 SRC_DIRS := kernel views outputs stacks lib
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
-BPF_HEADERS := diskio.h $(wildcard kernel/*.bpf.h)
+BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
 HEADERS := $(filter-out %.bpf.h,$(wildcard *.h $(addsuffix /*.h,$(SRC_DIRS))))
 override CFLAGS += -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES)
 # -mcpu=v3: compare-and-exchange for the in-flight table (Linux 5.12+).

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "diskio.h"
+#include "abi.h"
 
-/* Whole-disk kernel dev_t values (MKDEV of diskio.h), taken apart. */
+/* Whole-disk kernel dev_t values (MKDEV of abi.h), taken apart. */
 #define KDEV_MAJOR_MAX ((1U << (32 - MINORBITS)) - 1)
 
 static inline uint32_t kdev_make(uint32_t major, uint32_t minor)

@@ -39,7 +39,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "diskio.h"
+#include "abi.h"
 #include "core_fixes.bpf.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"

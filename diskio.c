@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "cgroups.h"
 #include "devname.h"
-#include "diskio.h"
+#include "abi.h"
 #include "event_records.h"
 #include "events.h"
 #include "loader.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The records of the BPF program's events channel (diskio.h's EVENT_*), as
+ * The records of the BPF program's events channel (abi.h's EVENT_*), as
  * events.h's on_event hands them over: checked by size, copied out (perf
  * buffer samples are only 4-byte aligned), their kernel times made wall-
  * clock times, and given to the tally and the view.  No libbpf: the clock
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "diskio.h"
+#include "abi.h"
 #include "tally.h"
 #include "view.h"
 

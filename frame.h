@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "crashfree.h"
-#include "diskio.h"
+#include "abi.h"
 #include "iostats.h"
 #include "pmem_metrics.h"
 #include "resources.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "diskio.h"
+#include "abi.h"
 #include "pmem_metrics.h"
 #include "resources.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "diskio.h"
+#include "abi.h"
 #include "iostats.h"
 
 /* Exit codes, as README.md documents them. */

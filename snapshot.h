@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "diskio.h"
+#include "abi.h"
 
 struct snapshot_row {
 	struct proc_dev_key key;

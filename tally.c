@@ -269,7 +269,7 @@ static const char *sysfs_root_of(const struct tally *t)
 }
 
 /*
- * A new row's names (diskio.h, struct proc_dev_key): a worker's is the
+ * A new row's names (abi.h, struct proc_dev_key): a worker's is the
  * name `ps` shows, with its work; the I/O dm and md sent to a disk below is
  * named after the device above, which it serves, as does a worker whose
  * work is a block device's own (a loop device's).

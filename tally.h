@@ -18,7 +18,7 @@
 #include "crashfree.h"
 #include "devname.h"
 #include "diskstats.h"
-#include "diskio.h"
+#include "abi.h"
 #include "frame.h"
 #include "iostats.h"
 #include "pmem_metrics.h"

@@ -12,14 +12,14 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
-#include "diskio.h"
+#include "abi.h"
 #include "settings.bpf.h"
 
 #define EEXIST 17
 #define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
 #define PF_WQ_WORKER		0x00000020
 
-/* What was lost, by cause (LOST_*, diskio.h): per CPU, summed by user space. */
+/* What was lost, by cause (LOST_*, abi.h): per CPU, summed by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LOST_NR_CAUSES);

@@ -10,7 +10,7 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "diskio.h"
+#include "abi.h"
 
 /*
  * Linux 5.12 (commit 309dca309fc3 "block: store a block_device pointer in

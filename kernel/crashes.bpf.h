@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Crashes: a process whose last thread exits on a signal that dumps core
- * (is_crash_signal(), diskio.h): counted by name and reported as an event.
+ * (is_crash_signal(), abi.h): counted by name and reported as an event.
  * The programs that see the exit are in diskio.bpf.c: handle_exit where
  * sched_process_exit says whether the thread group is gone,
  * handle_exit_legacy where it does not.
@@ -13,7 +13,7 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "diskio.h"
+#include "abi.h"
 #include "common.bpf.h"
 
 /* Crash counts by process name: exact even when crash events are lost. */

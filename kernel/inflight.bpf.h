@@ -12,7 +12,7 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
-#include "diskio.h"
+#include "abi.h"
 #include "core_fixes.bpf.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"

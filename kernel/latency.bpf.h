@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A disk's latency histogram (device_latency), and the default mode's
- * sampled latency of bio-based disks (diskio.h, latency_sampled()).  A
+ * sampled latency of bio-based disks (abi.h, latency_sampled()).  A
  * blk-mq request carries its start time to its completion (request_done());
  * a bio of a bio-based disk does only where the kernel stamps it
  * (bio_issue_ns()).  Otherwise 1 in latency_sample_every of those bios is
@@ -15,7 +15,7 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
-#include "diskio.h"
+#include "abi.h"
 #include "core_fixes.bpf.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "diskio.h"
+#include "abi.h"
 #include "diskio.skel.h"
 #include "loader.h"
 #include "maps.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Map sizes for a budget of kernel memory (mapsize.h). */
 #include <stddef.h>
-#include "diskio.h"
+#include "abi.h"
 #include "mapsize.h"
 
 #define PAGE_BYTES		4096ULL

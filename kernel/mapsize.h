@@ -12,7 +12,7 @@
 
 #define MAPS_BUDGET_BYTES	(64ULL << 20)
 /* The per-CPU rows: as many as this holds, at most STATS_MAX_ENTRIES
- * (diskio.h, with the other maps' sizes). */
+ * (abi.h, with the other maps' sizes). */
 #define STATS_PERCPU_BUDGET_BYTES (24ULL << 20)
 /* Perf buffer (kernels without a ring buffer): at most this much in all. */
 #define PERF_BUFFER_BUDGET_BYTES (16ULL << 20)

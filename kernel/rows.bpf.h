@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The rows: the counters of a process (or thread) on a disk, in a cgroup,
- * under a name (struct proc_dev_key, diskio.h), which kernel/maps.c copies
+ * under a name (struct proc_dev_key, abi.h), which kernel/maps.c copies
  * for user space.  A row is found, or made, here; whose row an I/O goes to
  * is the caller's choice (submitter.bpf.h, writeback.bpf.h, stacked.bpf.h).
  *
@@ -19,7 +19,7 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
-#include "diskio.h"
+#include "abi.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"
 

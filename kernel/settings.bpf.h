@@ -15,7 +15,7 @@
 #define DISKIO_SETTINGS_BPF_H
 
 #include <vmlinux.h>
-#include "diskio.h"
+#include "abi.h"
 
 /* Filters and modes, set by user space before load. */
 const volatile __u32 filter_pids[MAX_FILTER_PIDS] = {};
@@ -56,7 +56,7 @@ const volatile bool done_at_rq_complete = false;
 
 /* Default mode (--latency-sample): 1 in latency_sample_every bios of
  * bio-based disks has its latency measured, those whose hash is below
- * latency_sample_cutoff (diskio.h).  0 when I/Os are tracked: every one is. */
+ * latency_sample_cutoff (abi.h).  0 when I/Os are tracked: every one is. */
 const volatile __u64 latency_sample_cutoff = 0;
 const volatile __u32 latency_sample_every = 0;
 

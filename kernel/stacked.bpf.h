@@ -12,7 +12,7 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
-#include "diskio.h"
+#include "abi.h"
 #include "submitter.bpf.h"
 
 /* A bio a stacking driver (dm, md) made from an upper device's I/O and sent

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Who an I/O is charged to, as a row's key (struct proc_dev_key, diskio.h):
+ * Who an I/O is charged to, as a row's key (struct proc_dev_key, abi.h):
  * the submitting process (or thread, with -t), the disk, the cgroup and the
  * name, a workqueue worker being named by the work it does; and the filters
  * (-p, -D, -c, --cgroup) that select it.  The key is read from the task
@@ -16,7 +16,7 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "diskio.h"
+#include "abi.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"
 
@@ -127,7 +127,7 @@ static __always_inline bool task_comm(const struct task_struct *task, char comm[
  * A workqueue worker's comm ("kworker/u8:1") says nothing of what it does:
  * its row is named by the work it is doing now (worker->desc, the name `ps`
  * adds: "flush-254:0" for writeback, "loop0" for a loop device's I/O), kept
- * in comm with KEY_MARK_WORKER (diskio.h); user space prefixes the worker's
+ * in comm with KEY_MARK_WORKER (abi.h); user space prefixes the worker's
  * own name.  Linux 5.17+ (task->worker_private); before, the comm stays.
  */
 static __always_inline void name_worker(const struct task_struct *task, char comm[TASK_COMM_LEN])

@@ -15,7 +15,7 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "diskio.h"
+#include "abi.h"
 #include "core_fixes.bpf.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Latency histograms as the kernel side keeps them (diskio.h, LATENCY_SLOTS):
+ * Latency histograms as the kernel side keeps them (abi.h, LATENCY_SLOTS):
  * slot k counts completions that took [2^k, 2^(k+1)) nanoseconds (slot 0
  * also 0 and 1 ns, the last slot everything longer), and their percentiles.
  */
@@ -9,13 +9,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "diskio.h"
+#include "abi.h"
 
 struct latency_hist {
 	uint64_t slots[LATENCY_SLOTS];
 };
 
-/* latency_slot(): diskio.h's, the one the BPF program counts with. */
+/* latency_slot(): abi.h's, the one the BPF program counts with. */
 
 /* Lower and upper bound of slot k in nanoseconds: [2^k, 2^(k+1)); slot 0
  * starts at 0. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "atomic_file.h"
-#include "diskio.h"
+#include "abi.h"
 #include "msg.h"
 #include "output.h"
 #include "prom.h"

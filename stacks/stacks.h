@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "diskio.h"
+#include "abi.h"
 #include "resources.h"
 
 /* struct stack_counts as an array. */

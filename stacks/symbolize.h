@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "diskio.h"
+#include "abi.h"
 #include "stacks.h"
 
 /* ---- kernel: /proc/kallsyms, read and sorted once ---- */

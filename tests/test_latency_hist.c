@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of latency slots (diskio.h's latency_slot(), the BPF
+/* Unit tests of latency slots (abi.h's latency_slot(), the BPF
  * program's) and percentiles (latency_hist.c) on known
  * histograms: empty, one slot, the last slot, uniform, skewed. */
 #include <criterion/criterion.h>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The latency sampler's choice (diskio.h), as the BPF program makes it at
+ * The latency sampler's choice (abi.h), as the BPF program makes it at
  * block_bio_queue: deterministic, about 1 in N of any kind of bio stream, and
  * the slot of a bio's start depending on its number alone (all the
  * completion hook knows).
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
-#include "diskio.h"
+#include "abi.h"
 
 #define STACK_BIO	0xffffc90000a3fb10ULL	/* a bio on a kernel stack */
 #define SLAB_BASE	0xffff888004e3c000ULL	/* bios from a slab, 256 bytes each */

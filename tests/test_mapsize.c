@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "diskio.h"
+#include "abi.h"
 #include "mapsize.h"
 
 #define MIB (1ULL << 20)

@@ -2045,7 +2045,7 @@ Test(shown, no_diskstats_no_iostat_figures)
 }
 
 /* ======================================================================
- * 9. Stacked devices: rows that serve a device above (diskio.h's marks)
+ * 9. Stacked devices: rows that serve a device above (abi.h's marks)
  * ====================================================================== */
 
 static char stacked_root[64];	/* "/tmp/diskio-test-stacked-XXXXXX": sys/ and proc/ */

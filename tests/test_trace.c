@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of trace mode (trace.c: rwbs letters, one line per I/O, crash
- * and interval records) and of io_classify() from diskio.h.
+ * and interval records) and of io_classify() from abi.h.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <sys/utsname.h>
 
 #include <linux/types.h>
-#include "diskio.h"
+#include "abi.h"
 #include "trace.h"
 #include "view.h"
 

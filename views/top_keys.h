@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "diskio.h"
+#include "abi.h"
 #include "iostats.h"
 #include "pmem_metrics.h"
 

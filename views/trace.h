@@ -5,7 +5,7 @@
 #define DISKIO_TRACE_H
 
 #include <stdint.h>
-#include "diskio.h"
+#include "abi.h"
 
 #define RWBS_LEN 8
 

@@ -22,7 +22,7 @@
  *     and disks, systemd-analyze verifies the unit (skipped with a message
  *     where it cannot), make uninstall removes exactly what was installed.
  */
-#include "diskio.h"
+#include "abi.h"
 #include "harness.h"
 
 #include <libgen.h>

@@ -4,8 +4,8 @@
  * event records, the dev_t encoding, the crash signal set and every cause of
  * a lost record.  __u32/__u64 only; self-contained on both sides.
  */
-#ifndef DISKIO_H
-#define DISKIO_H
+#ifndef DISKIO_ABI_H
+#define DISKIO_ABI_H
 
 #ifndef __VMLINUX_H__		/* user space; the BPF side has vmlinux.h */
 #include <stdbool.h>
@@ -462,4 +462,4 @@ struct stack_process_exit_event {
 	__u64 start_ns;
 };
 
-#endif /* DISKIO_H */
+#endif /* DISKIO_ABI_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ehframe.h"
+#include "sorted.h"
 
 #define EH_MAX_SECTIONS 65536
 #define EH_MAX_SHSTRTAB ((uint64_t)1 << 20)
@@ -680,35 +681,42 @@ static enum eh_status try_fde(const struct eh_frame *eh, size_t off, uint64_t va
 	return rule_of_fde(eh, cie, &fde, vaddr, rule);
 }
 
-static uint64_t table_value(const struct eh_frame *eh, size_t i, size_t which)
+/* Field which (0: the pc, 1: the FDE) of a table entry, datarel sdata4. */
+static uint64_t table_value(uint64_t hdr_vaddr, const unsigned char *entry, size_t which)
 {
-	const unsigned char *p = eh->hdr + eh->table_off + i * 8 + which * 4;
+	const unsigned char *p = entry + which * 4;
 	int32_t v = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 			      (uint32_t)p[3] << 24);
 
-	return eh->hdr_vaddr + (uint64_t)(int64_t)v;
+	return hdr_vaddr + (uint64_t)(int64_t)v;
+}
+
+struct table_key {
+	uint64_t vaddr, hdr_vaddr;
+};
+
+static int compare_vaddr_to_entry(const void *key, const void *element)
+{
+	const struct table_key *k = key;
+	uint64_t pc = table_value(k->hdr_vaddr, element, 0);
+
+	return k->vaddr < pc ? -1 : k->vaddr > pc;
 }
 
 static enum eh_status rule_by_table(const struct eh_frame *eh, uint64_t vaddr,
 				    struct eh_rule *rule)
 {
-	size_t lo = 0, hi = eh->table_count;
-	size_t cie_off = SIZE_MAX;
+	const unsigned char *table = eh->hdr + eh->table_off;
+	struct table_key key = { vaddr, eh->hdr_vaddr };
+	size_t cie_off = SIZE_MAX, after;
 	struct cie cie;
 	uint64_t fde;
 
-	if (!hi || vaddr < table_value(eh, 0, 0))
+	/* The last entry whose pc is at or below vaddr. */
+	after = sorted_find_after(&key, table, eh->table_count, 8, compare_vaddr_to_entry);
+	if (!after)
 		return EH_NO_FDE;
-	/* Invariant: pc of entry lo <= vaddr < pc of entry hi (hi == count: none). */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (table_value(eh, mid, 0) <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	fde = table_value(eh, lo, 1);
+	fde = table_value(eh->hdr_vaddr, table + (after - 1) * 8, 1);
 	if (fde < eh->frame_vaddr || fde - eh->frame_vaddr >= eh->frame_len)
 		return EH_MALFORMED;
 	return try_fde(eh, (size_t)(fde - eh->frame_vaddr), vaddr, &cie, &cie_off, rule);

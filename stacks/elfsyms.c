@@ -24,6 +24,7 @@
 
 #include "array.h"
 #include "elfsyms.h"
+#include "sorted.h"
 
 const struct elf_limits ELF_LIMITS = {
 	.max_read_bytes = 32 << 20,
@@ -758,6 +759,14 @@ bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr
 	return false;
 }
 
+static int compare_vaddr_to_symbol(const void *key, const void *element)
+{
+	uint64_t vaddr = *(const uint64_t *)key;
+	const struct elf_symbol *s = element;
+
+	return vaddr < s->value ? -1 : vaddr > s->value;
+}
+
 /*
  * The symbol holding vaddr: the last one at or below it if its size covers
  * vaddr; a symbol of size 0 (hand-written assembly) holds everything up to
@@ -766,21 +775,15 @@ bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr
  */
 const char *elf_symbol_at(const struct elf_symbols *e, uint64_t off, uint64_t *into)
 {
-	size_t lo = 0, hi, i;
+	size_t lo, i;
 	uint64_t vaddr;
 
-	if (!e || !e->nsymbols || !offset_to_vaddr(e, off, &vaddr) ||
-	    vaddr < e->symbols[0].value)
+	if (!e || !e->nsymbols || !offset_to_vaddr(e, off, &vaddr))
 		return NULL;
-	hi = e->nsymbols;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->symbols[mid].value <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = sorted_find_after(&vaddr, e->symbols, e->nsymbols, sizeof(*e->symbols),
+			       compare_vaddr_to_symbol);
+	if (!lo--)
+		return NULL;	/* below the first symbol */
 	for (i = 0; i < 4 && i <= lo; i++) {
 		const struct elf_symbol *s = &e->symbols[lo - i];
 

@@ -39,6 +39,7 @@
 #include "elfsyms.h"
 #include "path.h"
 #include "resources.h"
+#include "sorted.h"
 #include "symbolize.h"
 
 /* ---- a growing pool of NUL-terminated strings, referred to by offset ---- */
@@ -336,23 +337,23 @@ void ksyms_free(struct ksyms *ks)
 	free(ks);
 }
 
+static int compare_addr_to_ksym(const void *key, const void *element)
+{
+	uint64_t addr = *(const uint64_t *)key;
+	const struct ksym *sym = element;
+
+	return addr < sym->addr ? -1 : addr > sym->addr;
+}
+
 const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t after;
 
-	if (!ks || !ks->count || addr < ks->syms[0].addr)
+	if (!ks)
 		return NULL;
-	/* Invariant: syms[lo].addr <= addr < syms[hi].addr (hi == count: no bound). */
-	hi = ks->count;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &ks->syms[lo];
+	after = sorted_find_after(&addr, ks->syms, ks->count, sizeof(*ks->syms),
+				  compare_addr_to_ksym);
+	return after ? &ks->syms[after - 1] : NULL;
 }
 
 char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t size)
@@ -1402,22 +1403,23 @@ int usyms_add_pid(struct usyms *us, uint32_t tgid)
 	return usyms_add_process(us, tgid, 0, 0);
 }
 
+static int compare_addr_to_mapping(const void *key, const void *element)
+{
+	uint64_t addr = *(const uint64_t *)key;
+	const struct mapping *m = element;
+
+	return addr < m->start ? -1 : addr > m->start;
+}
+
+/* The mapping holding addr: the last to start at or below it, if it ends above. */
 static const struct mapping *find_mapping(const struct process *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nmappings;
+	size_t after = sorted_find_after(&addr, p->mappings, p->nmappings, sizeof(*p->mappings),
+					 compare_addr_to_mapping);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct mapping *m = &p->mappings[mid];
-
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
-			lo = mid + 1;
-		else
-			return m;
-	}
-	return NULL;
+	if (!after || addr >= p->mappings[after - 1].end)
+		return NULL;
+	return &p->mappings[after - 1];
 }
 
 /* "function+0xoff", or "[unknown] module+0xoff" and *why, for offset in m's file. */

@@ -20,6 +20,7 @@
 #include "array.h"
 #include "elfread.h"
 #include "elfsyms.h"
+#include "strpool.h"
 #include "sorted.h"
 
 const struct elf_limits ELF_LIMITS = {
@@ -172,34 +173,12 @@ static uint8_t binding_rank(unsigned char binding)
 	}
 }
 
-/* A growing pool of NUL-terminated names, referred to by offset. */
-struct pool {
-	char *bytes;
-	size_t len, cap;
-};
-
-static bool pool_add(struct pool *p, const char *s, size_t len, bool cut, uint32_t *offset)
-{
-	size_t need = len + (cut ? 3 : 0) + 1;
-
-	if (need > UINT32_MAX - p->len ||
-	    array_reserve((void **)&p->bytes, &p->cap, p->len + need, 1))
-		return false;
-	memcpy(p->bytes + p->len, s, len);
-	if (cut)
-		memcpy(p->bytes + p->len + len, "...", 3);
-	p->bytes[p->len + need - 1] = '\0';
-	*offset = (uint32_t)p->len;
-	p->len += need;
-	return true;
-}
-
 struct symbol_reader {
 	struct elf_reader *r;
 	const struct elf_limits *limits;
 	const char *strings;
 	uint64_t strings_size;
-	struct pool names;
+	struct strpool names;
 	size_t cap;
 	struct elf_symbols *e;
 };
@@ -231,7 +210,7 @@ static enum elf_status keep_symbol(struct symbol_reader *sr, uint64_t value, uin
 			      sr->limits->max_symbols, sizeof(*e->symbols)))
 		return ELF_NO_MEMORY;
 	sym = &e->symbols[e->nsymbols];
-	if (!pool_add(&sr->names, s, len > max ? max : len, len > max, &sym->name))
+	if (!strpool_add_cut(&sr->names, s, len, max, &sym->name))
 		return ELF_NO_MEMORY;
 	sym->value = value;
 	sym->size = size;
@@ -360,23 +339,13 @@ static enum elf_status read_symbol_table(struct elf_reader *r, const struct elf_
 	sr.strings_size = strtab->size;
 	status = read_symbol_entries(&sr, symtab);
 	free(strings);
-	e->names = sr.names.bytes;
+	if (status || !e->nsymbols) {
+		strpool_free(&sr.names);
+		drop_symbols(e);
+		return status ? status : ELF_STRIPPED;
+	}
 	e->names_len = sr.names.len;
-	if (status) {
-		drop_symbols(e);
-		return status;
-	}
-	if (!e->nsymbols) {
-		drop_symbols(e);
-		return ELF_STRIPPED;
-	}
-	/* Trimmed to what it holds: the names live as long as the file's entry. */
-	if (e->names_len) {
-		char *names = realloc(e->names, e->names_len);
-
-		if (names)
-			e->names = names;
-	}
+	e->names = strpool_take(&sr.names);	/* as long as the file's entry */
 	sort_symbols(e);
 	return ELF_OK;
 }

@@ -40,37 +40,8 @@
 #include "path.h"
 #include "resources.h"
 #include "sorted.h"
+#include "strpool.h"
 #include "symbolize.h"
-
-/* ---- a growing pool of NUL-terminated strings, referred to by offset ---- */
-
-struct pool {
-	char *bytes;
-	size_t len, cap;
-};
-
-/* Offsets and not pointers: the pool moves as it grows. */
-static bool pool_add(struct pool *p, const char *s, size_t len, uint32_t *offset)
-{
-	if (len >= UINT32_MAX - p->len ||
-	    array_reserve((void **)&p->bytes, &p->cap, p->len + len + 1, 1))
-		return false;
-	memcpy(p->bytes + p->len, s, len);
-	p->bytes[p->len + len] = '\0';
-	*offset = (uint32_t)p->len;
-	p->len += len + 1;
-	return true;
-}
-
-/* The pool trimmed to what it holds: the names live as long as their table. */
-static char *pool_finish(struct pool *p)
-{
-	char *bytes = p->len ? realloc(p->bytes, p->len) : NULL;
-
-	if (!bytes)
-		return p->bytes;
-	return bytes;
-}
 
 /* Strict: 1 to 16 hex digits, no sign, no "0x", unlike strtoull(). */
 static bool parse_hex(const char **cursor, uint64_t *value)
@@ -205,7 +176,7 @@ static int compare_ksym_raw(const void *a, const void *b)
 }
 
 struct kallsyms_reader {
-	struct pool pool;
+	struct strpool pool;
 	struct ksym_raw *raw;
 	size_t count, cap;
 	size_t zero_addresses;	/* function lines hidden by kptr_restrict */
@@ -228,9 +199,9 @@ static bool add_kallsyms_symbol(struct kallsyms_reader *r, const struct kallsyms
 	sym = &r->raw[r->count];
 	sym->addr = l->addr;
 	sym->line = (uint32_t)r->count;
-	if (!pool_add(&r->pool, l->name, l->name_len, &sym->name))
+	if (!strpool_add(&r->pool, l->name, l->name_len, &sym->name))
 		return false;
-	if (!same_module(r, l) && !pool_add(&r->pool, l->module, l->module_len, &r->last_module))
+	if (!same_module(r, l) && !strpool_add(&r->pool, l->module, l->module_len, &r->last_module))
 		return false;
 	sym->module = r->last_module;
 	r->count++;
@@ -245,7 +216,7 @@ static int read_kallsyms(FILE *f, struct kallsyms_reader *r)
 	int err = 0;
 
 	/* Offset 0 is "", the kernel's module name, before any line is read. */
-	if (!pool_add(&r->pool, "", 0, &r->last_module))
+	if (!strpool_add(&r->pool, "", 0, &r->last_module))
 		return -ENOMEM;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		struct kallsyms_line l;
@@ -281,8 +252,7 @@ static struct ksyms *ksyms_from_reader(struct kallsyms_reader *r)
 		return NULL;
 	}
 	qsort(r->raw, r->count, sizeof(*r->raw), compare_ksym_raw);
-	ks->names = pool_finish(&r->pool);
-	r->pool.bytes = NULL;
+	ks->names = strpool_take(&r->pool);
 	for (i = 0; i < r->count; i++) {
 		struct ksym *sym = &ks->syms[ks->count];
 
@@ -322,7 +292,7 @@ struct ksyms *ksyms_load(const char *path)
 			err = -ENOMEM;
 	}
 	free(r.raw);
-	free(r.pool.bytes);
+	strpool_free(&r.pool);
 	if (err)
 		errno = -err;
 	return ks;
@@ -1192,7 +1162,7 @@ static char *read_maps_text(const char *pid_dir)
 static int read_mappings(struct usyms *us, const char *pid_dir, char *text, struct process *p)
 {
 	struct maps_line *lines = NULL;
-	struct pool names = { 0 };
+	struct strpool names = { 0 };
 	int *path_fds = NULL;
 	size_t n = 0, lines_cap = 0, fds_cap = 0, opened = 0;
 	int err = 0;
@@ -1251,12 +1221,12 @@ static int read_mappings(struct usyms *us, const char *pid_dir, char *text, stru
 			 * one file thousands of times. */
 			if (i && same_file_line(&lines[i - 1], l) && p->nmappings)
 				m->module = m[-1].module;
-			else if (!pool_add(&names, base_name(l->path), strlen(base_name(l->path)),
+			else if (!strpool_add(&names, base_name(l->path), strlen(base_name(l->path)),
 					   &m->module))
 				err = -ENOMEM;
 		} else if (is_special_mapping(l->path)) {
 			m->kind = MAPPING_SPECIAL;
-			if (!pool_add(&names, l->path, strlen(l->path), &m->module))
+			if (!strpool_add(&names, l->path, strlen(l->path), &m->module))
 				err = -ENOMEM;
 		} else {
 			/* Anonymous, [heap], [stack], memfd:... without a path: nothing to read. */
@@ -1265,7 +1235,7 @@ static int read_mappings(struct usyms *us, const char *pid_dir, char *text, stru
 		}
 		p->nmappings++;
 	}
-	p->names = pool_finish(&names);
+	p->names = strpool_take(&names);
 	for (size_t i = 0; i < n; i++)
 		if (path_fds[i] >= 0)
 			close(path_fds[i]);

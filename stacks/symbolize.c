@@ -39,69 +39,10 @@
 #include "elfsyms.h"
 #include "path.h"
 #include "resources.h"
+#include "scan.h"
 #include "sorted.h"
 #include "strpool.h"
 #include "symbolize.h"
-
-/* Strict: 1 to 16 hex digits, no sign, no "0x", unlike strtoull(). */
-static bool parse_hex(const char **cursor, uint64_t *value)
-{
-	const char *s = *cursor;
-	uint64_t v = 0;
-	int digits = 0;
-
-	for (;; s++, digits++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			break;
-		if (digits == 16)
-			return false;
-		v = v << 4 | (uint64_t)d;
-	}
-	if (!digits)
-		return false;
-	*value = v;
-	*cursor = s;
-	return true;
-}
-
-static bool parse_dec(const char **cursor, uint64_t *value)
-{
-	const char *s = *cursor;
-	uint64_t v = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*value = v;
-	*cursor = s;
-	return true;
-}
-
-static bool skip_char(const char **cursor, char ch)
-{
-	if (**cursor != ch)
-		return false;
-	(*cursor)++;
-	return true;
-}
-
-static void skip_blanks(const char **cursor)
-{
-	while (**cursor == ' ' || **cursor == '\t')
-		(*cursor)++;
-}
 
 static void chomp(char *line, ssize_t *len)
 {
@@ -134,17 +75,17 @@ struct kallsyms_line {
 /* "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]"; anything else is skipped. */
 static bool parse_kallsyms_line(const char *s, struct kallsyms_line *out)
 {
-	if (!parse_hex(&s, &out->addr) || !skip_char(&s, ' ') || !*s)
+	if (!scan_hex(&s, &out->addr) || !scan_char(&s, ' ') || !*s)
 		return false;
 	out->type = *s++;
-	if (!skip_char(&s, ' '))
+	if (!scan_char(&s, ' '))
 		return false;
 	out->name = s;
 	out->name_len = strcspn(s, " \t");
 	if (!out->name_len)
 		return false;
 	s += out->name_len;
-	skip_blanks(&s);
+	scan_blanks(&s);
 	out->module = "";
 	out->module_len = 0;
 	if (*s == '[') {
@@ -155,7 +96,7 @@ static bool parse_kallsyms_line(const char *s, struct kallsyms_line *out)
 		out->module = s + 1;
 		out->module_len = end - s - 1;
 		s = end + 1;
-		skip_blanks(&s);
+		scan_blanks(&s);
 	}
 	return *s == '\0';
 }
@@ -986,23 +927,23 @@ static bool parse_maps_line(char *line, struct maps_line *out)
 	uint64_t major, minor;
 	size_t len;
 
-	if (!parse_hex(&s, &out->start) || !skip_char(&s, '-') ||
-	    !parse_hex(&s, &out->end) || out->end <= out->start || !skip_char(&s, ' '))
+	if (!scan_hex(&s, &out->start) || !scan_char(&s, '-') ||
+	    !scan_hex(&s, &out->end) || out->end <= out->start || !scan_char(&s, ' '))
 		return false;
 	if (strnlen(s, 4) < 4 || s[4] != ' ')
 		return false;
 	out->executable = s[2] == 'x';
 	s += 5;
-	if (!parse_hex(&s, &out->offset) || !skip_char(&s, ' ') ||
-	    !parse_hex(&s, &major) || !skip_char(&s, ':') || !parse_hex(&s, &minor) ||
-	    !skip_char(&s, ' ') || !parse_dec(&s, &out->inode) || major > UINT32_MAX ||
+	if (!scan_hex(&s, &out->offset) || !scan_char(&s, ' ') ||
+	    !scan_hex(&s, &major) || !scan_char(&s, ':') || !scan_hex(&s, &minor) ||
+	    !scan_char(&s, ' ') || !scan_decimal(&s, &out->inode) || major > UINT32_MAX ||
 	    minor > UINT32_MAX)
 		return false;
 	out->major = (uint32_t)major;
 	out->minor = (uint32_t)minor;
 	if (*s && *s != ' ')
 		return false;
-	skip_blanks(&s);
+	scan_blanks(&s);
 	out->path = s;
 	len = strlen(s);
 	out->deleted = len > sizeof(deleted) - 1 &&

@@ -30,7 +30,7 @@ PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.
 	top.c top_keys.c top_layout.c) stacks/stacks.c stacks/symbolize.c stacks/elfsyms.c \
 	stacks/ehframe.c stacks/elfread.c \
 	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c \
-	outstream.c utf8.c sorted.c strpool.c scan.c)
+	outstream.c utf8.c sorted.c strpool.c scan.c root_only.c)
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.

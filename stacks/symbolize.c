@@ -39,6 +39,7 @@
 #include "elfsyms.h"
 #include "path.h"
 #include "resources.h"
+#include "root_only.h"
 #include "scan.h"
 #include "sorted.h"
 #include "strpool.h"
@@ -293,76 +294,14 @@ static const char *base_name(const char *path)
 }
 
 
-/*
- * A directory only root can change: root's, and not writable by group or
- * others unless sticky (/tmp: others cannot rename or remove root's entries).
- */
-static bool is_trusted_dir(const struct stat *st, uid_t trusted_uid)
-{
-	return S_ISDIR(st->st_mode) && (st->st_uid == 0 || st->st_uid == trusted_uid) &&
-	       (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
-}
-
-/* A file only root can change. */
+/* A regular file only root can change (root_only.h). */
 static bool is_trusted_file(const struct stat *st, uid_t trusted_uid)
 {
-	return S_ISREG(st->st_mode) && (st->st_uid == 0 || st->st_uid == trusted_uid) &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return S_ISREG(st->st_mode) && who_else_can_change(st, trusted_uid) == NOBODY_ELSE;
 }
 
 /*
- * Walks the directories of path (absolute, without ".." or symlinks) from
- * the directory dirfd, itself included, each opened O_PATH without
- * following a symlink and checked to be one only root can change: all of
- * them, or with keep_last all but the last component, left in *rest.  An
- * O_PATH descriptor of the last directory walked (the caller's to close),
- * or -1.
- */
-static int walk_trusted_dirs(int dirfd, const char *path, uid_t trusted_uid, bool keep_last,
-			     const char **rest)
-{
-	char component[NAME_MAX + 1];
-	const char *s = path;
-	struct stat st;
-	int fd = dup(dirfd);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !is_trusted_dir(&st, trusted_uid))
-		goto fail;
-	for (;;) {
-		size_t len;
-		int next;
-
-		while (*s == '/')
-			s++;
-		len = strcspn(s, "/");
-		if (!len && !keep_last)
-			break;
-		if (!len || len > NAME_MAX || (len == 2 && !memcmp(s, "..", 2)) ||
-		    (len == 1 && *s == '.'))
-			goto fail;
-		if (keep_last && !s[len])
-			break;
-		memcpy(component, s, len);
-		component[len] = '\0';
-		next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-		if (fd < 0 || fstat(fd, &st) || !is_trusted_dir(&st, trusted_uid))
-			goto fail;
-		s += len;
-	}
-	*rest = s;
-	return fd;
-fail:
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-/*
- * walk_trusted_dirs() up to path's last component, which is looked at (not
+ * open_dirs_only_root_can_change() up to path's last component, which is looked at (not
  * opened) with fstatat and must be a file only root can change.  0 and
  * *parent (the last directory, for the caller to close), *last and *st, or
  * -1.
@@ -370,7 +309,7 @@ fail:
 static int walk_trusted(int dirfd, const char *path, uid_t trusted_uid, int *parent,
 			const char **last, struct stat *st)
 {
-	int fd = walk_trusted_dirs(dirfd, path, trusted_uid, true, last);
+	int fd = open_dirs_only_root_can_change(dirfd, path, trusted_uid, true, last);
 
 	if (fd < 0)
 		return -1;
@@ -819,20 +758,7 @@ static int open_debug_file(const struct usyms *us, const unsigned char *id, size
 
 bool usyms_trusted_dir(const struct usyms *us, const char *dir)
 {
-	const char *rest;
-	int root, fd;
-
-	if (!us || !dir || dir[0] != '/')
-		return false;
-	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return false;
-	fd = walk_trusted_dirs(root, dir, us->trusted_uid, false, &rest);
-	close(root);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return us && directory_only_root_can_change(dir, us->trusted_uid);
 }
 
 /* A stripped file's .symtab from its debug file (same build id: same addresses). */

@@ -27,8 +27,8 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c tally.c frame.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
-	top.c top_keys.c top_layout.c) stacks/stacks.c stacks/symbolize.c stacks/elfsyms.c \
-	stacks/ehframe.c stacks/elfread.c \
+	top.c top_keys.c top_layout.c) $(addprefix stacks/,stacks.c symbolize.c ksyms.c usyms.c \
+	elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c $(addprefix lib/,jsonw.c atomic_file.c array.c latency_hist.c \
 	outstream.c utf8.c sorted.c strpool.c scan.c root_only.c)
 # What the pure modules link against: nothing besides libc.

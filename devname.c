@@ -22,6 +22,7 @@
 #include "array.h"
 #include "devname.h"
 #include "path.h"
+#include "sorted.h"
 
 /* sysfs attributes are at most a page; anything longer is not what we want. */
 #define SYSFS_READ_MAX 4096
@@ -205,23 +206,21 @@ void devname_free(struct devname_cache *c)
 	c->capacity = 0;
 }
 
-/* Binary search; *pos is where dev is, or where it belongs. */
+static int compare_dev_to_entry(const void *key, const void *element)
+{
+	uint32_t dev = *(const uint32_t *)key;
+	const struct devname_entry *entry = *(struct devname_entry *const *)element;
+
+	return dev < entry->dev ? -1 : dev > entry->dev;
+}
+
+/* *pos is where dev is, or where it belongs. */
 static struct devname_entry *find_entry(const struct devname_cache *c, uint32_t dev,
 					size_t *pos)
 {
-	size_t low = 0, high = c->count;
-
-	while (low < high) {
-		size_t mid = low + (high - low) / 2;
-
-		if (c->entries[mid]->dev < dev)
-			low = mid + 1;
-		else
-			high = mid;
-	}
-	*pos = low;
-	if (low < c->count && c->entries[low]->dev == dev)
-		return c->entries[low];
+	*pos = sorted_find(&dev, c->entries, c->count, sizeof(*c->entries), compare_dev_to_entry);
+	if (*pos < c->count && c->entries[*pos]->dev == dev)
+		return c->entries[*pos];
 	return NULL;
 }
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "jsonw.h"
+#include "utf8.h"
 
 void jsonw_init(struct jsonw *w, FILE *out)
 {
@@ -110,47 +111,6 @@ void jsonw_thousandths(struct jsonw *w, const char *key, uint64_t thousandths)
 	fprintf(w->out, "%" PRIu64 ".%03u", thousandths / 1000, (unsigned int)(thousandths % 1000));
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at @p (lead byte >= 0x80), or 0
- * if there is none. The second-byte ranges are those of RFC 3629: they shut
- * out overlong forms, UTF-16 surrogates and code points above U+10FFFF,
- * which strict JSON parsers reject.
- */
-static size_t utf8_sequence_length(const unsigned char *p, size_t available)
-{
-	unsigned char lead = p[0];
-	unsigned char second_min = 0x80, second_max = 0xbf;
-	size_t length, i;
-
-	if (lead >= 0xc2 && lead <= 0xdf)
-		length = 2;
-	else if (lead >= 0xe0 && lead <= 0xef)
-		length = 3;
-	else if (lead >= 0xf0 && lead <= 0xf4)
-		length = 4;
-	else
-		return 0;
-
-	if (lead == 0xe0)
-		second_min = 0xa0;
-	else if (lead == 0xed)
-		second_max = 0x9f;
-	else if (lead == 0xf0)
-		second_min = 0x90;
-	else if (lead == 0xf4)
-		second_max = 0x8f;
-
-	if (available < length)
-		return 0;
-	if (p[1] < second_min || p[1] > second_max)
-		return 0;
-	for (i = 2; i < length; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	}
-	return length;
-}
-
 void json_write_string(FILE *out, const char *s, size_t len)
 {
 	const unsigned char *bytes = (const unsigned char *)s;
@@ -171,8 +131,9 @@ void json_write_string(FILE *out, const char *s, size_t len)
 			i++;
 			continue;
 		}
+		/* Strict UTF-8 only (utf8.h): strict JSON parsers reject the rest. */
 		if (c >= 0x80) {
-			sequence_length = utf8_sequence_length(bytes + i, len - i);
+			sequence_length = utf8_decode(s + i, len - i, NULL);
 			if (sequence_length) {
 				i += sequence_length;
 				continue;

@@ -11,6 +11,7 @@
 #include "array.h"
 #include "latency_hist.h"
 #include "prom.h"
+#include "utf8.h"
 
 /* ---- labels ---- */
 
@@ -98,47 +99,6 @@ static bool label_name_char(char c, bool first)
 	       (!first && c >= '0' && c <= '9');
 }
 
-/* Whether s[0..len) is UTF-8 as Go's utf8.ValidString (Prometheus') wants
- * it: no stray continuation byte, no overlong form, no surrogate, nothing
- * above U+10FFFF. */
-static bool valid_utf8(const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		unsigned char c = s[i];
-		size_t n;
-		uint32_t cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (len - i <= n)
-			return false;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n + 1;
-	}
-	return true;
-}
-
 const char *prom_label_problem(const char *arg, const char *const *given, size_t ngiven)
 {
 	const char *equals = strchr(arg, '=');
@@ -169,7 +129,8 @@ const char *prom_label_problem(const char *arg, const char *const *given, size_t
 		return "an empty value (Prometheus takes it as no label at all)";
 	if (strlen(value) > PROM_LABEL_VALUE_MAX)
 		return "a value of more than 1024 bytes";
-	if (!valid_utf8((const unsigned char *)value, strlen(value)))
+	/* Go's utf8.ValidString, which Prometheus checks values with, is as strict. */
+	if (!utf8_valid(value, strlen(value)))
 		return "the value is not valid UTF-8";
 	return NULL;
 }

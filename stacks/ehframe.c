@@ -17,15 +17,14 @@
 #define _GNU_SOURCE
 #endif
 #include <elf.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ehframe.h"
+#include "elfread.h"
+#include "sorted.h"
 
-#define EH_MAX_SECTIONS 65536
 #define EH_MAX_SHSTRTAB ((uint64_t)1 << 20)
 #define EH_MAX_ENTRIES (1u << 20)	/* walked without a table */
 #define EH_MAX_OPS (1u << 16)		/* instructions run for one address */
@@ -680,35 +679,42 @@ static enum eh_status try_fde(const struct eh_frame *eh, size_t off, uint64_t va
 	return rule_of_fde(eh, cie, &fde, vaddr, rule);
 }
 
-static uint64_t table_value(const struct eh_frame *eh, size_t i, size_t which)
+/* Field which (0: the pc, 1: the FDE) of a table entry, datarel sdata4. */
+static uint64_t table_value(uint64_t hdr_vaddr, const unsigned char *entry, size_t which)
 {
-	const unsigned char *p = eh->hdr + eh->table_off + i * 8 + which * 4;
+	const unsigned char *p = entry + which * 4;
 	int32_t v = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 			      (uint32_t)p[3] << 24);
 
-	return eh->hdr_vaddr + (uint64_t)(int64_t)v;
+	return hdr_vaddr + (uint64_t)(int64_t)v;
+}
+
+struct table_key {
+	uint64_t vaddr, hdr_vaddr;
+};
+
+static int compare_vaddr_to_entry(const void *key, const void *element)
+{
+	const struct table_key *k = key;
+	uint64_t pc = table_value(k->hdr_vaddr, element, 0);
+
+	return k->vaddr < pc ? -1 : k->vaddr > pc;
 }
 
 static enum eh_status rule_by_table(const struct eh_frame *eh, uint64_t vaddr,
 				    struct eh_rule *rule)
 {
-	size_t lo = 0, hi = eh->table_count;
-	size_t cie_off = SIZE_MAX;
+	const unsigned char *table = eh->hdr + eh->table_off;
+	struct table_key key = { vaddr, eh->hdr_vaddr };
+	size_t cie_off = SIZE_MAX, after;
 	struct cie cie;
 	uint64_t fde;
 
-	if (!hi || vaddr < table_value(eh, 0, 0))
+	/* The last entry whose pc is at or below vaddr. */
+	after = sorted_find_after(&key, table, eh->table_count, 8, compare_vaddr_to_entry);
+	if (!after)
 		return EH_NO_FDE;
-	/* Invariant: pc of entry lo <= vaddr < pc of entry hi (hi == count: none). */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (table_value(eh, mid, 0) <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	fde = table_value(eh, lo, 1);
+	fde = table_value(eh->hdr_vaddr, table + (after - 1) * 8, 1);
 	if (fde < eh->frame_vaddr || fde - eh->frame_vaddr >= eh->frame_len)
 		return EH_MALFORMED;
 	return try_fde(eh, (size_t)(fde - eh->frame_vaddr), vaddr, &cie, &cie_off, rule);
@@ -820,39 +826,21 @@ size_t eh_frame_bytes(const struct eh_frame *eh)
 	return eh ? sizeof(*eh) + eh->frame_len + eh->hdr_len : 0;
 }
 
-/* One file while it is read: what may still be read from it. */
-struct file {
-	int fd;
-	uint64_t size, budget;
-};
-
-static enum eh_status file_read(struct file *f, uint64_t off, uint64_t len, void **out)
+/* What the shared reader says, as this reader says it. */
+static enum eh_status eh_status_of(enum elf_status status)
 {
-	size_t done = 0;
-	char *buf;
-
-	*out = NULL;
-	if (off > f->size || len > f->size - off)
-		return EH_MALFORMED;
-	if (len > f->budget)
+	switch (status) {
+	case ELF_OK:
+		return EH_OK;
+	case ELF_TOO_BIG:
 		return EH_TOO_BIG;
-	f->budget -= len;
-	buf = malloc(len ? (size_t)len : 1);
-	if (!buf)
+	case ELF_NO_MEMORY:
 		return EH_NO_MEMORY;
-	while (done < len) {
-		ssize_t n = pread(f->fd, buf + done, (size_t)len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return n < 0 ? EH_READ_FAILED : EH_MALFORMED;	/* shrank */
-		}
-		done += (size_t)n;
+	case ELF_READ_FAILED:
+		return EH_READ_FAILED;
+	default:
+		return EH_MALFORMED;
 	}
-	*out = buf;
-	return EH_OK;
 }
 
 struct found {
@@ -860,77 +848,75 @@ struct found {
 	bool present;
 };
 
-enum eh_status eh_frame_read(int fd, uint64_t file_size, struct eh_frame **out)
+/* The first .eh_frame and .eh_frame_hdr (PROGBITS or X86_64_UNWIND) of the
+ * section table, by name. */
+static void find_sections(const struct elf_sections *table, const char *names,
+			  uint64_t names_len, struct found *frame, struct found *hdr)
 {
-	struct file f = { .fd = fd, .size = file_size, .budget = EH_MAX_READ_BYTES };
-	struct found frame = { 0 }, hdr = { 0 };
-	unsigned char *shdrs = NULL;
-	char *names = NULL;
-	void *frame_bytes = NULL, *hdr_bytes = NULL;
-	enum eh_status status;
-	Elf64_Shdr names_sh;
-	Elf64_Ehdr *eh_hdr;
-
-	*out = NULL;
-	status = file_read(&f, 0, sizeof(Elf64_Ehdr), (void **)&eh_hdr);
-	if (status)
-		return status == EH_MALFORMED ? EH_NO_TABLE : status;
-	if (memcmp(eh_hdr->e_ident, ELFMAG, SELFMAG) || eh_hdr->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh_hdr->e_ident[EI_DATA] != ELFDATA2LSB || eh_hdr->e_machine != EM_X86_64 ||
-	    !eh_hdr->e_shnum || eh_hdr->e_shstrndx >= eh_hdr->e_shnum ||
-	    eh_hdr->e_shentsize != sizeof(Elf64_Shdr)) {
-		free(eh_hdr);
-		return EH_NO_TABLE;
-	}
-	status = file_read(&f, eh_hdr->e_shoff, (uint64_t)eh_hdr->e_shnum * sizeof(Elf64_Shdr),
-			   (void **)&shdrs);
-	if (status)
-		goto out;
-	memcpy(&names_sh, shdrs + (size_t)eh_hdr->e_shstrndx * sizeof(Elf64_Shdr),
-	       sizeof(names_sh));
-	if (names_sh.sh_type != SHT_STRTAB || !names_sh.sh_size) {
-		status = EH_NO_TABLE;
-		goto out;
-	}
-	if (names_sh.sh_size > EH_MAX_SHSTRTAB) {
-		status = EH_TOO_BIG;
-		goto out;
-	}
-	status = file_read(&f, names_sh.sh_offset, names_sh.sh_size, (void **)&names);
-	if (status)
-		goto out;
-	for (uint32_t i = 0; i < eh_hdr->e_shnum; i++) {
-		Elf64_Shdr sh;
+	for (uint32_t i = 0; i < table->count; i++) {
+		struct elf_section s;
 		struct found *which;
-		const char *name;
 
-		memcpy(&sh, shdrs + (size_t)i * sizeof(sh), sizeof(sh));
-		if (sh.sh_name >= names_sh.sh_size ||
-		    (sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND))
+		elf_section_at(table, i, &s);
+		if (s.type != SHT_PROGBITS && s.type != SHT_X86_64_UNWIND)
 			continue;
-		name = names + sh.sh_name;
-		/* Compared within the table: a name without its NUL stops at the end. */
-		if (!strncmp(name, ".eh_frame", names_sh.sh_size - sh.sh_name) &&
-		    names_sh.sh_size - sh.sh_name > sizeof(".eh_frame") - 1)
-			which = &frame;
-		else if (!strncmp(name, ".eh_frame_hdr", names_sh.sh_size - sh.sh_name) &&
-			 names_sh.sh_size - sh.sh_name > sizeof(".eh_frame_hdr") - 1)
-			which = &hdr;
+		if (elf_section_named(names, names_len, &s, ".eh_frame"))
+			which = frame;
+		else if (elf_section_named(names, names_len, &s, ".eh_frame_hdr"))
+			which = hdr;
 		else
 			continue;
 		if (which->present)
 			continue;	/* the first of each name */
-		*which = (struct found){ sh.sh_offset, sh.sh_size, sh.sh_addr, true };
+		*which = (struct found){ s.offset, s.size, s.addr, true };
 	}
+}
+
+enum eh_status eh_frame_read(int fd, uint64_t file_size, struct eh_frame **out)
+{
+	struct elf_sections table = { 0 };
+	struct found frame = { 0 }, hdr = { 0 };
+	struct elf_section names_section;
+	char *names = NULL;
+	void *frame_bytes = NULL, *hdr_bytes = NULL;
+	enum eh_status status;
+	enum elf_status read;
+	struct elf_reader r;
+
+	*out = NULL;
+	read = elf_reader_open(&r, fd, file_size, EH_MAX_READ_BYTES);
+	if (read == ELF_NOT_ELF || read == ELF_MALFORMED)
+		return EH_NO_TABLE;
+	if (read)
+		return eh_status_of(read);
+	if (!r.is64 || r.machine != EM_X86_64 || !r.shnum || r.shstrndx >= r.shnum)
+		return EH_NO_TABLE;
+	status = eh_status_of(elf_read_sections(&r, &table));
+	if (status)
+		goto out;
+	elf_section_at(&table, r.shstrndx, &names_section);
+	if (names_section.type != SHT_STRTAB || !names_section.size) {
+		status = EH_NO_TABLE;
+		goto out;
+	}
+	if (names_section.size > EH_MAX_SHSTRTAB) {
+		status = EH_TOO_BIG;
+		goto out;
+	}
+	status = eh_status_of(elf_read_range(&r, names_section.offset, names_section.size,
+					     (void **)&names));
+	if (status)
+		goto out;
+	find_sections(&table, names, names_section.size, &frame, &hdr);
 	if (!frame.present || !frame.size) {
 		status = EH_NO_TABLE;
 		goto out;
 	}
-	status = file_read(&f, frame.offset, frame.size, &frame_bytes);
+	status = eh_status_of(elf_read_range(&r, frame.offset, frame.size, &frame_bytes));
 	if (status)
 		goto out;
 	if (hdr.present && hdr.size) {
-		status = file_read(&f, hdr.offset, hdr.size, &hdr_bytes);
+		status = eh_status_of(elf_read_range(&r, hdr.offset, hdr.size, &hdr_bytes));
 		if (status == EH_MALFORMED || status == EH_TOO_BIG)
 			hdr.size = 0;	/* walked without the table */
 		else if (status)
@@ -942,7 +928,6 @@ out:
 	free(frame_bytes);
 	free(hdr_bytes);
 	free(names);
-	free(shdrs);
-	free(eh_hdr);
+	elf_sections_free(&table);
 	return status;
 }

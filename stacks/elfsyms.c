@@ -2,28 +2,26 @@
 /*
  * A bounded ELF symbol reader (elfsyms.h).
  *
- * Every table is located from the headers and checked before it is read:
- * it must lie inside the file (off + size <= file size, without overflow),
- * its entries must have the size this ELF class gives them, and what is
- * read from one file (headers, notes, one symbol table and its string
- * table) must fit the limit.  A sparse file that claims a 3 GiB symbol
- * table is refused before anything is allocated; a symbol table is read in
- * small chunks and only function symbols are kept, their names cut to the
- * limit, so a thousand symbols sharing one huge name cost a thousand short
- * copies.
+ * Every table is located from the headers and checked before it is read
+ * (elfread.h: inside the file, within the budget): its entries must have
+ * the size this ELF class gives them, and what is read from one file
+ * (headers, notes, one symbol table and its string table) must fit the
+ * limit.  A symbol table is read in small chunks and only function symbols
+ * are kept, their names cut to the limit, so a thousand symbols sharing
+ * one huge name cost a thousand short copies.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <elf.h>
-#include <endian.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "array.h"
+#include "elfread.h"
 #include "elfsyms.h"
+#include "strpool.h"
+#include "sorted.h"
 
 const struct elf_limits ELF_LIMITS = {
 	.max_read_bytes = 32 << 20,
@@ -31,25 +29,8 @@ const struct elf_limits ELF_LIMITS = {
 	.max_name_len = 240,
 };
 
-#define MAX_PROGRAM_HEADERS 4096	/* real programs have a dozen */
-#define MAX_SECTIONS 65536
 #define MAX_NOTE_BYTES (64 << 10)	/* a build id note is 36 bytes */
 #define SYMBOL_CHUNK 4096		/* symbols read per pread() */
-
-static const char *const status_names[ELF_NR_STATUS] = {
-	[ELF_OK] = "ok",
-	[ELF_NOT_ELF] = "not_elf",
-	[ELF_MALFORMED] = "malformed",
-	[ELF_TOO_BIG] = "too_big",
-	[ELF_STRIPPED] = "stripped",
-	[ELF_NO_MEMORY] = "no_memory",
-	[ELF_READ_FAILED] = "read_failed",
-};
-
-const char *elf_status_name(enum elf_status status)
-{
-	return (unsigned int)status < ELF_NR_STATUS ? status_names[status] : "unknown";
-}
 
 struct elf_symbol {
 	uint64_t value, size;
@@ -73,172 +54,6 @@ struct elf_symbols {
 	size_t names_len;
 	bool from_symtab;	/* the symbols are .symtab's, not only the exports */
 };
-
-/* One file while it is read: its descriptor, size, class and what is left to read. */
-struct reader {
-	int fd;
-	uint64_t size;
-	bool is64;
-	uint64_t budget;
-	const struct elf_limits *limits;
-};
-
-/* The ELF and section headers of either class, widened. */
-struct header {
-	uint64_t phoff, shoff;
-	uint32_t phnum, shnum, shstrndx;
-	uint16_t phentsize, shentsize;
-};
-
-struct section {
-	uint32_t type, link;
-	uint64_t offset, size, entsize;
-};
-
-/* off + len inside the file, and within what may still be read; charged. */
-static enum elf_status claim(struct reader *r, uint64_t off, uint64_t len)
-{
-	if (off > r->size || len > r->size - off)
-		return ELF_MALFORMED;
-	if (len > r->budget)
-		return ELF_TOO_BIG;
-	r->budget -= len;
-	return ELF_OK;
-}
-
-static enum elf_status read_at(const struct reader *r, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(r->fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? ELF_READ_FAILED : ELF_MALFORMED;	/* shrank under us */
-		done += (size_t)n;
-	}
-	return ELF_OK;
-}
-
-/* claim() then read_at() into a new buffer (freed by the caller). */
-static enum elf_status read_table(struct reader *r, uint64_t off, uint64_t len, void **out)
-{
-	enum elf_status status = claim(r, off, len);
-	void *buf;
-
-	*out = NULL;
-	if (status)
-		return status;
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		return ELF_NO_MEMORY;
-	status = read_at(r, buf, len, off);
-	if (status) {
-		free(buf);
-		return status;
-	}
-	*out = buf;
-	return ELF_OK;
-}
-
-static void read_section_header(const struct reader *r, const unsigned char *table,
-				uint32_t i, struct section *s)
-{
-	if (r->is64) {
-		Elf64_Shdr sh;
-
-		memcpy(&sh, table + (size_t)i * sizeof(sh), sizeof(sh));
-		*s = (struct section){ sh.sh_type, sh.sh_link, sh.sh_offset, sh.sh_size,
-				       sh.sh_entsize };
-	} else {
-		Elf32_Shdr sh;
-
-		memcpy(&sh, table + (size_t)i * sizeof(sh), sizeof(sh));
-		*s = (struct section){ sh.sh_type, sh.sh_link, sh.sh_offset, sh.sh_size,
-				       sh.sh_entsize };
-	}
-}
-
-/* Section 0 holds the real counts when they do not fit the ELF header. */
-static enum elf_status read_extended_counts(struct reader *r, struct header *h, bool shnum,
-					    bool phnum)
-{
-	uint64_t size, info;
-
-	if (!h->shoff || claim(r, h->shoff, h->shentsize))
-		return ELF_MALFORMED;
-	if (r->is64) {
-		Elf64_Shdr sh;
-
-		if (h->shentsize != sizeof(sh) || read_at(r, &sh, sizeof(sh), h->shoff))
-			return ELF_MALFORMED;
-		size = sh.sh_size;
-		info = sh.sh_info;
-	} else {
-		Elf32_Shdr sh;
-
-		if (h->shentsize != sizeof(sh) || read_at(r, &sh, sizeof(sh), h->shoff))
-			return ELF_MALFORMED;
-		size = sh.sh_size;
-		info = sh.sh_info;
-	}
-	if (shnum) {
-		if (size > MAX_SECTIONS)
-			return ELF_TOO_BIG;
-		h->shnum = (uint32_t)size;
-	}
-	if (phnum) {
-		if (info > MAX_PROGRAM_HEADERS)
-			return ELF_TOO_BIG;
-		h->phnum = (uint32_t)info;
-	}
-	return ELF_OK;
-}
-
-static enum elf_status read_header(struct reader *r, struct header *h)
-{
-	unsigned char ident[EI_NIDENT];
-	enum elf_status status;
-	bool extended_shnum, extended_phnum;
-
-	if (r->size < EI_NIDENT || read_at(r, ident, EI_NIDENT, 0) ||
-	    memcmp(ident, ELFMAG, SELFMAG) || ident[EI_VERSION] != EV_CURRENT ||
-	    ident[EI_DATA] != (__BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB) ||
-	    (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64))
-		return ELF_NOT_ELF;
-	r->is64 = ident[EI_CLASS] == ELFCLASS64;
-	if (r->is64) {
-		Elf64_Ehdr eh;
-
-		if ((status = claim(r, 0, sizeof(eh))) || (status = read_at(r, &eh, sizeof(eh), 0)))
-			return status == ELF_TOO_BIG ? status : ELF_NOT_ELF;
-		*h = (struct header){ eh.e_phoff, eh.e_shoff, eh.e_phnum, eh.e_shnum,
-				      eh.e_shstrndx, eh.e_phentsize, eh.e_shentsize };
-	} else {
-		Elf32_Ehdr eh;
-
-		if ((status = claim(r, 0, sizeof(eh))) || (status = read_at(r, &eh, sizeof(eh), 0)))
-			return status == ELF_TOO_BIG ? status : ELF_NOT_ELF;
-		*h = (struct header){ eh.e_phoff, eh.e_shoff, eh.e_phnum, eh.e_shnum,
-				      eh.e_shstrndx, eh.e_phentsize, eh.e_shentsize };
-	}
-	extended_shnum = h->shnum == 0 && h->shoff != 0;
-	extended_phnum = h->phnum == PN_XNUM;
-	if (extended_shnum || extended_phnum) {
-		status = read_extended_counts(r, h, extended_shnum, extended_phnum);
-		if (status)
-			return status;
-	}
-	if (h->phnum > MAX_PROGRAM_HEADERS || h->shnum > MAX_SECTIONS)
-		return ELF_TOO_BIG;
-	if (h->phnum && h->phentsize != (r->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
-		return ELF_MALFORMED;
-	if (h->shnum && h->shentsize != (r->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
-		return ELF_MALFORMED;
-	return ELF_OK;
-}
 
 /* A run of notes (4-byte aligned fields, as both note alignments keep
  * them for the GNU build id): its bytes, if it is there. */
@@ -274,7 +89,7 @@ static bool build_id_in_notes(const unsigned char *p, size_t len, size_t align,
 }
 
 /* A note segment or section: small ones only, the rest skipped. */
-static enum elf_status read_notes(struct reader *r, uint64_t off, uint64_t size, uint64_t align,
+static enum elf_status read_notes(struct elf_reader *r, uint64_t off, uint64_t size, uint64_t align,
 				  struct elf_symbols *e)
 {
 	enum elf_status status;
@@ -282,7 +97,7 @@ static enum elf_status read_notes(struct reader *r, uint64_t off, uint64_t size,
 
 	if (size > MAX_NOTE_BYTES || size < sizeof(Elf32_Nhdr))
 		return ELF_OK;
-	status = read_table(r, off, size, &buf);
+	status = elf_read_range(r, off, size, &buf);
 	if (status == ELF_MALFORMED)
 		return ELF_OK;	/* a bad note does not make the file unusable */
 	if (status)
@@ -292,25 +107,24 @@ static enum elf_status read_notes(struct reader *r, uint64_t off, uint64_t size,
 	return ELF_OK;
 }
 
-static enum elf_status read_program_headers(struct reader *r, const struct header *h,
-					    struct elf_symbols *e)
+static enum elf_status read_program_headers(struct elf_reader *r, struct elf_symbols *e)
 {
 	size_t entsize = r->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	enum elf_status status;
 	unsigned char *table;
 	uint32_t i;
 
-	if (!h->phnum)
+	if (!r->phnum)
 		return ELF_OK;
-	status = read_table(r, h->phoff, (uint64_t)h->phnum * entsize, (void **)&table);
+	status = elf_read_range(r, r->phoff, (uint64_t)r->phnum * entsize, (void **)&table);
 	if (status)
 		return status;
-	e->segments = calloc(h->phnum, sizeof(*e->segments));
+	e->segments = calloc(r->phnum, sizeof(*e->segments));
 	if (!e->segments) {
 		free(table);
 		return ELF_NO_MEMORY;
 	}
-	for (i = 0; i < h->phnum && !status; i++) {
+	for (i = 0; i < r->phnum && !status; i++) {
 		uint64_t type, offset, filesz, vaddr, align, flags;
 
 		if (r->is64) {
@@ -337,7 +151,7 @@ static enum elf_status read_program_headers(struct reader *r, const struct heade
 	if (!e->nsegments) {
 		free(e->segments);
 		e->segments = NULL;
-	} else if (e->nsegments < h->phnum) {
+	} else if (e->nsegments < r->phnum) {
 		struct elf_segment *fit = reallocarray(e->segments, e->nsegments, sizeof(*fit));
 
 		if (fit)
@@ -359,33 +173,12 @@ static uint8_t binding_rank(unsigned char binding)
 	}
 }
 
-/* A growing pool of NUL-terminated names, referred to by offset. */
-struct pool {
-	char *bytes;
-	size_t len, cap;
-};
-
-static bool pool_add(struct pool *p, const char *s, size_t len, bool cut, uint32_t *offset)
-{
-	size_t need = len + (cut ? 3 : 0) + 1;
-
-	if (need > UINT32_MAX - p->len ||
-	    array_reserve((void **)&p->bytes, &p->cap, p->len + need, 1))
-		return false;
-	memcpy(p->bytes + p->len, s, len);
-	if (cut)
-		memcpy(p->bytes + p->len + len, "...", 3);
-	p->bytes[p->len + need - 1] = '\0';
-	*offset = (uint32_t)p->len;
-	p->len += need;
-	return true;
-}
-
 struct symbol_reader {
-	struct reader *r;
+	struct elf_reader *r;
+	const struct elf_limits *limits;
 	const char *strings;
 	uint64_t strings_size;
-	struct pool names;
+	struct strpool names;
 	size_t cap;
 	struct elf_symbols *e;
 };
@@ -396,7 +189,7 @@ static enum elf_status keep_symbol(struct symbol_reader *sr, uint64_t value, uin
 	unsigned char type = ELF64_ST_TYPE(info);
 	struct elf_symbols *e = sr->e;
 	const char *s;
-	size_t len, max = sr->r->limits->max_name_len;
+	size_t len, max = sr->limits->max_name_len;
 	struct elf_symbol *sym;
 
 	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF || !value)
@@ -410,14 +203,14 @@ static enum elf_status keep_symbol(struct symbol_reader *sr, uint64_t value, uin
 	len = strcspn(s, "@") < len ? strcspn(s, "@") : len;
 	if (!len)
 		return ELF_OK;
-	if (e->nsymbols == sr->r->limits->max_symbols)
+	if (e->nsymbols == sr->limits->max_symbols)
 		return ELF_TOO_BIG;
 	/* Never room for more than can be kept. */
 	if (array_reserve_max((void **)&e->symbols, &sr->cap, e->nsymbols + 1,
-			      sr->r->limits->max_symbols, sizeof(*e->symbols)))
+			      sr->limits->max_symbols, sizeof(*e->symbols)))
 		return ELF_NO_MEMORY;
 	sym = &e->symbols[e->nsymbols];
-	if (!pool_add(&sr->names, s, len > max ? max : len, len > max, &sym->name))
+	if (!strpool_add_cut(&sr->names, s, len, max, &sym->name))
 		return ELF_NO_MEMORY;
 	sym->value = value;
 	sym->size = size;
@@ -427,7 +220,8 @@ static enum elf_status keep_symbol(struct symbol_reader *sr, uint64_t value, uin
 }
 
 /* The symbol table, read SYMBOL_CHUNK entries at a time. */
-static enum elf_status read_symbol_entries(struct symbol_reader *sr, const struct section *symtab)
+static enum elf_status read_symbol_entries(struct symbol_reader *sr,
+					   const struct elf_section *symtab)
 {
 	size_t entsize = sr->r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	uint64_t count = symtab->size / entsize, done = 0;
@@ -439,7 +233,7 @@ static enum elf_status read_symbol_entries(struct symbol_reader *sr, const struc
 	while (done < count && !status) {
 		uint64_t n = count - done < SYMBOL_CHUNK ? count - done : SYMBOL_CHUNK;
 
-		status = read_at(sr->r, chunk, n * entsize, symtab->offset + done * entsize);
+		status = elf_read_at(sr->r, chunk, n * entsize, symtab->offset + done * entsize);
 		for (uint64_t i = 0; i < n && !status; i++) {
 			if (sr->r->is64) {
 				Elf64_Sym s;
@@ -520,22 +314,21 @@ static void sort_symbols(struct elf_symbols *e)
 }
 
 /* The function symbols of one table and its string table. */
-static enum elf_status read_symbol_table(struct reader *r, const struct section *symtab,
-					 const struct section *strtab, struct elf_symbols *e)
+static enum elf_status read_symbol_table(struct elf_reader *r, const struct elf_limits *limits,
+					 const struct elf_section *symtab,
+					 const struct elf_section *strtab, struct elf_symbols *e)
 {
 	size_t entsize = r->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	struct symbol_reader sr = { .r = r, .e = e };
+	struct symbol_reader sr = { .r = r, .limits = limits, .e = e };
 	enum elf_status status;
 	char *strings;
 
 	if (symtab->entsize != entsize || strtab->type != SHT_STRTAB || !strtab->size)
 		return ELF_MALFORMED;
-	/* The symbols are read in chunks, but each is read once: charged whole.
-	 * What a table that fails has read stays charged: a thousand section
-	 * headers naming one bad table cost one budget, not a thousand. */
-	if ((status = claim(r, symtab->offset, symtab->size)))
+	/* The symbols are read in chunks, but each is read once: charged whole. */
+	if ((status = elf_claim(r, symtab->offset, symtab->size)))
 		return status;
-	status = read_table(r, strtab->offset, strtab->size, (void **)&strings);
+	status = elf_read_range(r, strtab->offset, strtab->size, (void **)&strings);
 	if (status)
 		return status;
 	if (strings[strtab->size - 1] != '\0') {
@@ -546,47 +339,36 @@ static enum elf_status read_symbol_table(struct reader *r, const struct section 
 	sr.strings_size = strtab->size;
 	status = read_symbol_entries(&sr, symtab);
 	free(strings);
-	e->names = sr.names.bytes;
+	if (status || !e->nsymbols) {
+		strpool_free(&sr.names);
+		drop_symbols(e);
+		return status ? status : ELF_STRIPPED;
+	}
 	e->names_len = sr.names.len;
-	if (status) {
-		drop_symbols(e);
-		return status;
-	}
-	if (!e->nsymbols) {
-		drop_symbols(e);
-		return ELF_STRIPPED;
-	}
-	/* Trimmed to what it holds: the names live as long as the file's entry. */
-	if (e->names_len) {
-		char *names = realloc(e->names, e->names_len);
-
-		if (names)
-			e->names = names;
-	}
+	e->names = strpool_take(&sr.names);	/* as long as the file's entry */
 	sort_symbols(e);
 	return ELF_OK;
 }
 
-static enum elf_status read_symbols(struct reader *r, const struct header *h,
+static enum elf_status read_symbols(struct elf_reader *r, const struct elf_limits *limits,
 				    unsigned int flags, struct elf_symbols *e)
 {
-	size_t entsize = r->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	enum elf_status status, result = ELF_STRIPPED;
 	static const uint32_t types[] = { SHT_SYMTAB, SHT_DYNSYM };
-	unsigned char *table;
+	struct elf_sections table;
 
-	if (!h->shnum)
+	if (!r->shnum)
 		return ELF_STRIPPED;
-	status = read_table(r, h->shoff, (uint64_t)h->shnum * entsize, (void **)&table);
+	status = elf_read_sections(r, &table);
 	if (status)
 		return status;
 	for (size_t t = 0; t < 2 && result != ELF_OK; t++) {
 		if (t == 1 && (flags & ELF_SYMTAB_ONLY))
 			break;
-		for (uint32_t i = 0; i < h->shnum; i++) {
-			struct section s, strtab;
+		for (uint32_t i = 0; i < table.count; i++) {
+			struct elf_section s, strtab;
 
-			read_section_header(r, table, i, &s);
+			elf_section_at(&table, i, &s);
 			if (s.type == SHT_NOTE && !e->build_id_len && t == 0) {
 				status = read_notes(r, s.offset, s.size, 4, e);
 				if (status == ELF_NO_MEMORY) {
@@ -597,12 +379,12 @@ static enum elf_status read_symbols(struct reader *r, const struct header *h,
 			}
 			if (s.type != types[t])
 				continue;
-			if (s.link >= h->shnum) {
+			if (s.link >= table.count) {
 				result = ELF_MALFORMED;
 				continue;
 			}
-			read_section_header(r, table, s.link, &strtab);
-			status = read_symbol_table(r, &s, &strtab, e);
+			elf_section_at(&table, s.link, &strtab);
+			status = read_symbol_table(r, limits, &s, &strtab, e);
 			e->from_symtab = status == ELF_OK && s.type == SHT_SYMTAB;
 			/* One table only: the first of its type that holds symbols. */
 			if (status == ELF_NO_MEMORY || status == ELF_OK) {
@@ -614,63 +396,58 @@ static enum elf_status read_symbols(struct reader *r, const struct header *h,
 		}
 	}
 out:
-	free(table);
+	elf_sections_free(&table);
 	return result;
 }
 
 /* Without a PT_NOTE build id (no program headers): the section notes. */
-static enum elf_status read_section_notes(struct reader *r, const struct header *h,
-					  struct elf_symbols *e)
+static enum elf_status read_section_notes(struct elf_reader *r, struct elf_symbols *e)
 {
-	size_t entsize = r->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	enum elf_status status;
-	unsigned char *table;
+	struct elf_sections table;
 
-	if (!h->shnum)
+	if (!r->shnum)
 		return ELF_OK;
-	status = read_table(r, h->shoff, (uint64_t)h->shnum * entsize, (void **)&table);
+	status = elf_read_sections(r, &table);
 	if (status)
 		return status == ELF_NO_MEMORY ? status : ELF_OK;
-	for (uint32_t i = 0; i < h->shnum && !e->build_id_len && !status; i++) {
-		struct section s;
+	for (uint32_t i = 0; i < table.count && !e->build_id_len && !status; i++) {
+		struct elf_section s;
 
-		read_section_header(r, table, i, &s);
+		elf_section_at(&table, i, &s);
 		if (s.type == SHT_NOTE)
 			status = read_notes(r, s.offset, s.size, 4, e);
 	}
-	free(table);
+	elf_sections_free(&table);
 	return status;
 }
 
 enum elf_status elf_symbols_read(int fd, uint64_t file_size, const struct elf_limits *limits,
 				 unsigned int flags, struct elf_symbols **out)
 {
-	struct reader r = { .fd = fd, .size = file_size, .limits = limits };
 	struct elf_symbols *e = calloc(1, sizeof(*e));
 	enum elf_status status;
-	struct header h;
+	struct elf_reader r;
 
 	*out = e;
 	if (!e)
 		return ELF_NO_MEMORY;
-	if (!limits) {
-		r.limits = limits = &ELF_LIMITS;
-	}
-	r.budget = limits->max_read_bytes;
-	status = read_header(&r, &h);
+	if (!limits)
+		limits = &ELF_LIMITS;
+	status = elf_reader_open(&r, fd, file_size, limits->max_read_bytes);
 	if (status)
 		return status;
-	status = read_program_headers(&r, &h, e);
+	status = read_program_headers(&r, e);
 	if (status == ELF_NO_MEMORY)
 		return status;
 	if (flags & ELF_NO_SYMBOLS) {
-		if (!e->build_id_len && read_section_notes(&r, &h, e) == ELF_NO_MEMORY)
+		if (!e->build_id_len && read_section_notes(&r, e) == ELF_NO_MEMORY)
 			return ELF_NO_MEMORY;
 		return status;
 	}
 	if (status)
 		return status;
-	return read_symbols(&r, &h, flags, e);
+	return read_symbols(&r, limits, flags, e);
 }
 
 void elf_symbols_free(struct elf_symbols *e)
@@ -758,6 +535,14 @@ bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr
 	return false;
 }
 
+static int compare_vaddr_to_symbol(const void *key, const void *element)
+{
+	uint64_t vaddr = *(const uint64_t *)key;
+	const struct elf_symbol *s = element;
+
+	return vaddr < s->value ? -1 : vaddr > s->value;
+}
+
 /*
  * The symbol holding vaddr: the last one at or below it if its size covers
  * vaddr; a symbol of size 0 (hand-written assembly) holds everything up to
@@ -766,21 +551,15 @@ bool elf_offset_vaddr(const struct elf_symbols *e, uint64_t off, uint64_t *vaddr
  */
 const char *elf_symbol_at(const struct elf_symbols *e, uint64_t off, uint64_t *into)
 {
-	size_t lo = 0, hi, i;
+	size_t lo, i;
 	uint64_t vaddr;
 
-	if (!e || !e->nsymbols || !offset_to_vaddr(e, off, &vaddr) ||
-	    vaddr < e->symbols[0].value)
+	if (!e || !e->nsymbols || !offset_to_vaddr(e, off, &vaddr))
 		return NULL;
-	hi = e->nsymbols;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->symbols[mid].value <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = sorted_find_after(&vaddr, e->symbols, e->nsymbols, sizeof(*e->symbols),
+			       compare_vaddr_to_symbol);
+	if (!lo--)
+		return NULL;	/* below the first symbol */
 	for (i = 0; i < 4 && i <= lo; i++) {
 		const struct elf_symbol *s = &e->symbols[lo - i];
 

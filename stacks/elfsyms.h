@@ -4,8 +4,7 @@
  * read from a descriptor with pread() under hard limits: diskio reads, as
  * root, files that other users wrote, so every size in the file is checked
  * against the file's real size and against ELF_LIMITS before a byte is
- * read or a byte allocated.  No libelf (it allocates what a header claims);
- * native byte order, ELF32 and ELF64.  Pure: no /proc, no global state.
+ * read or a byte allocated (elfread.h).  Pure: no /proc, no global state.
  */
 #ifndef DISKIO_ELFSYMS_H
 #define DISKIO_ELFSYMS_H
@@ -13,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "elfread.h"	/* enum elf_status */
 
 /* GNU build ids are 20 bytes (SHA-1) or 16 (MD5); the kernel keeps 20. */
 #define ELF_BUILD_ID_MAX 20
@@ -25,20 +26,6 @@ struct elf_limits {
 
 /* What diskio uses: 32 MiB read, 500,000 symbols and 240-byte names a file. */
 extern const struct elf_limits ELF_LIMITS;
-
-/* Why a file gives no names (ELF_OK: it does).  elf_status_name() is the
- * word diskio prints for it. */
-enum elf_status {
-	ELF_OK = 0,
-	ELF_NOT_ELF,		/* not an ELF file of this machine's byte order */
-	ELF_MALFORMED,		/* a header or table lies outside the file */
-	ELF_TOO_BIG,		/* a table over the limits */
-	ELF_STRIPPED,		/* no function symbols */
-	ELF_NO_MEMORY,
-	ELF_READ_FAILED,
-	ELF_NR_STATUS,
-};
-const char *elf_status_name(enum elf_status status);
 
 struct elf_symbols;
 

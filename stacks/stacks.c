@@ -7,6 +7,7 @@
 #include <string.h>
 #include "array.h"
 #include "stacks.h"
+#include "utf8.h"
 
 static uint64_t sum_of(const uint64_t *values, int first, int n)
 {
@@ -215,43 +216,6 @@ size_t stack_for_each_unknown(const struct stack_namer *namer, const struct row_
 
 /* ---- folded ---- */
 
-/*
- * The length of the well-formed UTF-8 sequence of more than one byte at s
- * (2 to 4), or 0: an ASCII byte, or an ill-formed sequence (Unicode's table
- * 3-7: no overlong forms, no surrogates U+D800..U+DFFF, nothing past
- * U+10FFFF, no stray continuation byte, none cut short).  A NUL is no
- * continuation byte: nothing past the string's end is read.
- */
-static size_t utf8_sequence_len(const unsigned char *s)
-{
-	unsigned char low = 0x80, high = 0xbf;	/* the second byte's range */
-	size_t len;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		if (s[0] == 0xe0)
-			low = 0xa0;	/* below: overlong */
-		else if (s[0] == 0xed)
-			high = 0x9f;	/* above: surrogates */
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		if (s[0] == 0xf0)
-			low = 0x90;	/* below: overlong */
-		else if (s[0] == 0xf4)
-			high = 0x8f;	/* above: past U+10FFFF */
-	} else {
-		return 0;		/* ASCII, 0x80..0xc1 (a continuation, overlong), 0xf5..0xff */
-	}
-	if (s[1] < low || s[1] > high)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 void folded_safe_name(char *name)
 {
 	unsigned char *c = (unsigned char *)name;
@@ -260,19 +224,17 @@ void folded_safe_name(char *name)
 		strcpy(name, "_");
 		return;
 	}
-	while (*c) {
-		size_t len = utf8_sequence_len(c);
-
-		if (len) {
-			c += len;
+	for (size_t left = strlen(name), len; left; c += len, left -= len) {
+		/* A character of more than one byte (strict UTF-8: utf8.h) stays. */
+		len = *c >= 0x80 ? utf8_decode((const char *)c, left, NULL) : 0;
+		if (len)
 			continue;
-		}
 		/* One byte: ASCII, or the first byte of what is not UTF-8; the bytes
 		 * after it are looked at on their own (a continuation byte alone is
 		 * not UTF-8 either, so a bad sequence becomes one '_' a byte). */
 		if (*c <= 0x20 || *c == 0x7f || *c == ';' || *c >= 0x80)
 			*c = '_';
-		c++;
+		len = 1;
 	}
 }
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for symbolize.c: kallsyms parsing on fake files, and user
- * frames named in the test binaries the Makefile builds from
- * tests/data/symbolize_target.c (SYMBOLIZE_DATA), through the real /proc
- * and through fake /proc trees whose maps files are written here.
+ * Unit tests for symbolize.c, ksyms.c and usyms.c: kallsyms parsing on
+ * fake files, and user frames named in the test binaries the Makefile
+ * builds from tests/data/symbolize_target.c (SYMBOLIZE_DATA), through the
+ * real /proc and through fake /proc trees whose maps files are written
+ * here.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -262,7 +263,7 @@ static uint64_t symtab_value(Elf *elf, const char *name)
 	return 0;
 }
 
-/* Read independently of symbolize.c, for the maps lines a loader would make. */
+/* Read independently of usyms.c, for the maps lines a loader would make. */
 static struct text_layout read_layout(const char *path)
 {
 	struct text_layout layout = { 0 };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the kallsyms parser (symbolize.c): the input is the
+ * libFuzzer target for the kallsyms parser (ksyms.c): the input is the
  * file.  ksyms_load() must not crash or leak; what it loads is sorted with
  * one symbol an address, each symbol is found at its own address and just
  * before the next, and ksyms_format() gives a NUL-terminated string.

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "array.h"
 #include "cgroups.h"
+#include "sorted.h"
 
 int cgroup2_mount(const char *mounts_file, char *mount, size_t size)
 {
@@ -79,21 +80,20 @@ void cgroup_names_free(struct cgroup_names *c)
 	c->count = c->capacity = 0;
 }
 
+static int compare_id(const void *id, const void *entry)
+{
+	uint64_t a = *(const uint64_t *)id, b = ((const struct cgroup_entry *)entry)->id;
+
+	return (a > b) - (a < b);
+}
+
 static struct cgroup_entry *find(struct cgroup_names *c, uint64_t id, size_t *where)
 {
-	size_t low = 0, high = c->count;
+	size_t index = sorted_find(&id, c->entries, c->count, sizeof(*c->entries), compare_id);
 
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-
-		if (c->entries[middle].id == id)
-			return &c->entries[middle];
-		if (c->entries[middle].id < id)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	*where = low;
+	if (index < c->count && c->entries[index].id == id)
+		return &c->entries[index];
+	*where = index;
 	return NULL;
 }
 

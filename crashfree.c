@@ -14,6 +14,7 @@
 
 #include "array.h"
 #include "crashfree.h"
+#include "sorted.h"
 
 /* Modular comparison, as the kernel's time_before(): see doc/design.md. */
 static bool time_before(uint64_t a, uint64_t b)
@@ -101,26 +102,19 @@ static void copy_comm(char name[CRASHFREE_COMM_LEN], const char *comm)
 		memcpy(name, comm, len);
 }
 
+static int compare_process(const void *name, const void *process)
+{
+	return strcmp(name, ((const struct crashfree_process *)process)->comm);
+}
+
 /* Index of name in the sorted table, or where it belongs if not *found. */
 static size_t find_process(const struct crashfree *cf, const char *name, bool *found)
 {
-	size_t low = 0, high = cf->nprocesses;
+	size_t index = sorted_find(name, cf->by_process, cf->nprocesses, sizeof(*cf->by_process),
+				   compare_process);
 
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		int order = strcmp(cf->by_process[middle].comm, name);
-
-		if (order == 0) {
-			*found = true;
-			return middle;
-		}
-		if (order < 0)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	*found = false;
-	return low;
+	*found = index < cf->nprocesses && !strcmp(cf->by_process[index].comm, name);
+	return index;
 }
 
 static int insert_process(struct crashfree *cf, size_t index,

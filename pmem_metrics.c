@@ -9,6 +9,7 @@
 
 #include "array.h"
 #include "pmem_metrics.h"
+#include "sorted.h"
 
 const char *const pmem_counter_names[PMEM_NR_COUNTERS] = {
 	[PMEM_READ_BYTES] = "read_bytes",
@@ -42,12 +43,17 @@ void pmem_free(struct pmem_metrics *m)
 	pmem_init(m);
 }
 
+static int compare_name(const void *name, const void *device)
+{
+	return strcmp(name, ((const struct pmem_device *)device)->name);
+}
+
 struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name)
 {
 	char key[PMEM_NAME_MAX];
 	size_t key_length = strnlen(name, PMEM_NAME_MAX - 1);
-	size_t low = 0, high = m->count;
 	struct pmem_device *dev;
+	size_t low;
 
 	/*
 	 * Search with the name as it will be stored, so that a name too long
@@ -56,17 +62,9 @@ struct pmem_device *pmem_device_get(struct pmem_metrics *m, const char *name)
 	memcpy(key, name, key_length);
 	key[key_length] = '\0';
 
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-		int order = strcmp(key, m->devices[middle].name);
-
-		if (order == 0)
-			return &m->devices[middle];
-		if (order < 0)
-			high = middle;
-		else
-			low = middle + 1;
-	}
+	low = sorted_find(key, m->devices, m->count, sizeof(*m->devices), compare_name);
+	if (low < m->count && !strcmp(key, m->devices[low].name))
+		return &m->devices[low];
 
 	if (array_reserve((void **)&m->devices, &m->capacity, m->count + 1, sizeof(*m->devices)))
 		return NULL;

@@ -7,6 +7,7 @@
 #include "array.h"
 #include "pmem_metrics.h"
 #include "row_stacks.h"
+#include "sorted.h"
 
 /* One bucket head per this many bytes of the stacks' table: most stacks
  * encode to 100-300 bytes. */
@@ -165,20 +166,15 @@ void row_stacks_count(struct row_stacks *rs, const struct snapshot *s,
 		qsort(rs->all, rs->n, sizeof(*rs->all), compare_stack_keys);
 }
 
+static int compare_who(const void *who, const void *stack)
+{
+	return memcmp(who, &((const struct row_stack *)stack)->key.who, sizeof(struct proc_dev_key));
+}
+
 /* The first row stack of who (they are sorted by key, who first). */
 static size_t first_stack_of(const struct row_stacks *rs, const struct proc_dev_key *who)
 {
-	size_t lo = 0, hi = rs->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (memcmp(&rs->all[mid].key.who, who, sizeof(*who)) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sorted_find(who, rs->all, rs->n, sizeof(*rs->all), compare_who);
 }
 
 static int compare_weight_desc(const void *pa, const void *pb, void *cumulative)

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <wchar.h>
 #include "format.h"
+#include "utf8.h"
 #include "view.h"
 
 /* Counters a row or device shows, in batch column order. */
@@ -211,40 +212,6 @@ static locale_t utf8_locale(void)
 	return loc;
 }
 
-/* The code point the UTF-8 character at s[0..len) stands for, and its
- * length (1 to 4); 0 when the bytes are no character: a continuation byte,
- * a cut sequence, an overlong form, a surrogate or anything above U+10FFFF.
- * Strict by hand, not mbrtowc(): what passes here goes to the terminal. */
-static size_t utf8_char(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	uint32_t least;
-	size_t n;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2, least = 0x80, *cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3, least = 0x800, *cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4, least = 0x10000, *cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		*cp = *cp << 6 | (s[i] & 0x3f);
-	}
-	if (*cp < least || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* The bidirectional controls (ALM, LRM, RLM, LRE..RLO, LRI..PDI): they take
  * no column, but a terminal that does bidi would reorder what follows them
  * on the line, other columns included. */
@@ -298,7 +265,7 @@ char *printable_name(char *buf, size_t size, const char *name, size_t len, bool 
 	}
 	while (at < len) {
 		uint32_t cp;
-		size_t n = utf8 ? utf8_char(s + at, len - at, &cp) : 1;
+		size_t n = utf8 ? utf8_decode((const char *)s + at, len - at, &cp) : 1;
 		bool shown = utf8 ? n && char_columns(cp) >= 0 : s[at] >= 0x20 && s[at] < 0x7f;
 
 		if (!shown)
@@ -332,7 +299,7 @@ size_t text_fitting(const char *text, size_t len, size_t cols, size_t *columns)
 
 	while (at < len) {
 		uint32_t cp;
-		size_t n = utf8_char(s + at, len - at, &cp);
+		size_t n = utf8_decode((const char *)s + at, len - at, &cp);
 		int width = n ? char_columns(cp) : -1;
 
 		if (!n)

@@ -24,6 +24,7 @@
 
 #include "atomic_file.h"
 #include "crashfree_state.h"
+#include "root_only.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
@@ -646,20 +647,27 @@ static int check_file(const char *path, const struct stat *st, FILE *warn)
 			  "choose another --state path\n", path, file_kind(st->st_mode));
 		return S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL;
 	}
+	/* Its own user's, not merely root's: the counts are that user's. */
 	if (st->st_uid != user) {
 		warn_line(warn, "diskio: state file %s belongs to uid %u, not to uid %u that "
 			  "diskio runs as; its counts cannot be trusted: chown or remove it\n",
 			  path, (unsigned int)st->st_uid, (unsigned int)user);
 		return -EPERM;
 	}
-	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-		warn_line(warn, "diskio: state file %s is writable by %s (mode %04o); its "
-			  "counts cannot be trusted: chmod go-w or remove it\n", path,
-			  (st->st_mode & S_IWOTH) ? "others" : "its group",
-			  (unsigned int)(st->st_mode & 07777));
+	switch (who_else_can_change(st, user)) {
+	case NOBODY_ELSE:
+		return 0;
+	case ITS_OWNER:		/* not reached: the owner is user */
 		return -EPERM;
+	case OTHERS:
+	case ITS_GROUP:
+		break;
 	}
-	return 0;
+	warn_line(warn, "diskio: state file %s is writable by %s (mode %04o); its counts "
+		  "cannot be trusted: chmod go-w or remove it\n", path,
+		  (st->st_mode & S_IWOTH) ? "others" : "its group",
+		  (unsigned int)(st->st_mode & 07777));
+	return -EPERM;
 }
 
 /*

@@ -553,3 +553,76 @@ Test(top, q_in_the_first_interval_still_counts_its_io)
 	cr_assert_str_eq(buf, "EXIT=0\n");
 	expect_screen(has, "write 36.0 KiB, lost 0", "the parting line counts the 9 writes");
 }
+
+/* Display columns of text[0..len) as tmux shows it: one per UTF-8
+ * character (the names here have no wide ones). */
+static size_t columns_of(const char *text, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)text[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* Run diskio in the pane under locale, the writer's row on the screen. */
+static void run_with_locale(const char *locale, const struct h_dev *zram)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "LC_ALL=%s '%s' -D %s 1 " COUNT "; echo EXIT=$? > %s/exit",
+		 locale, h_diskio_path(), zram->name, dir);
+	text(line);
+	key("Enter");
+	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
+}
+
+static void quit_pane_diskio(void)
+{
+	char buf[64], path[128];
+
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "no exit after q");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+	snprintf(path, sizeof(path), "%s/exit", dir);
+	unlink(path);
+}
+
+/*
+ * A process named ünicöde☃: under C.UTF-8 the top view shows the name as
+ * written and the next column starts where its heading does; under C the
+ * bytes outside ASCII are escaped as \xHH (they showed as '?' before).
+ */
+Test(top, a_utf8_name_as_written_under_utf8_and_escaped_under_c)
+{
+	static const char name[] = "\xc3\xbcnic\xc3\xb6" "de\xe2\x98\x83";
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	const char *row, *heading, *at;
+	size_t device_col, heading_col;
+	pid_t writer;
+
+	start_pane();
+	writer = spawn_writer(name, zram->path);
+	run_with_locale("C.UTF-8", zram);
+	expect_screen(has, name, "the name as written");
+	capture();
+	row = row_of(name);
+	cr_assert_not_null(row, "no row of the name:\n%s", screen);
+	at = strstr(row, zram->name);
+	cr_assert_not_null(at, "no disk on the row: %s", row);
+	device_col = columns_of(row, (size_t)(at - row));
+	heading = screen_line(" COMM ");
+	cr_assert(heading && strstr(heading, "DEVICE"), "no process heading:\n%s", screen);
+	heading_col = columns_of(heading, (size_t)(strstr(heading, "DEVICE") - heading));
+	cr_assert_eq(device_col, heading_col, "the row's disk at column %zu, DEVICE at %zu:\n%s\n%s",
+		     device_col, heading_col, heading, row);
+	quit_pane_diskio();
+
+	run_with_locale("C", zram);
+	expect_screen(has, "\\xc3\\xbcnic", "the name escaped under C");
+	capture();
+	cr_assert(lacks(name) && lacks("?nic"), "under C:\n%s", screen);
+	quit_pane_diskio();
+	h_kill_child(writer);
+	h_untrack_child(writer);
+}

@@ -312,8 +312,10 @@ Test(hardening, latency_under_load_loses_nothing_at_attach)
 			h_json_sum_process(&d.lines[i], 1, 0, dev->name, NULL, &rows);
 			cr_expect_eq(events, 0, "run %d interval %d: %" PRId64 " lost: %.400s", run,
 				     intervals, events, d.lines[i]);
-			cr_expect_gt(rows.read_ios, 0, "run %d interval %d: no load seen", run,
-				     intervals);
+			/* The partial last one may end a moment after the one before. */
+			if (!strstr(d.lines[i], "\"partial\":true"))
+				cr_expect_gt(rows.read_ios, 0, "run %d interval %d: no load seen", run,
+					     intervals);
 			intervals++;
 		}
 		cr_expect_geq(intervals, 2, "run %d", run);

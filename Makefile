@@ -33,7 +33,7 @@ PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.
 	top.c top_lines.c top_keys.c top_layout.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
-	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c)
+	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c)
 # What the pure modules link against: nothing besides libc.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.

@@ -24,6 +24,7 @@
 
 #include "atomic_file.h"
 #include "crashfree_state.h"
+#include "escape.h"
 #include "root_only.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
@@ -62,28 +63,19 @@ static const char *const state_key_names[KEY_COUNT] = {
 	[KEY_CRASHFREE_PROGRESS] = "crashfree_progress_ns",
 };
 
-/* Bytes a comm keeps as they are; anything else would split or hide a token. */
+/* Bytes a comm keeps as they are (lib/escape.h's rule, with the quote of
+ * the empty name reserved); anything else would split or hide a token. */
 static bool comm_byte_is_plain(unsigned char byte)
 {
-	return byte > ' ' && byte < 0x7f && byte != '\\' && byte != '"';
+	return escape_keeps(byte, "\"");
 }
 
 static void write_escaped_comm(FILE *out, const char *comm)
 {
-	const unsigned char *byte;
-
-	if (!*comm) {
+	if (!*comm)
 		fputs("\"\"", out);
-		return;
-	}
-	for (byte = (const unsigned char *)comm; *byte; byte++) {
-		if (comm_byte_is_plain(*byte))
-			putc(*byte, out);
-		else if (*byte == '\\')
-			fputs("\\\\", out);
-		else
-			fprintf(out, "\\x%02x", *byte);
-	}
+	else
+		escape_write(out, comm, strlen(comm), "\"");
 }
 
 static void write_state(FILE *out, const struct crashfree *cf, uint64_t now_ns)
@@ -256,7 +248,9 @@ static int hex_digit_value(char digit)
 
 /*
  * Decode a comm written by write_escaped_comm(). Only its exact output is
- * accepted, so that a name has one spelling and duplicates are visible.
+ * accepted, and "\\\\", the backslash of files written before diskio took
+ * lib/escape.h's rule (which writes it "\\x5c"): a name has one spelling
+ * per version, and duplicates are seen once decoded.
  */
 static const char *parse_escaped_comm(const char *token, size_t len,
 				      char name[CRASHFREE_COMM_LEN])
@@ -281,7 +275,7 @@ static const char *parse_escaped_comm(const char *token, size_t len,
 			if (high < 0 || low < 0)
 				return "bad escape in process name";
 			byte = (unsigned char)(high << 4 | low);
-			if (byte == '\0' || byte == '\\' || comm_byte_is_plain(byte))
+			if (byte == '\0' || comm_byte_is_plain(byte))
 				return "needless or NUL escape in process name";
 			in += 4;
 		} else if (byte == '\\') {

@@ -35,8 +35,9 @@
  * Key lines may come in any order but each exactly once; process lines may
  * come anywhere before "end". Progress is the time elapsed into the current
  * interval (now - mark), so only time while diskio runs counts. In a comm,
- * bytes outside '!'..'~', '\\' and '"' are written as \xHH (lower-case hex),
- * the backslash as \\, and the empty name as "". Numbers are plain decimal
+ * bytes outside '!'..'~', '\\' and '"' are written as \xHH (lower-case hex:
+ * lib/escape.h's rule), and the empty name as "". Files written before
+ * that rule spelled the backslash \\, which is still read. Numbers are plain decimal
  * without sign or leading zeros. Loading rejects anything else, and
  * numbers this module cannot have written: 0 or >= 2^63 interval_ns,
  * progress not below interval_ns, more crash-free than operational time

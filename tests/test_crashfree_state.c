@@ -387,7 +387,7 @@ Test(state_file, file_is_readable_text)
 			 "operational_progress_ns=1800000000000\n"
 			 "crashfree_progress_ns=1800000000000\n"
 			 "process \"\" 1\n"
-			 "process a\\\\b 1\n"
+			 "process a\\x5cb 1\n"
 			 "process my\\x20daemon 1\n"
 			 "end\n");
 	/* save counts as an update would, but leaves cf alone */
@@ -1021,7 +1021,7 @@ Test(state_file, bad_process_lines)
 		"process sh\\x6 3\n", "process sh\\xZZ 3\n", "process sh\\x6G 3\n",
 		"process sh\\x2A 3\n",	/* upper-case hex */
 		"process s\\x68 3\n",	/* needless: 'h' is plain */
-		"process sh\\x5c 3\n",	/* backslash has its own escape */
+		"process sh\\x5c 3\nprocess sh\\\\ 3\n",	/* one name, both spellings */
 		"process sh\\x00 3\n",	/* NUL cannot be in a comm */
 		"process s\"h 3\n", "process \"\"\"\" 3\n", "process \"x\" 3\n",
 		"process 0123456789abcdef 3\n",
@@ -1033,6 +1033,24 @@ Test(state_file, bad_process_lines)
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 		expect_edit_damages("process sh 3\n", lines[i]);
+}
+
+/* The backslash is \x5c by lib/escape.h's one rule; files of diskio before
+ * it spelled it \\, and still load. */
+Test(state_file, a_backslash_loads_in_either_spelling)
+{
+	static const char *const spellings[] = { "process sh\\x5c 3\n", "process sh\\\\ 3\n" };
+
+	for (size_t i = 0; i < 2; i++) {
+		char *edited = edited_state("process sh 3\n", spellings[i]);
+		struct crashfree cf;
+
+		write_file(state_path, edited, strlen(edited));
+		cr_assert_eq(load_quietly(&cf, HOUR, 2 * HOUR), 0, "%s", spellings[i]);
+		cr_assert_eq(process_crashes(&cf, "sh\\"), 3, "%s", spellings[i]);
+		crashfree_free(&cf);
+		free(edited);
+	}
 }
 
 Test(state_file, raw_bytes_in_process_names)

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/utsname.h>
 #include <wchar.h>
+#include "escape.h"
 #include "format.h"
 #include "utf8.h"
 #include "view.h"
@@ -62,14 +63,7 @@ void write_escaped(FILE *out, const char *name, size_t len, const char *also_esc
 		fputc('-', out);
 		return;
 	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		if (c <= 0x20 || c >= 0x7f || c == '\\' || strchr(also_escaped, c))
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	escape_write(out, name, len, also_escaped);
 }
 
 void batch_write_name(FILE *out, const char *name, size_t len)

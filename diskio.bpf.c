@@ -24,6 +24,8 @@
  *  - settings.bpf.h: the filters and modes user space sets;
  *  - common.bpf.h: the current task, an I/O's number, losses, events;
  *  - submitter.bpf.h: who an I/O is charged to, and the filters;
+ *  - procinfo.bpf.h: who a row's process is (user, I/O priority, start),
+ *    read when its row is made, and its command line at exec;
  *  - rows.bpf.h: the per-CPU counters of a process on a disk;
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
@@ -44,6 +46,7 @@
 #include "settings.bpf.h"
 #include "common.bpf.h"
 #include "submitter.bpf.h"
+#include "procinfo.bpf.h"
 #include "rows.bpf.h"
 #include "stacked.bpf.h"
 #include "writeback.bpf.h"
@@ -65,6 +68,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 class = io_classify(opf);
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
+	struct row_who who = {};
 	struct row row;
 	__u64 stamp_mask;
 	bool bio_based, on_behalf = false, stacked, counted;
@@ -76,13 +80,15 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		if (!counted)
 			return 0;
 	} else if (class == IO_WRITE) {
-		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf))
+		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
 			return 0;
 	} else if (!current_submitter(current_task(), &key, disk_dev(disk))) {
 		return 0;
+	} else {
+		who.task = current_task();
 	}
 	bio_based = disk_is_bio_based(disk);
-	if (aggregate && row_of(&key, bio_based, &row)) {
+	if (aggregate && row_of(&key, bio_based, who, &row)) {
 		if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
 			row_add(&row, &row.stats->flushes, 1);
 		if (class < IO_NR_CLASSES) {
@@ -175,6 +181,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	__u32 class = io_classify(opf);
 	__u64 bio_id = bio ? io_number(bio) : 0;
 	struct proc_dev_key key = {};
+	struct row_who who = {};
 	struct row row;
 	bool on_behalf = false, stacked, counted;
 
@@ -185,12 +192,14 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 		if (!counted)
 			return;
 	} else if (class == IO_WRITE) {
-		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf))
+		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
 			return;
 	} else if (!current_submitter(current_task(), &key, dev)) {
 		return;
+	} else {
+		who.task = current_task();
 	}
-	if (aggregate && row_of(&key, true, &row))
+	if (aggregate && row_of(&key, true, who, &row))
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)
@@ -386,7 +395,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
-		if (row_of(&key, true, &row))
+		if (row_of(&key, true, (struct row_who){ .task = task }, &row))
 			row_add(&row, &row.stats->dirtied_bytes, bytes);
 		/* The write() caller's stack: its writeback's is the flusher's. */
 		if (stacks_mode) {
@@ -398,7 +407,16 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		}
 	}
 	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(task, &key))
-		remember_owner(host, &key, selected);
+		remember_owner(host, task, &key, selected);
+	return 0;
+}
+
+/* issue 33: a process's command line at each exec, for its rows should it
+ * be gone before user space reads /proc/PID/cmdline (procinfo.bpf.h). */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	remember_cmdline(task);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "cgroups.h"
@@ -114,6 +115,7 @@ static void apply_input(struct run *run, const struct view_input *in)
 		loader_set_threads(&run->loader, in->threads);
 		tally_set_threads(&run->tally, in->threads);
 	}
+	tally_set_all_processes(&run->tally, in->all_processes);	/* issue 33: o */
 	if (in->quit)
 		exiting = 1;
 	if (in->drawn)
@@ -134,7 +136,8 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 	run->loader.events.deadline_ns = deadline_ns;
 	while (!exiting && !reload_requested) {
 		struct view_input in = { .cumulative = run->tally.config.cumulative,
-					 .threads = run->tally.config.per_thread };
+					 .threads = run->tally.config.per_thread,
+					 .all_processes = run->tally.config.all_processes };
 		uint64_t now = monotonic_ns();
 		int timeout_ms, err = 0;
 
@@ -271,8 +274,19 @@ static bool process_alive(uint32_t tgid)
 	return kill(tgid, 0) == 0 || errno != ESRCH;
 }
 
+/* issue 33: a task's I/O priority as set, for the top view's idle rows
+ * (/proc does not show it); -1 when it cannot be read. */
+static int task_ioprio(uint32_t tid, void *arg)
+{
+	enum { IOPRIO_WHO_PROCESS = 1 };
+
+	(void)arg;
+	return (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, (int)tid);
+}
+
 /* Start the tally (its clock starts now) and the events channel. */
-static int start_tally(struct run *run, const char *cgroup_mount)
+static int start_tally(struct run *run, const char *cgroup_mount,
+		       const struct loader_filters *filters)
 {
 	const struct options *opts = run->opts;
 	/* A quarter of each interval at most: a file slow to read never makes
@@ -307,8 +321,21 @@ static int start_tally(struct run *run, const char *cgroup_mount)
 		.stacks_top = opts->stacks_top,
 		.symbols = opts->stacks ? &symbols : NULL,
 		.symbols_warn = warn,
+		/* issue 33: USER, PRIO, COMMAND */
+		.passwd_path = "/etc/passwd",
+		.clock_ticks = sysconf(_SC_CLK_TCK),
+		.exec_cmdline = loader_exec_cmdline,
+		.exec_cmdline_arg = &run->loader,
+		.ioprio_of = task_ioprio,
+		.filter_pids = opts->pids,
+		.nr_filter_pids = opts->nr_pids,
+		.filter_comm = opts->filter_comm ? opts->comm : NULL,
+		.nr_filter_cgroups = opts->nr_cgroups,
+		.filter_devices = opts->nr_devices != 0,
 	};
 
+	memcpy(config.filter_cgroups, filters->cgroup_ids,
+	       opts->nr_cgroups * sizeof(*filters->cgroup_ids));
 	if (tally_init(&run->tally, &config, monotonic_ns())) {
 		fail("out of memory");
 		return -1;
@@ -343,7 +370,7 @@ static int start(struct run *run)
 	    outputs_open(&run->outputs, opts, hooks.dirty_folio) ||
 	    outputs_check(&run->outputs, monotonic_ns()) ||
 	    loader_start(&run->loader, &hooks, &filters) ||
-	    start_tally(run, cgroup_mount))
+	    start_tally(run, cgroup_mount, &filters))
 		return EXIT_START;
 	return 0;
 }

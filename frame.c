@@ -9,24 +9,69 @@
 #include "frame.h"
 #include "stacks.h"
 
+/* The command lines of n rows, with their NULs. */
+static size_t cmdlines_bytes(struct proc_io *const *rows, size_t n)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i]->cmdline)
+			bytes += strlen(rows[i]->cmdline) + 1;
+	return bytes;
+}
+
+/* rows[0..n) into k's rows from at on: their latency, stacks and command
+ * lines into k's memory from *nlatency, *nstacks and *ncmdline on. */
+static void keep_rows(struct kept_frame *k, struct proc_io *const *rows, size_t n, size_t at,
+		      size_t *nlatency, size_t *nstacks, size_t *ncmdline)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct proc_io *row = &k->rows[at + i];
+
+		*row = *rows[i];
+		if (row->latency) {
+			k->latency[*nlatency] = *row->latency;
+			row->latency = &k->latency[(*nlatency)++];
+		}
+		for (uint32_t s = 0; s < row->nstacks; s++) {
+			k->stacks[*nstacks + s] = *row->stacks[s];
+			k->stack_ptrs[*nstacks + s] = &k->stacks[*nstacks + s];
+		}
+		row->stacks = row->nstacks ? k->stack_ptrs + *nstacks : NULL;
+		*nstacks += row->nstacks;
+		if (row->cmdline) {
+			size_t len = strlen(row->cmdline) + 1;
+
+			memcpy(k->cmdlines + *ncmdline, row->cmdline, len);
+			row->cmdline = k->cmdlines + *ncmdline;
+			*ncmdline += len;
+		}
+		k->row_ptrs[at + i] = row;
+	}
+}
+
 int frame_keep(struct kept_frame *k, const struct frame *f)
 {
 	const struct pmem_metrics *devices = f->devices;
-	size_t ndevices = devices ? devices->count : 0, nlatency = 0, nstacks = 0;
+	size_t ndevices = devices ? devices->count : 0, nlatency = 0, nstacks = 0, ncmdline = 0;
+	size_t nrows = f->nrows + f->nidle_rows;
+	size_t cmdline_bytes = cmdlines_bytes(f->rows, f->nrows) +
+			       cmdlines_bytes(f->idle_rows, f->nidle_rows);
 
 	for (size_t i = 0; i < f->nrows; i++) {
 		nlatency += f->rows[i]->latency != NULL;
 		nstacks += f->rows[i]->nstacks;
 	}
 	/* All the room first: a failure leaves k->frame as it was. */
-	if (array_reserve((void **)&k->rows, &k->rows_capacity, f->nrows, sizeof(*k->rows)) ||
-	    array_reserve((void **)&k->row_ptrs, &k->row_ptrs_capacity, f->nrows,
+	if (array_reserve((void **)&k->rows, &k->rows_capacity, nrows, sizeof(*k->rows)) ||
+	    array_reserve((void **)&k->row_ptrs, &k->row_ptrs_capacity, nrows,
 			  sizeof(*k->row_ptrs)) ||
 	    array_reserve((void **)&k->latency, &k->latency_capacity, nlatency,
 			  sizeof(*k->latency)) ||
 	    array_reserve((void **)&k->stacks, &k->stacks_capacity, nstacks, sizeof(*k->stacks)) ||
 	    array_reserve((void **)&k->stack_ptrs, &k->stack_ptrs_capacity, nstacks,
 			  sizeof(*k->stack_ptrs)) ||
+	    array_reserve((void **)&k->cmdlines, &k->cmdlines_capacity, cmdline_bytes, 1) ||
 	    array_reserve((void **)&k->devices.devices, &k->devices.capacity, ndevices,
 			  sizeof(*k->devices.devices)) ||
 	    array_reserve((void **)&k->crash_events, &k->crash_events_capacity,
@@ -35,23 +80,10 @@ int frame_keep(struct kept_frame *k, const struct frame *f)
 
 	k->frame = *f;
 	nlatency = nstacks = 0;
-	for (size_t i = 0; i < f->nrows; i++) {
-		struct proc_io *row = &k->rows[i];
-
-		*row = *f->rows[i];
-		if (row->latency) {
-			k->latency[nlatency] = *row->latency;
-			row->latency = &k->latency[nlatency++];
-		}
-		for (uint32_t s = 0; s < row->nstacks; s++) {
-			k->stacks[nstacks + s] = *row->stacks[s];
-			k->stack_ptrs[nstacks + s] = &k->stacks[nstacks + s];
-		}
-		row->stacks = row->nstacks ? k->stack_ptrs + nstacks : NULL;
-		nstacks += row->nstacks;
-		k->row_ptrs[i] = row;
-	}
+	keep_rows(k, f->rows, f->nrows, 0, &nlatency, &nstacks, &ncmdline);
+	keep_rows(k, f->idle_rows, f->nidle_rows, f->nrows, &nlatency, &nstacks, &ncmdline);
 	k->frame.rows = k->row_ptrs;
+	k->frame.idle_rows = k->row_ptrs + f->nrows;
 	if (devices) {
 		if (ndevices)
 			memcpy(k->devices.devices, devices->devices,
@@ -74,6 +106,7 @@ void frame_kept_free(struct kept_frame *k)
 	free(k->latency);
 	free(k->stacks);
 	free(k->stack_ptrs);
+	free(k->cmdlines);
 	free(k->devices.devices);
 	free(k->crash_events);
 	memset(k, 0, sizeof(*k));

@@ -45,6 +45,12 @@ struct frame {
 	const struct crashfree *crash;		/* live: see above */
 	const struct crash_event *crash_events;	/* crashes seen in this interval */
 	size_t ncrash_events;
+	/* issue 33: the top view's `o` off (tally_set_all_processes()): the
+	 * processes (threads with -t) /proc lists that have no row in rows,
+	 * idle (no counts, no disk; proc_io.idle), as iotop lists them
+	 * without --only.  Not sorted; only the top view shows them. */
+	struct proc_io *const *idle_rows;
+	size_t nidle_rows;
 };
 
 /*
@@ -55,8 +61,10 @@ struct frame {
  */
 struct kept_frame {
 	struct frame frame;		/* pointing into the members below */
-	struct proc_io *rows, **row_ptrs;
+	struct proc_io *rows, **row_ptrs;	/* the rows, then the idle rows */
 	size_t rows_capacity, row_ptrs_capacity;
+	char *cmdlines;			/* the rows' command lines, one after another */
+	size_t cmdlines_capacity;
 	struct row_latency *latency;
 	size_t latency_capacity;
 	struct row_stack *stacks, **stack_ptrs;

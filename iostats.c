@@ -49,13 +49,16 @@ void iostats_init(struct iostats *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The rows before the last drop: the dropped ones' latency goes with them
- * (the kept ones' moved on with the rows). */
+/* The rows before the last drop: the dropped ones' latency and command
+ * line go with them (the kept ones' moved on with the rows). */
 static void free_retired(struct iostats *t)
 {
-	for (size_t i = 0; i < t->nretired; i++)
-		if (t->retired[i].dropped)
+	for (size_t i = 0; i < t->nretired; i++) {
+		if (t->retired[i].dropped) {
 			free(t->retired[i].latency);
+			free(t->retired[i].cmdline);
+		}
+	}
 	free(t->retired);
 	t->retired = NULL;
 	t->nretired = 0;
@@ -64,8 +67,10 @@ static void free_retired(struct iostats *t)
 void iostats_free(struct iostats *t)
 {
 	free_retired(t);
-	for (size_t i = 0; i < t->count; i++)
+	for (size_t i = 0; i < t->count; i++) {
 		free(t->rows[i].latency);
+		free(t->rows[i].cmdline);
+	}
 	free(t->rows);
 	free(t->index);
 	iostats_init(t);

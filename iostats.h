@@ -95,6 +95,14 @@ struct proc_io {
 	 * (the tally's, valid until its next step); else NULL and 0 */
 	struct row_stack *const *stacks;
 	uint32_t nstacks;
+	/* issue 33: whose row it is, as the kernel noted it when it made the
+	 * row (abi.h; flags 0: a row of no process), its user's name (0:
+	 * none) and its process's command line (cmdline.h, NULL: none; the
+	 * row's own memory, freed with it). */
+	struct row_owner owner;
+	res_key user_name;
+	char *cmdline;
+	bool idle;				/* listed from /proc: no I/O, no disk */
 };
 
 struct iostats {

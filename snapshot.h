@@ -15,6 +15,7 @@
 struct snapshot_row {
 	struct proc_dev_key key;
 	struct proc_dev_stats stats;	/* summed over CPUs */
+	struct row_owner owner;		/* whose row it is (issue 33); flags 0: not known */
 };
 
 struct snapshot_latency {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "cgroups.h"
+#include "cmdline.h"
 #include "crashfree.h"
 #include "devname.h"
 #include "diskstats.h"
@@ -22,11 +23,13 @@
 #include "frame.h"
 #include "iostats.h"
 #include "pmem_metrics.h"
+#include "procfs.h"
 #include "resources.h"
 #include "row_stacks.h"
 #include "snapshot.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "users.h"
 
 /* ---- the tally ---- */
 
@@ -62,6 +65,34 @@ struct tally_config {
 	/* "/proc/diskstats": read at the start and at each step, for each
 	 * device's iostat -x figures; NULL: none. */
 	const char *diskstats_path;
+
+	/* ---- issue 33: USER, PRIO, COMMAND ---- */
+	/* "/etc/passwd": the users' names (users.h); NULL: their numbers */
+	const char *passwd_path;
+	/* sysconf(_SC_CLK_TCK): the unit of /proc/PID/stat's starttime, by
+	 * which a row's process is told from another that has its pid
+	 * since; 0: not told apart */
+	long clock_ticks;
+	/* process tgid's command line at its last exec, as the kernel kept it
+	 * (struct exec_cmdline), for rows whose process is gone: false when
+	 * it kept none; NULL: none kept */
+	bool (*exec_cmdline)(uint32_t tgid, struct exec_cmdline *out, void *arg);
+	void *exec_cmdline_arg;
+	/* The top view's `o` off: frames also list, idle, the processes that
+	 * have no row (tally_set_all_processes()), read from proc_root, each
+	 * I/O priority by ioprio_of (ioprio_get(2); NULL: none set); held to
+	 * the process filters as the kernel holds rows (-p, -c, --cgroup:
+	 * these, living as long as the tally), and none with -D (an idle
+	 * process is on no disk). */
+	bool all_processes;
+	int (*ioprio_of)(uint32_t tid, void *arg);
+	void *ioprio_arg;
+	const uint32_t *filter_pids;
+	uint32_t nr_filter_pids;
+	const char *filter_comm;		/* NULL: none */
+	uint64_t filter_cgroups[MAX_FILTER_CGROUPS];	/* ids (cgroup_resolve()) */
+	uint32_t nr_filter_cgroups;
+	bool filter_devices;
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -139,6 +170,18 @@ struct tally {
 	struct diskstats diskstats_start, diskstats_last, diskstats_now;
 	uint64_t diskstats_last_ns;	/* when diskstats_last was read */
 	bool diskstats_failed;		/* warned once: no iostat figures */
+
+	/* issue 33: users' names; the frame's idle processes (config.
+	 * all_processes), their pointers, and the ids of the frame's rows,
+	 * sorted, which are not listed among them */
+	struct users users;
+	struct proc_io *idle;
+	size_t nidle, idle_capacity;
+	struct proc_io **idle_ptrs;
+	size_t idle_ptrs_capacity;
+	uint32_t *shown_ids;
+	size_t nshown_ids, shown_ids_capacity;
+	res_key no_device_name;		/* "-": an idle row's disk */
 };
 
 /* The name `ps` gives a workqueue worker doing work desc ("flush-254:0"):
@@ -198,6 +241,9 @@ void tally_set_cumulative(struct tally *t, bool cumulative);
  * key.  Rows of the other kind stop growing and go after two idle
  * intervals; the next frame may show both once. */
 void tally_set_threads(struct tally *t, bool threads);
+/* issue 33: the next frames list the idle processes too (frame.h's
+ * idle_rows), or only the rows: the top view's o key. */
+void tally_set_all_processes(struct tally *t, bool all);
 
 uint64_t tally_start_ns(const struct tally *t);
 /* A device's name, as rows show it (devname.h). */

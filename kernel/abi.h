@@ -37,6 +37,7 @@
 #define BIO_STACKS_ENTRIES	8192	/* blk-mq bios queued, their request not started */
 #define STACKED_BIOS_ENTRIES	16384	/* bios dm or md sent to a disk below, in flight */
 #define THREAD_GROUPS_ENTRIES	16384	/* -t: threads with rows, their thread group */
+#define EXEC_CMDLINES_ENTRIES	4096	/* processes' command lines at exec (issue 33) */
 /* Default mode: the sampled bios in flight (latency_samples), a power of two */
 #define LATENCY_SAMPLE_SLOTS	4096
 #define LATENCY_SAMPLE_SLOT_BITS	12
@@ -117,6 +118,70 @@ struct proc_dev_stats {
 	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
 };
 
+/* ---- issue 33: who a row is (USER, PRIO, COMMAND) ---- */
+
+/*
+ * The process a row is charged to, as it was when the row was made (the
+ * kernel's row_index or overflow_stats entry was created), so that a process
+ * that exits at once keeps its user and priority.  For writeback it is the
+ * dirtier, as remembered when it dirtied the file (struct write_owner), not
+ * the flusher that submits it.  Taken once per row, never per I/O.
+ */
+enum row_owner_flag {
+	/* the task's sched policy (SCHED_NORMAL 0, FIFO 1, RR 2, BATCH 3,
+	 * IDLE 5, DEADLINE 6, EXT 7): the I/O class of a task without one */
+	ROW_OWNER_POLICY = 0x07,
+	ROW_OWNER_KTHREAD = 0x40,	/* a kernel thread: no command line of its own */
+	ROW_OWNER_KNOWN = 0x80,		/* the fields are a task's (0: a row of no
+					 * process, I/O a stacked device sent below) */
+};
+
+/* 16 bytes: the overflow rows hold one each, 65536 of them (mapsize.h). */
+struct row_owner {
+	/* The process's start (its leader's start_boottime, ns since boot):
+	 * /proc/PID/stat's starttime in clock ticks.  Tells the process from
+	 * another that has its pid since (struct exec_cmdline, /proc). */
+	__u64 start_ns;
+	__u32 uid;		/* the effective uid of its objective credentials
+				 * (real_cred->euid): what `ps -o user` shows */
+	__u16 ioprio;		/* io_context->ioprio as set (ioprio_set(2), ionice);
+				 * 0 (IOPRIO_CLASS_NONE) when none is set */
+	__s8 nice;		/* static_prio - 120: the level of a task without one */
+	__u8 flags;		/* ROW_OWNER_*, the policy in its low bits */
+};
+
+/* A row_index entry: the row's slot, and whose row it is. */
+struct row_entry {
+	struct row_slot at;
+	struct row_owner owner;
+};
+
+/* An overflow_stats entry: a row's counters, shared by all CPUs, and whose
+ * row it is. */
+struct overflow_row {
+	struct proc_dev_stats stats;
+	struct row_owner owner;
+};
+
+/*
+ * A process's command line as it was at its last exec (sched_process_exec):
+ * mm->arg_start..arg_end, its first EXEC_CMDLINE_BYTES bytes (argv, each
+ * argument NUL-terminated).  Kept in an LRU map by thread-group id for the
+ * rows of processes that are gone before user space could read
+ * /proc/PID/cmdline; start_ns tells them from a process that has the pid
+ * since (struct row_owner).
+ */
+#define EXEC_CMDLINE_BYTES	256
+
+struct exec_cmdline {
+	__u64 start_ns;		/* as struct row_owner's */
+	__u32 len;		/* the whole command line's bytes, maybe more than kept */
+	__u32 kept;		/* the bytes in args */
+	char args[EXEC_CMDLINE_BYTES];
+};
+
+/* ---- end of issue 33's block ---- */
+
 /* A regular file: the address of its struct inode.  An address freed and
  * used again names the new file only once that file is dirtied, which
  * rewrites its owner: writeback always follows dirtying. */
@@ -133,6 +198,9 @@ struct write_owner {
 	__u64 dirtied_ns;	/* CLOCK_MONOTONIC of the last dirtying */
 	__u64 ino;		/* the file's inode number: its address alone may be reused */
 	char comm[TASK_COMM_LEN];
+	/* issue 33: the dirtier as it was when it became the owner, for the
+	 * rows its writeback makes (USER, PRIO, COMMAND) */
+	struct row_owner who;
 };
 
 /* User space forgets a file's owner this long after it last dirtied the

@@ -176,9 +176,11 @@ static __always_inline void complete_tracked(void *ctx, __u64 id, __u32 dev, __u
 	/* Every tracked I/O belongs to a row: its latency goes to the row's
 	 * histogram, and user space sums the rows of a disk for the disk's.
 	 * Only when the histograms' map is full does it go to the row's own
-	 * sums (a loss counts at submission). */
+	 * sums (a loss counts at submission).  The row was made at submission
+	 * (whose it is, with it); one forgotten since is made again here, in
+	 * whatever task completes it: it says whose it is no more. */
 	if (aggregate && !add_latency(&row_latency, &io->who, io_classify(io->op), latency_ns) &&
-	    row_of(&io->who, false, &row)) {
+	    row_of(&io->who, false, (struct row_who){}, &row)) {
 		row_add(&row, &row.stats->latency_ns, latency_ns);
 		row_add(&row, &row.stats->latency_ios, 1);
 	}

@@ -61,6 +61,7 @@ int loader_plan(struct loader *l, const struct options *opts)
 			    opts->filter_comm || opts->nr_cgroups;
 	/* Tracked I/Os are all timed; trace mode keeps no histograms. */
 	l->latency_sample_every = l->track_inflight ? 0 : opts->latency_sample;
+	l->exec_cmdlines = !opts->trace && !opts->quiet && !opts->by_cgroup;
 	return 0;
 }
 
@@ -131,6 +132,17 @@ static void choose_exit_hook(struct diskio_bpf *skel, const struct kernel_hooks 
 		warn("no sched_process_exit tracepoint: crashes are not seen");
 }
 
+/* issue 33: the command line at exec, for rows of processes gone before
+ * /proc/PID/cmdline is read (procinfo.bpf.h). */
+static void choose_exec_hook(struct loader *l, const struct kernel_hooks *hooks)
+{
+	bpf_program__set_autoload(l->skel->progs.handle_exec,
+				  l->exec_cmdlines && hooks->process_exec);
+	if (l->exec_cmdlines && !hooks->process_exec)
+		warn("no sched_process_exec tracepoint: processes that exit within an interval "
+		     "are shown by name, without their command line");
+}
+
 static uint32_t pages_for_kb(uint32_t kb)
 {
 	uint32_t pages = 1, wanted = (kb * 1024ULL + 4095) / 4096;
@@ -175,6 +187,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		/* -t, or the top view, whose t key turns threads on */
 		.threads = opts->threads || (opts->output == OUTPUT_AUTO && !opts->quiet &&
 					     !opts->trace && isatty(STDOUT_FILENO)),
+		.exec_cmdlines = l->exec_cmdlines && hooks->process_exec,
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -210,6 +223,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.bio_stacks, plan->bio_stacks_entries);
 	bpf_map__set_max_entries(skel->maps.thread_groups, plan->thread_groups_entries);
 	bpf_map__set_max_entries(skel->maps.stacked_bios, plan->stacked_bios_entries);
+	bpf_map__set_max_entries(skel->maps.exec_cmdlines, plan->exec_cmdlines_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
@@ -232,6 +246,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->bss->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight);
 	choose_exit_hook(skel, hooks);
+	choose_exec_hook(l, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
 	size_maps(l, hooks);
 }
@@ -372,6 +387,14 @@ uint32_t loader_thread_group(uint32_t tid, void *loader)
 	    bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.thread_groups), &tid, &tgid))
 		return 0;
 	return tgid;
+}
+
+bool loader_exec_cmdline(uint32_t tgid, struct exec_cmdline *out, void *loader)
+{
+	struct loader *l = loader;
+
+	return l->skel && l->exec_cmdlines &&
+	       !bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.exec_cmdlines), &tgid, out);
 }
 
 void loader_tick(struct loader *l, uint64_t now_ns)

@@ -39,6 +39,9 @@ struct loader {
 	bool track_inflight;		/* -L, -T, -p, -c, --cgroup */
 	uint32_t latency_sample_every;	/* bio-based disks: 1 in N bios timed; 0: none */
 	bool owners_used;		/* writeback is charged to its dirtier */
+	/* issue 33: command lines are kept at exec (rows are shown with
+	 * theirs: not -T, -q or --by cgroup) */
+	bool exec_cmdlines;
 	uint64_t owners_swept_ns;
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;
@@ -78,6 +81,10 @@ void loader_set_threads(struct loader *l, bool threads);
 
 /* -t: the thread group of thread tid as the kernel noted it, 0 if none. */
 uint32_t loader_thread_group(uint32_t tid, void *loader);
+
+/* issue 33: process tgid's command line at its last exec, as the kernel
+ * kept it (struct exec_cmdline): false if it kept none. */
+bool loader_exec_cmdline(uint32_t tgid, struct exec_cmdline *out, void *loader);
 
 /* Delete the kernel entries of the rows and stacks the tally forgot, what
  * they held kept in s for the next frame.  0, or -errno after one line. */

@@ -114,14 +114,15 @@ static void *append(void **array, size_t *count, size_t *capacity, size_t size)
 	return (char *)*array + (*count)++ * size;
 }
 
-/* A row of row_index: its key, and its slot's counters summed over CPUs. */
+/* A row of row_index: its key, whose row it is, and its slot's counters
+ * summed over CPUs. */
 static int copy_row(const void *key, const void *value, void *arg)
 {
-	const struct row_slot *at = value;
+	const struct row_entry *entry = value;
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
 	struct snapshot_row *row;
-	__u32 slot = at->slot;
+	__u32 slot = entry->at.slot;
 	int err = bpf_map_lookup_elem(ctx->rows_fd, &slot, ctx->per_cpu);
 
 	if (err)
@@ -130,6 +131,7 @@ static int copy_row(const void *key, const void *value, void *arg)
 	if (!row)
 		return -ENOMEM;
 	memcpy(&row->key, key, sizeof(row->key));
+	row->owner = entry->owner;
 	sum_per_cpu(ctx->per_cpu, ctx->nr_cpus, sizeof(row->stats), &row->stats);
 	return 0;
 }
@@ -144,6 +146,7 @@ static int compare_rows(const void *a, const void *b)
  * nsorted rows, sorted), else a row of its own. */
 static int merge_overflow_row(const void *key, const void *value, void *arg)
 {
+	const struct overflow_row *entry = value;
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
 	struct snapshot_row *row = bsearch(key, s->rows, ctx->nsorted, sizeof(*row), compare_rows);
@@ -154,8 +157,9 @@ static int merge_overflow_row(const void *key, const void *value, void *arg)
 			return -ENOMEM;
 		memcpy(&row->key, key, sizeof(row->key));
 		memset(&row->stats, 0, sizeof(row->stats));
+		row->owner = entry->owner;
 	}
-	add_counters(&row->stats, value, sizeof(row->stats));
+	add_counters(&row->stats, &entry->stats, sizeof(row->stats));
 	return 0;
 }
 
@@ -273,14 +277,14 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 		ctx.rows_fd = maps->rows;
 		ctx.per_cpu = calloc(nr_cpus, sizeof(struct proc_dev_stats));
 		err = ctx.per_cpu ? map_for_each(maps->row_index, sizeof(struct proc_dev_key),
-						 sizeof(struct row_slot), copy_row, &ctx) : -ENOMEM;
+						 sizeof(struct row_entry), copy_row, &ctx) : -ENOMEM;
 		free(ctx.per_cpu);
 	}
 	if (!err && maps->overflow_stats >= 0) {
 		qsort(s->rows, s->nrows, sizeof(*s->rows), compare_rows);
 		ctx.nsorted = s->nrows;
 		err = map_for_each(maps->overflow_stats, sizeof(struct proc_dev_key),
-				   sizeof(struct proc_dev_stats), merge_overflow_row, &ctx);
+				   sizeof(struct overflow_row), merge_overflow_row, &ctx);
 	}
 	if (!err && maps->device_latency >= 0)
 		err = copy_map(maps->device_latency,
@@ -339,22 +343,23 @@ static int give_back_slots(const struct snapshot_maps *maps, void *zeros)
  * row, 0 if not, or -errno.
  */
 static int take_row(const struct snapshot_maps *maps, const struct proc_dev_key *key,
-		    void *per_cpu)
+		    void *per_cpu, struct row_owner *owner)
 {
 	struct retired_slots *r = maps->retired;
-	struct row_slot at;
+	struct row_entry entry;
 	__u64 gen;
-	int taken = take_entry(maps->row_index, key, &at);
+	int taken = take_entry(maps->row_index, key, &entry);
 
 	if (taken <= 0)
 		return taken;
-	gen = at.gen + 1;
-	if (bpf_map_update_elem(maps->row_gens, &at.slot, &gen, BPF_ANY) ||
-	    bpf_map_lookup_elem(maps->rows, &at.slot, per_cpu))
+	*owner = entry.owner;
+	gen = entry.at.gen + 1;
+	if (bpf_map_update_elem(maps->row_gens, &entry.at.slot, &gen, BPF_ANY) ||
+	    bpf_map_lookup_elem(maps->rows, &entry.at.slot, per_cpu))
 		return -errno;
 	if (array_reserve((void **)&r->slots, &r->capacity, r->n + 1, sizeof(*r->slots)))
 		return -ENOMEM;
-	r->slots[r->n++] = at.slot;
+	r->slots[r->n++] = entry.at.slot;
 	return 1;
 }
 
@@ -363,7 +368,7 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 {
 	struct proc_dev_stats *per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
 	struct proc_dev_stats *zeros = calloc(nr_cpus, sizeof(*zeros));
-	struct proc_dev_stats shared;
+	struct overflow_row shared;
 	struct dev_latency latency;
 	int err = per_cpu && zeros ? 0 : -ENOMEM;
 
@@ -373,7 +378,8 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 	for (size_t i = 0; i < n && !err; i++) {
 		struct snapshot_row *row;
 		struct snapshot_row_latency *entry;
-		int in_stats = maps->row_index >= 0 ? take_row(maps, &keys[i], per_cpu) : 0;
+		struct row_owner owner = {};
+		int in_stats = maps->row_index >= 0 ? take_row(maps, &keys[i], per_cpu, &owner) : 0;
 		int in_overflow = take_entry(maps->overflow_stats, &keys[i], &shared);
 		int in_latency = take_entry(maps->row_latency, &keys[i], &latency);
 
@@ -389,11 +395,12 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 				break;
 			}
 			row->key = keys[i];
+			row->owner = in_stats ? owner : shared.owner;
 			memset(&row->stats, 0, sizeof(row->stats));
 			if (in_stats)
 				sum_per_cpu(per_cpu, nr_cpus, sizeof(row->stats), &row->stats);
 			if (in_overflow)
-				add_counters(&row->stats, &shared, sizeof(row->stats));
+				add_counters(&row->stats, &shared.stats, sizeof(row->stats));
 		}
 		if (in_latency) {
 			entry = append((void **)&s->final_row_latency, &s->nfinal_row_latency,

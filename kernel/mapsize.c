@@ -32,7 +32,7 @@ static uint64_t pow2_at_least(uint64_t n)
 uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
 {
 	return array_map_bytes(entries, sizeof(struct proc_dev_stats), true, nr_cpus) +
-	       hash_map_bytes(entries, sizeof(struct proc_dev_key), sizeof(struct row_slot), false,
+	       hash_map_bytes(entries, sizeof(struct proc_dev_key), sizeof(struct row_entry), false,
 			      false, nr_cpus) +
 	       array_map_bytes(entries, sizeof(__u64), false, nr_cpus) +
 	       queue_map_bytes(entries, sizeof(__u32)) +
@@ -42,7 +42,7 @@ uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
 uint32_t stats_entries_for(int nr_cpus)
 {
 	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) +
-			     round_up8(sizeof(struct row_slot)) + sizeof(void *) +
+			     round_up8(sizeof(struct row_entry)) + sizeof(void *) +
 			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus +
 			     sizeof(__u64) + sizeof(__u32);
 	uint64_t entries = STATS_PERCPU_BUDGET_BYTES / per_entry;
@@ -78,19 +78,28 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->bio_stacks_entries = needs->stacks ? BIO_STACKS_ENTRIES : 1;
 	plan->thread_groups_entries = needs->threads ? THREAD_GROUPS_ENTRIES : 1;
 	plan->stacked_bios_entries = needs->rows ? STACKED_BIOS_ENTRIES : 1;
+	plan->exec_cmdlines_entries = needs->rows && needs->exec_cmdlines ?
+				      EXEC_CMDLINES_ENTRIES : 1;
 	/* A new user stack is built in the ring buffer itself; in this
 	 * buffer, one entry a CPU, only for the perf buffer. */
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
 					   (uint32_t)nr_cpus : 1;
 	plan->ringbuf_bytes = needs->ringbuf_bytes;
 	plan->perf_pages_per_cpu = 0;
-	if (needs->ringbuf_bytes)
-		return;
-	/* Halved until all CPUs' buffers fit, unless --buffer-kb asked. */
-	while (!needs->perf_pages_given && pages > 1 &&
-	       (pages + 1) * PAGE_BYTES * nr_cpus > PERF_BUFFER_BUDGET_BYTES)
-		pages >>= 1;
-	plan->perf_pages_per_cpu = pages ? pages : 1;
+	if (!needs->ringbuf_bytes) {
+		/* Halved until all CPUs' buffers fit, unless --buffer-kb asked. */
+		while (!needs->perf_pages_given && pages > 1 &&
+		       (pages + 1) * PAGE_BYTES * nr_cpus > PERF_BUFFER_BUDGET_BYTES)
+			pages >>= 1;
+		plan->perf_pages_per_cpu = pages ? pages : 1;
+	}
+	/* issue 33: the command lines at exec take what the budget leaves, up
+	 * to EXEC_CMDLINES_ENTRIES (all of them but with a perf buffer on
+	 * hundreds of CPUs); a process that exits before its row is shown
+	 * and whose line was pushed out is shown by name. */
+	while (plan->exec_cmdlines_entries > EXEC_CMDLINES_MIN_ENTRIES &&
+	       map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
+		plan->exec_cmdlines_entries /= 2;
 }
 
 uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
@@ -146,7 +155,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 
 	bytes += row_maps_bytes(plan->stats_entries, nr_cpus);
 	bytes += hash_map_bytes(plan->overflow_stats_entries, sizeof(struct proc_dev_key),
-				sizeof(struct proc_dev_stats), false, false, nr_cpus);
+				sizeof(struct overflow_row), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
 				sizeof(struct dev_latency), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_flushes_entries, sizeof(__u32), sizeof(__u64), false,
@@ -176,6 +185,9 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 				true, nr_cpus);
 	bytes += hash_map_bytes(plan->stacked_bios_entries, sizeof(__u64), sizeof(__u64), false,
 				false, nr_cpus);
+	bytes += hash_map_bytes(plan->exec_cmdlines_entries, sizeof(__u32),
+				sizeof(struct exec_cmdline), false, true, nr_cpus);
+	bytes += array_map_bytes(1, sizeof(struct exec_cmdline), true, nr_cpus);	/* exec_scratch */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
 	if (plan->ringbuf_bytes)

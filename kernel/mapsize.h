@@ -16,6 +16,9 @@
 #define STATS_PERCPU_BUDGET_BYTES (24ULL << 20)
 /* Perf buffer (kernels without a ring buffer): at most this much in all. */
 #define PERF_BUFFER_BUDGET_BYTES (16ULL << 20)
+/* The command lines at exec (abi.h's EXEC_CMDLINES_ENTRIES) are halved down
+ * to this many while the maps would pass the budget. */
+#define EXEC_CMDLINES_MIN_ENTRIES 256
 
 /* The sizes one run loads its maps with; 1 for a map the mode does not use
  * (libbpf cannot create a map of 0 entries). */
@@ -36,6 +39,7 @@ struct map_plan {
 	uint32_t bio_stacks_entries;	/* --stacks: blk-mq bios until their request */
 	uint32_t thread_groups_entries;	/* -t */
 	uint32_t stacked_bios_entries;	/* rows: bios dm and md sent below */
+	uint32_t exec_cmdlines_entries;	/* command lines at exec (issue 33) */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
@@ -50,6 +54,7 @@ struct map_needs {
 	bool legacy_exit_hook;		/* crashed_groups is used */
 	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */
 	bool threads;			/* -t: the thread_groups map */
+	bool exec_cmdlines;		/* rows shown with their command line */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */
@@ -59,7 +64,7 @@ struct map_needs {
 uint32_t stats_entries_for(int nr_cpus);
 
 /* Bytes of the maps that hold entries per-CPU rows (rows.bpf.h's rows,
- * row_index, row_gens, free_rows and row_memo). */
+ * row_index with whose each row is, row_gens, free_rows and row_memo). */
 uint64_t row_maps_bytes(uint32_t entries, int nr_cpus);
 
 /* The plan for needs at nr_cpus possible CPUs (>= 1). */

@@ -92,6 +92,7 @@ int probe_hooks(struct kernel_hooks *hooks)
 	hooks->getrq = btf_tracepoint_args(btf, "block_getrq") == 1;
 	hooks->process_exit = btf_has_tracepoint(btf, "sched_process_exit");
 	hooks->dirty_folio = btf_has_tracepoint(btf, "writeback_dirty_folio");
+	hooks->process_exec = btf_has_tracepoint(btf, "sched_process_exec");
 	hooks->exit_group_dead = btf_tracepoint_args(btf, "sched_process_exit") >= 2;
 	btf__free(btf);
 	if (!hooks->bio_queue || !(hooks->io_start || hooks->rq_issue)) {

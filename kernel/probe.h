@@ -14,6 +14,7 @@ struct kernel_hooks {
 	bool exit_group_dead;	/* sched_process_exit passes group_dead */
 	bool process_exit;
 	bool dirty_folio;	/* writeback_dirty_folio (Linux 5.17+) */
+	bool process_exec;	/* sched_process_exec: command lines (issue 33) */
 };
 
 /* Privileges and BTF: 0, or -1 after one "diskio: ..." line. */

@@ -22,6 +22,7 @@
 #include "abi.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"
+#include "procinfo.bpf.h"
 
 /* Keeps the compiler from moving memory accesses across it. */
 #define barrier()		asm volatile("" ::: "memory")
@@ -34,12 +35,12 @@ struct {
 	__type(value, struct proc_dev_stats);
 } rows SEC(".maps");
 
-/* Each row's slot, by its key. */
+/* Each row's slot, and whose row it is (struct row_entry), by its key. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, STATS_MAX_ENTRIES);
 	__type(key, struct proc_dev_key);
-	__type(value, struct row_slot);
+	__type(value, struct row_entry);
 } row_index SEC(".maps");
 
 /* Each slot's generation: raised when the slot is taken and when user
@@ -73,12 +74,13 @@ const volatile __u32 rows_slots = STATS_MAX_ENTRIES;
 __u64 rows_taken = 0;
 
 /* Rows the per-CPU rows have no slot for (with many CPUs they hold few, see
- * mapsize.h): one copy shared by all CPUs, added to atomically. */
+ * mapsize.h): one copy shared by all CPUs, added to atomically, and whose
+ * row it is. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OVERFLOW_STATS_ENTRIES);
 	__type(key, struct proc_dev_key);
-	__type(value, struct proc_dev_stats);
+	__type(value, struct overflow_row);
 } overflow_stats SEC(".maps");
 
 /* -t: the thread group of each thread that has a row, for user space
@@ -140,12 +142,15 @@ static __always_inline bool take_slot(__u32 *slot)
 
 /*
  * key's counters in `rows`: this CPU's last row of its way, else the slot row_index
- * gives, else a slot taken for it.  NULL when no slot is free.
+ * gives, else a slot taken for it (its entry saying whose row it is: who).
+ * NULL when no slot is free.
  */
-static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key)
+static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key,
+						       struct row_who who)
 {
 	struct proc_dev_stats *counters;
-	struct row_slot *at, found = {};
+	struct row_entry *at;
+	struct row_slot found = {};
 	__u32 way = (key->tgid ^ key->dev) & (ROW_MEMO_WAYS - 1);
 	struct row_memo *memo;
 	__u64 *gen, seq;
@@ -167,24 +172,29 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 	}
 	at = bpf_map_lookup_elem(&row_index, key);
 	if (at) {
-		found.slot = at->slot;
-		found.gen = at->gen;
+		found.slot = at->at.slot;
+		found.gen = at->at.gen;
 	} else {
+		/* Only here: the hot path above stays as it was. */
+		struct row_entry made = {};
+
 		if (!take_slot(&found.slot))
 			return NULL;
 		gen = bpf_map_lookup_elem(&row_gens, &found.slot);
 		if (!gen)
 			return NULL;
 		found.gen = __sync_add_and_fetch(gen, 1);
-		err = bpf_map_update_elem(&row_index, key, &found, BPF_NOEXIST);
+		made.at = found;
+		row_owner_of(who, &made.owner);
+		err = bpf_map_update_elem(&row_index, key, &made, BPF_NOEXIST);
 		if (err) {
 			/* Another CPU took a slot for the key first. */
 			bpf_map_push_elem(&free_rows, &found.slot, 0);
 			at = err == -EEXIST ? bpf_map_lookup_elem(&row_index, key) : NULL;
 			if (!at)
 				return NULL;
-			found.slot = at->slot;
-			found.gen = at->gen;
+			found.slot = at->at.slot;
+			found.gen = at->at.gen;
 		} else if (per_thread) {
 			note_thread_group(key->tgid);
 		}
@@ -212,27 +222,32 @@ struct row {
 };
 
 /*
- * The row of key: in the per-CPU rows, else in the shared overflow map.
- * False when both are full.  An I/O is lost once, where it is counted as one I/O:
- * at submission for bio-based disks, at the request's start for blk-mq ones.
- * Other hooks (a blk-mq disk's bios, completions) pass count_loss false.
+ * The row of key: in the per-CPU rows, else in the shared overflow map; a
+ * new one says whose row it is (who).  False when both are full.  An I/O is
+ * lost once, where it is counted as one I/O: at submission for bio-based
+ * disks, at the request's start for blk-mq ones.  Other hooks (a blk-mq
+ * disk's bios, completions) pass count_loss false.
  */
 static __always_inline bool row_of(const struct proc_dev_key *key, bool count_loss,
-				   struct row *row)
+				   struct row_who who, struct row *row)
 {
-	static const struct proc_dev_stats zero;
+	struct overflow_row *shared;
 
 	row->shared = false;
-	row->stats = slot_row(key);
+	row->stats = slot_row(key, who);
 	if (row->stats)
 		return true;
 	row->shared = true;
-	row->stats = bpf_map_lookup_elem(&overflow_stats, key);
-	if (row->stats)
-		return true;
-	if (per_thread)
-		note_thread_group(key->tgid);
-	row->stats = lookup_or_try_init(&overflow_stats, key, &zero);
+	shared = bpf_map_lookup_elem(&overflow_stats, key);
+	if (!shared) {
+		struct overflow_row fresh = {};
+
+		if (per_thread)
+			note_thread_group(key->tgid);
+		row_owner_of(who, &fresh.owner);
+		shared = lookup_or_try_init(&overflow_stats, key, &fresh);
+	}
+	row->stats = shared ? &shared->stats : NULL;
 	if (row->stats)
 		return true;
 	if (count_loss)

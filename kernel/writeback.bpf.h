@@ -20,6 +20,7 @@
 #include "settings.bpf.h"
 #include "common.bpf.h"
 #include "submitter.bpf.h"
+#include "procinfo.bpf.h"
 
 #define BDI_CAP_WRITEBACK	(1 << 0)	/* include/linux/backing-dev.h, 5.10+ */
 #define BDEVFS_MAGIC		0x62646576	/* the block devices' pseudo-fs */
@@ -92,9 +93,11 @@ static __always_inline bool same_owner(const struct write_owner *owner,
 	       ((const __u64 *)owner->comm)[1] == ((const __u64 *)who->comm)[1];
 }
 
-/* The file's dirtier, so that its writeback is charged to it. */
-static __always_inline void remember_owner(struct inode *host, const struct proc_dev_key *who,
-					   bool cgroup_selected)
+/* The file's dirtier, task, so that its writeback is charged to it; who
+ * its row there.  Its identity (user, priority: issue 33) is read when it
+ * becomes the owner, not when it dirties again. */
+static __always_inline void remember_owner(struct inode *host, const struct task_struct *task,
+					   const struct proc_dev_key *who, bool cgroup_selected)
 {
 	struct inode_key key = { .inode = (__u64)host };
 	__u32 zero = 0;
@@ -121,6 +124,7 @@ static __always_inline void remember_owner(struct inode *host, const struct proc
 		};
 
 		__builtin_memcpy(fresh.comm, who->comm, TASK_COMM_LEN);
+		task_owner(task, &fresh.who);
 		if (bpf_map_update_elem(&owners, &key, &fresh, BPF_ANY))
 			count_lost(LOST_OWNER_MAP_FULL);
 	}
@@ -196,14 +200,18 @@ static __always_inline struct write_owner *bio_owner(struct bio *bio)
 }
 
 /* Who a write is charged to: the file's dirtier when there is one (then
- * *on_behalf if another task submits it), else the submitter.  false if the
- * filters drop it. */
+ * *on_behalf if another task submits it), else the submitter; *row_who
+ * says whose its row is, should it be made (the dirtier as remembered, or
+ * task).  false if the filters drop it. */
 static __always_inline bool write_charged_to(const struct task_struct *task, struct bio *bio,
-					     __u32 dev, struct proc_dev_key *key, bool *on_behalf)
+					     __u32 dev, struct proc_dev_key *key, bool *on_behalf,
+					     struct row_who *row_who)
 {
 	struct write_owner *owner = bio && charge_owner ? bio_owner(bio) : NULL;
 
 	*on_behalf = false;
+	row_who->task = task;
+	row_who->known = NULL;
 	if (!owner)
 		return current_submitter(task, key, dev);
 	if (!dev_selected(dev) || !owner->cgroup_selected || !pid_selected(owner->tgid))
@@ -215,6 +223,8 @@ static __always_inline bool write_charged_to(const struct task_struct *task, str
 	if (!comm_selected(key->comm))
 		return false;
 	*on_behalf = owner->tgid != row_id(task);
+	row_who->task = NULL;
+	row_who->known = &owner->who;
 	return true;
 }
 

@@ -15,13 +15,22 @@
 /* Known answers: the kernel's memlock for maps of these shapes at 2 CPUs. */
 Test(mapsize_formulas, match_the_kernels_accounting)
 {
-	/* The rows: counters, key -> slot, generations, slots given back, memo. */
+	/* The rows: counters, key -> slot and owner, generations, slots given
+	 * back, memo. */
 	cr_assert_eq(array_map_bytes(16384, 88, true, 2), 3014968);		/* rows */
-	cr_assert_eq(hash_map_bytes(16384, 32, 16, false, false, 2), 1836112);	/* row_index */
+	cr_assert_eq(hash_map_bytes(16384, 32, 16, false, false, 2), 1836112);	/* slot alone */
+	cr_assert_eq(hash_map_bytes(16384, 32, 32, false, false, 2), 2098288);	/* row_index */
 	cr_assert_eq(array_map_bytes(16384, 8, false, 2), 131384);		/* row_gens */
 	cr_assert_eq(queue_map_bytes(16384, 4), 65852);			/* free_rows */
 	cr_assert_eq(array_map_bytes(8, 56, true, 2), 1272);			/* row_memo */
-	cr_assert_eq(row_maps_bytes(16384, 2), 3014968 + 1836112 + 131384 + 65852 + 1272);
+	cr_assert_eq(row_maps_bytes(16384, 2), 3014968 + 2098288 + 131384 + 65852 + 1272);
+	/* issue 33: whose each row is, in the overflow rows and the owners;
+	 * the command lines at exec and the record built for them. */
+	cr_assert_eq(hash_map_bytes(65536, 32, 104, false, false, 2), 13108480);	/* overflow */
+	cr_assert_eq(hash_map_bytes(65536, 8, 64, false, false, 2), 8914048);	/* owners */
+	cr_assert_eq(hash_map_bytes(4096, 4, 272, false, true, 2), 1409920);	/* exec_cmdlines */
+	cr_assert_eq(array_map_bytes(1, 272, true, 2), 864);			/* exec_scratch */
+	cr_assert_eq(array_map_bytes(1, 72, true, 2), 464);			/* last_owner */
 	/* A per-CPU hash map of the same rows. */
 	cr_assert_eq(hash_map_bytes(10240, 32, 88, true, false, 2), 2966400);
 	cr_assert_eq(hash_map_bytes(16384, 32, 88, true, false, 2), 4588416);
@@ -52,7 +61,11 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 	cr_assert_eq(sizeof(struct proc_dev_stats), 88);
 	cr_assert_eq(sizeof(struct row_slot), 16);
 	cr_assert_eq(sizeof(struct row_memo), 56);
-	cr_assert_eq(sizeof(struct write_owner), 48);
+	cr_assert_eq(sizeof(struct write_owner), 64);
+	cr_assert_eq(sizeof(struct row_owner), 16);
+	cr_assert_eq(sizeof(struct row_entry), 32);
+	cr_assert_eq(sizeof(struct overflow_row), 104);
+	cr_assert_eq(sizeof(struct exec_cmdline), 272);
 	cr_assert_eq(sizeof(struct inflight), 64);
 	cr_assert_eq(sizeof(struct inflight_bucket), 64);
 	cr_assert_eq(sizeof(struct latency_sample), 16);
@@ -72,16 +85,18 @@ Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 
 static const struct map_needs default_mode = {
 	.rows = true, .latency_samples = true, .owners = true, .ringbuf_bytes = 1 << 20,
+	.exec_cmdlines = true,
 };
 static const struct map_needs latency_mode = {
 	.rows = true, .track_inflight = true, .owners = true, .ringbuf_bytes = 1 << 20,
+	.exec_cmdlines = true, .threads = true,
 };
 static const struct map_needs trace_mode = {
 	.track_inflight = true, .ringbuf_bytes = 16 << 20,
 };
 static const struct map_needs old_kernel_mode = {	/* perf buffer, legacy exit hook */
 	.rows = true, .track_inflight = true, .legacy_exit_hook = true,
-	.perf_pages_wanted = 64,
+	.perf_pages_wanted = 64, .exec_cmdlines = true,
 };
 static const struct map_needs old_kernel_trace = {
 	.track_inflight = true, .legacy_exit_hook = true, .perf_pages_wanted = 64,
@@ -171,4 +186,25 @@ Test(mapsize_plan, rows_never_fewer_than_the_overflow_map_holds)
 			      OVERFLOW_STATS_ENTRIES + 1);
 	}
 	cr_assert_leq(MAPS_BUDGET_BYTES, 64 * MIB);
+}
+
+/* issue 33: the command lines at exec take what the budget leaves. */
+Test(mapsize_plan, exec_command_lines_take_what_the_budget_leaves)
+{
+	struct map_needs perf_L = old_kernel_mode;
+	struct map_plan plan;
+
+	map_plan_for(&default_mode, 2, &plan);
+	cr_assert_eq(plan.exec_cmdlines_entries, EXEC_CMDLINES_ENTRIES);
+	map_plan_for(&default_mode, 1024, &plan);
+	cr_assert_eq(plan.exec_cmdlines_entries, EXEC_CMDLINES_ENTRIES);
+	/* -L with a perf buffer on 1024 CPUs is where they would not fit */
+	perf_L.perf_pages_wanted = 4;
+	map_plan_for(&perf_L, 1024, &plan);
+	cr_assert_lt(plan.exec_cmdlines_entries, EXEC_CMDLINES_ENTRIES);
+	cr_assert_geq(plan.exec_cmdlines_entries, EXEC_CMDLINES_MIN_ENTRIES);
+	cr_assert_leq(map_plan_bytes(&plan, 1024), MAPS_BUDGET_BYTES);
+	/* not wanted (-T, -q, --by cgroup): one entry */
+	map_plan_for(&trace_mode, 2, &plan);
+	cr_assert_eq(plan.exec_cmdlines_entries, 1);
 }

@@ -72,8 +72,9 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 /* ---- frames built by hand ---- */
 
 #define MAXROWS 512
-/* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup */
-#define BATCH_FIELDS 16
+/* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup
+ * for; uid user ioprio cmdline (issue 33) */
+#define BATCH_FIELDS 20
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -255,7 +256,7 @@ static const struct {
 
 /* ---- batch ---- */
 
-Test(render_batch, data_lines_have_sixteen_fields_whatever_the_names)
+Test(render_batch, data_lines_have_twenty_fields_whatever_the_names)
 {
 	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
 	struct fx *f = fx_new();
@@ -271,7 +272,7 @@ Test(render_batch, data_lines_have_sixteen_fields_whatever_the_names)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 16 fields: %s",
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 20 fields: %s",
 			     i, lines[i]);
 		cr_assert_str_eq(fields[0], WALL_TEXT);
 		data++;
@@ -627,7 +628,7 @@ Test(render_batch, crash_events_are_hash_lines)
 	fx_free(f);
 }
 
-Test(render_batch, columns_line_names_sixteen_fields)
+Test(render_batch, columns_line_names_twenty_fields)
 {
 	struct cap c;
 	static char fields[MAXFIELDS][FIELDLEN];
@@ -646,6 +647,10 @@ Test(render_batch, columns_line_names_sixteen_fields)
 	cr_assert_str_eq(fields[13], "writeback_bytes");
 	cr_assert_str_eq(fields[14], "cgroup");
 	cr_assert_str_eq(fields[15], "for");
+	cr_assert_str_eq(fields[16], "uid");
+	cr_assert_str_eq(fields[17], "user");
+	cr_assert_str_eq(fields[18], "ioprio");
+	cr_assert_str_eq(fields[19], "cmdline");
 	free(c.buf);
 }
 
@@ -1977,5 +1982,95 @@ Test(render_docs, the_man_page_names_every_output_key)
 		cr_expect(man_has_bold(man, k->name[i]), "output key %s is not in dist/diskio.8",
 			  k->name[i]);
 	free(k);
+	fx_free(f);
+}
+
+/* ---- issue 33: uid, user, ioprio, cmdline ---- */
+
+/* A row's owner as the kernel noted it, its user's name and command line
+ * (static strings: the frame's rows own theirs). */
+static void own_row(struct fx *f, struct proc_io *row, uint32_t uid, const char *user,
+		    uint16_t ioprio, int nice, char *cmdline)
+{
+	row->owner = (struct row_owner){ .uid = uid, .ioprio = ioprio, .nice = (int8_t)nice,
+					 .flags = ROW_OWNER_KNOWN };
+	cr_assert_eq(res_intern_str(&f->names, user, &row->user_name), RES_OK);
+	row->cmdline = cmdline;
+}
+
+Test(render_batch, uid_user_ioprio_and_cmdline_come_after_for)
+{
+	static char dd_line[] = "dd if=/dev/zero of=/mnt/a b\xc3\xa9\\";
+	static char sh_line[] = "sh";
+	struct fx *f = fx_new();
+	char *out, *lines[16];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n, data = 0;
+
+	own_row(f, add_row(f, 100, "dd", 2, "vda", 0, 4096, 0), 65534, "nobody", 3 << 13, 0,
+		dd_line);
+	own_row(f, add_row(f, 101, "sh", 2, "vda", 0, 4096, 0), 0, "root", 0, 10, sh_line);
+	add_row(f, 0, "", 0, "vda", 0, 4096, 0);	/* a row of no process */
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 16);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
+		switch (data++) {
+		case 0:
+			cr_assert_str_eq(fields[16], "65534");
+			cr_assert_str_eq(fields[17], "nobody");
+			cr_assert_str_eq(fields[18], "idle");
+			cr_assert_str_eq(fields[19],
+					 "dd\\x20if=/dev/zero\\x20of=/mnt/a\\x20b\\xc3\\xa9\\x5c",
+					 "escaped as names are: one awk field");
+			break;
+		case 1:
+			cr_assert_str_eq(fields[16], "0");
+			cr_assert_str_eq(fields[17], "root");
+			cr_assert_str_eq(fields[18], "be/6", "nice 10");
+			cr_assert_str_eq(fields[19], "sh");
+			break;
+		default:
+			for (int k = 16; k < 20; k++)
+				cr_assert_str_eq(fields[k], "-", "field %d", k + 1);
+		}
+	}
+	cr_assert_eq(data, 3);
+	free(out);
+	fx_free(f);
+}
+
+Test(render_json, uid_user_ioprio_and_cmdline)
+{
+	static char line[] = "tar cf - /srv \xff";
+	struct fx *f = fx_new();
+	const struct jnode *procs, *p;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	own_row(f, add_row(f, 123, "tar", 3, "vda", 0, 4096, 0), 1000, "alice", 2 << 13 | 7, 0,
+		line);
+	add_row(f, 0, "", 0, "vda", 0, 4096, 0);
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_eq(procs->nkids, 2);
+	p = &procs->kids[0];
+	cr_assert_eq(jkey_u64(p, "uid"), 1000);
+	cr_assert(jstr_is(jmust(p, "user", J_STR), "alice", 5));
+	cr_assert(jstr_is(jmust(p, "ioprio", J_STR), "be/7", 4));
+	jmust(p, "cmdline", J_STR);
+	cr_assert(strstr(out, "\"cmdline\":\"tar cf - /srv \\u00ff\""),
+		  "a byte that is no UTF-8 as \\u00ff, as every name's: %s", out);
+	p = &procs->kids[1];
+	cr_assert_eq(jmust(p, "uid", J_NULL)->type, J_NULL);
+	cr_assert_eq(jmust(p, "user", J_NULL)->type, J_NULL);
+	cr_assert_eq(jmust(p, "ioprio", J_NULL)->type, J_NULL);
+	cr_assert_eq(jmust(p, "cmdline", J_NULL)->type, J_NULL);
+	j_free(&root);
+	free(out);
 	fx_free(f);
 }

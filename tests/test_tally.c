@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -2198,4 +2199,399 @@ Test(stacked, worker_names_as_ps_shows_them)
 	cr_expect_str_eq(out, "kworker-loop0", "a worker gone: no name of its own");
 	worker_row_name("kworker/R-loop0", "loop0", out, sizeof(out));
 	cr_expect_str_eq(out, "kworker-loop0", "no id to cut after: not guessed");
+}
+
+/* ---- issue 33: whose a row is (USER, PRIO, COMMAND) and the idle processes ---- */
+
+static char owners_root[64];
+
+static void owners_put(const char *rel, const char *text, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *file;
+
+	snprintf(path, sizeof(path), "%s/%s", owners_root, rel);
+	file = fopen(path, "w");
+	cr_assert_not_null(file, "%s", path);
+	cr_assert_eq(fwrite(text, 1, len, file), len);
+	cr_assert_eq(fclose(file), 0);
+}
+
+static void owners_dir(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", owners_root, rel);
+	cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+}
+
+/* proc/PID with a stat line (its start in clock ticks), status (euid),
+ * cmdline and cgroup. */
+static void owners_process(uint32_t pid, const char *name, uint64_t start_ticks, uint32_t uid,
+			   const char *args, size_t args_len, const char *cgroup)
+{
+	char rel[64], text[1024];
+	int n;
+
+	snprintf(rel, sizeof(rel), "proc/%" PRIu32, pid);
+	owners_dir(rel);
+	n = snprintf(text, sizeof(text), "%" PRIu32 " (%s) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %"
+		     PRIu64 " 0 0 18446744073709551615", pid, name, start_ticks);
+	for (int field = 26; field <= 41; field++)
+		n += snprintf(text + n, sizeof(text) - n, " 0");
+	snprintf(rel, sizeof(rel), "proc/%" PRIu32 "/stat", pid);
+	owners_put(rel, text, strlen(text));
+	snprintf(text, sizeof(text), "Name:\t%s\nUid:\t%" PRIu32 "\t%" PRIu32 "\t0\t0\n", name, uid,
+		 uid);
+	snprintf(rel, sizeof(rel), "proc/%" PRIu32 "/status", pid);
+	owners_put(rel, text, strlen(text));
+	snprintf(rel, sizeof(rel), "proc/%" PRIu32 "/cmdline", pid);
+	owners_put(rel, args, args_len);
+	snprintf(text, sizeof(text), "0::%s\n", cgroup);
+	snprintf(rel, sizeof(rel), "proc/%" PRIu32 "/cgroup", pid);
+	owners_put(rel, text, strlen(text));
+}
+
+static int remove_owners_entry(const char *path, const struct stat *st, int flag,
+			       struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* proc/300 is `dd if=/dev/zero of=/x` started at tick 5000 (50 s after
+ * boot), uid 1000; proc/301 a sleeper; etc/passwd names root and alice. */
+static void make_owners_tree(void)
+{
+	static const char dd_args[] = "dd\0if=/dev/zero\0of=/x\0";
+	static const char sleep_args[] = "sleep\0" "1000\0";
+	static const char passwd[] = "root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/:/bin/sh\n";
+
+	snprintf(owners_root, sizeof(owners_root), "/tmp/diskio-test-owners-XXXXXX");
+	cr_assert_not_null(mkdtemp(owners_root));
+	owners_dir("proc");
+	owners_dir("etc");
+	owners_put("etc/passwd", passwd, sizeof(passwd) - 1);
+	owners_process(300, "dd", 5000, 1000, dd_args, sizeof(dd_args) - 1, "/user.slice");
+	owners_process(301, "sleep", 6000, 0, sleep_args, sizeof(sleep_args) - 1,
+		       "/system.slice/backup.service");
+}
+
+static void remove_owners_tree(void)
+{
+	nftw(owners_root, remove_owners_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+TestSuite(owners, .init = make_owners_tree, .fini = remove_owners_tree);
+
+/* The kernel's exec map, as the loader would answer for it. */
+static struct exec_cmdline kept_cmdline;
+static uint32_t kept_tgid;
+
+static bool fake_exec_cmdline(uint32_t tgid, struct exec_cmdline *out, void *arg)
+{
+	(void)arg;
+	if (tgid != kept_tgid)
+		return false;
+	*out = kept_cmdline;
+	return true;
+}
+
+static void keep_exec(uint32_t tgid, uint64_t start_ns, const char *args, size_t len)
+{
+	kept_tgid = tgid;
+	memset(&kept_cmdline, 0, sizeof(kept_cmdline));
+	kept_cmdline.start_ns = start_ns;
+	kept_cmdline.len = (uint32_t)len;
+	kept_cmdline.kept = len < EXEC_CMDLINE_BYTES ? (uint32_t)len : EXEC_CMDLINE_BYTES;
+	memcpy(kept_cmdline.args, args, kept_cmdline.kept);
+}
+
+static struct tally_config owners_config(char *proc, char *passwd)
+{
+	struct tally_config config = base_config();
+
+	snprintf(proc, PATH_MAX, "%s/proc", owners_root);
+	snprintf(passwd, PATH_MAX, "%s/etc/passwd", owners_root);
+	config.proc_root = proc;
+	config.passwd_path = passwd;
+	config.clock_ticks = 100;
+	config.exec_cmdline = fake_exec_cmdline;
+	return config;
+}
+
+/* A row of tgid whose kernel entry says it was made for owner. */
+static void snap_owned(struct snap *sp, uint32_t tgid, const char *comm, uint64_t bytes,
+		       struct row_owner owner)
+{
+	snap_row(sp, tgid, DEV_A, comm, (struct proc_dev_stats){ .bytes = { 0, bytes } });
+	for (size_t i = 0; i < sp->s.nrows; i++)
+		if (sp->rows[i].key.tgid == tgid)
+			sp->rows[i].owner = owner;
+}
+
+#define STARTED(ticks) ((uint64_t)(ticks) * 10000000ULL)	/* ns, at 100 ticks a second */
+
+Test(owners, a_rows_user_and_command_line_from_proc)
+{
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_owned(&sp, 300, "dd", 4096, (struct row_owner){
+		.start_ns = STARTED(5000) + 9999999, .uid = 1000, .ioprio = 3 << 13,
+		.flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 1, false, &f);
+	row = frame_row(&f, 300, DEV_A);
+	cr_assert_not_null(row);
+	cr_expect_str_eq(name_of(&f, row->user_name), "alice");
+	cr_expect_eq(row->owner.uid, 1000);
+	cr_expect_eq(row->owner.ioprio, 3 << 13);
+	cr_assert_not_null(row->cmdline);
+	cr_expect_str_eq(row->cmdline, "dd if=/dev/zero of=/x", "its start's tick is /proc's");
+	tally_free(&t);
+}
+
+Test(owners, a_process_gone_keeps_its_command_line_from_exec)
+{
+	static const char args[] = "dd\0bs=1M\0count=3\0";
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	/* 310 is gone from /proc; the kernel kept its command line at exec */
+	keep_exec(310, STARTED(7000), args, sizeof(args) - 1);
+	snap_owned(&sp, 310, "dd", 4096, (struct row_owner){
+		.start_ns = STARTED(7000), .uid = 0, .flags = ROW_OWNER_KNOWN });
+	/* 300 is in /proc, but started later: its pid was taken; the kernel's
+	 * copy is of another process too: its name */
+	snap_owned(&sp, 300, "dd", 8192, (struct row_owner){
+		.start_ns = STARTED(4000), .uid = 4242, .flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 1, false, &f);
+	row = frame_row(&f, 310, DEV_A);
+	cr_assert_not_null(row);
+	cr_expect_str_eq(row->cmdline, "dd bs=1M count=3");
+	cr_expect_str_eq(name_of(&f, row->user_name), "root");
+	row = frame_row(&f, 300, DEV_A);
+	cr_expect_str_eq(row->cmdline, "[dd]", "neither /proc's nor the exec's: its name");
+	cr_expect_str_eq(name_of(&f, row->user_name), "4242", "a uid of no name: its number");
+	/* the exec's copy of another start is not taken either */
+	tally_free(&t);
+	start(&t, &config);
+	snap_init(&sp);
+	keep_exec(310, STARTED(7001), args, sizeof(args) - 1);
+	snap_owned(&sp, 310, "dd", 4096, (struct row_owner){
+		.start_ns = STARTED(7000), .flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 1, false, &f);
+	cr_expect_str_eq(frame_row(&f, 310, DEV_A)->cmdline, "[dd]");
+	tally_free(&t);
+}
+
+Test(owners, kernel_threads_in_brackets_rows_of_no_process_without)
+{
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct proc_dev_key worker = make_key(777, DEV_A, "flush-253:16");
+	struct proc_dev_key stacked = make_key(0, DEV_A, "");
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	worker.comm[TASK_COMM_LEN - 1] = KEY_MARK_WORKER;
+	snap_key_row(&sp, worker, (struct proc_dev_stats){ .bytes = { 0, 4096 } });
+	sp.rows[0].owner = (struct row_owner){ .flags = ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD };
+	stacked.cgroup = DEV_B;
+	stacked.comm[TASK_COMM_LEN - 1] = KEY_MARK_STACKED;
+	snap_key_row(&sp, stacked, (struct proc_dev_stats){ .bytes = { 0, 4096 } });
+	snap_owned(&sp, 20, "kswapd0", 4096, (struct row_owner){
+		.flags = ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD });
+	step(&t, &sp, 1, false, &f);
+	row = frame_row(&f, 777, DEV_A);
+	cr_expect_str_eq(row->cmdline, "[kworker-flush-253:16]", "as ps shows a worker");
+	cr_expect_str_eq(name_of(&f, row->user_name), "root");
+	cr_expect_str_eq(frame_row(&f, 20, DEV_A)->cmdline, "[kswapd0]");
+	row = frame_row(&f, 0, DEV_A);
+	cr_expect_null(row->cmdline, "what a stacked device sent below is no process's");
+	cr_expect_eq(row->user_name, 0);
+	tally_free(&t);
+}
+
+Test(owners, the_owner_as_first_noted_and_users_renamed)
+{
+	static const char passwd_text[] = "root:x:0:0::/:\nbob:x:1000:1000::/:\n";
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_owned(&sp, 300, "dd", 4096, (struct row_owner){
+		.start_ns = STARTED(5000), .uid = 1000, .flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 1, false, &f);
+	row = frame_row(&f, 300, DEV_A);
+	cr_expect_str_eq(name_of(&f, row->user_name), "alice");
+	/* made again where nothing is known of it (a completion): it stays */
+	snap_owned(&sp, 300, "dd", 8192, (struct row_owner){ 0 });
+	owners_put("etc/passwd.new", passwd_text, sizeof(passwd_text) - 1);
+	{
+		char from[PATH_MAX], to[PATH_MAX];
+
+		snprintf(from, sizeof(from), "%s/etc/passwd.new", owners_root);
+		snprintf(to, sizeof(to), "%s/etc/passwd", owners_root);
+		cr_assert_eq(rename(from, to), 0);
+	}
+	step(&t, &sp, 2, false, &f);
+	row = frame_row(&f, 300, DEV_A);
+	cr_expect_eq(row->owner.uid, 1000);
+	cr_expect_str_eq(name_of(&f, row->user_name), "bob", "passwd changed: named anew");
+	cr_expect_str_eq(row->cmdline, "dd if=/dev/zero of=/x");
+	tally_free(&t);
+}
+
+/* The idle processes the top view's o asks for. */
+static const struct proc_io *idle_row(const struct frame *f, uint32_t pid)
+{
+	for (size_t i = 0; i < f->nidle_rows; i++)
+		if (f->idle_rows[i]->key.tgid == pid)
+			return f->idle_rows[i];
+	return NULL;
+}
+
+Test(owners, o_lists_the_processes_without_a_row)
+{
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+	const struct proc_io *row;
+
+	config.cgroup_mount = "/nonexistent/diskio-cgroup";
+	start(&t, &config);
+	snap_init(&sp);
+	snap_owned(&sp, 300, "dd", 4096, (struct row_owner){
+		.start_ns = STARTED(5000), .uid = 1000, .flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 1, false, &f);
+	cr_assert_eq(f.nidle_rows, 0, "only the rows, at first");
+	tally_set_all_processes(&t, true);
+	snap_owned(&sp, 300, "dd", 8192, (struct row_owner){
+		.start_ns = STARTED(5000), .uid = 1000, .flags = ROW_OWNER_KNOWN });
+	step(&t, &sp, 2, false, &f);
+	cr_assert_eq(f.nidle_rows, 1, "300 has a row: only 301 is idle");
+	row = idle_row(&f, 301);
+	cr_assert_not_null(row);
+	cr_expect(row->idle);
+	cr_expect_str_eq(name_of(&f, row->comm_name), "sleep");
+	cr_expect_str_eq(name_of(&f, row->device_name), "-");
+	cr_expect_str_eq(name_of(&f, row->user_name), "root");
+	cr_expect_str_eq(row->cmdline, "sleep 1000");
+	cr_expect_str_eq(name_of(&f, row->cgroup_name), "/system.slice/backup.service");
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		cr_expect_eq(row->delta[c], 0);
+	/* 300's row is idle in this interval: it is not shown, so it is listed */
+	step(&t, &sp, 3, false, &f);
+	cr_expect_not_null(idle_row(&f, 300));
+	tally_set_all_processes(&t, false);
+	step(&t, &sp, 4, false, &f);
+	cr_expect_eq(f.nidle_rows, 0);
+	tally_free(&t);
+}
+
+Test(owners, the_process_filters_hold_for_idle_processes)
+{
+	static const uint32_t only_301[] = { 301 };
+	char proc[PATH_MAX], passwd[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+
+	config.all_processes = true;
+	snap_init(&sp);
+	/* -p 301 */
+	config.filter_pids = only_301;
+	config.nr_filter_pids = 1;
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 1);
+	cr_expect_not_null(idle_row(&f, 301));
+	tally_free(&t);
+	/* -c dd */
+	config.nr_filter_pids = 0;
+	config.filter_comm = "dd";
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 1);
+	cr_expect_not_null(idle_row(&f, 300));
+	tally_free(&t);
+	/* -D: an idle process is on no disk */
+	config.filter_comm = NULL;
+	config.filter_devices = true;
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 0);
+	tally_free(&t);
+	/* --by cgroup: rows are no processes */
+	config.filter_devices = false;
+	config.by_cgroup = true;
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 0);
+	tally_free(&t);
+}
+
+/* --cgroup: a group or any below it, by path, as the kernel's ancestor test. */
+Test(owners, the_cgroup_filter_holds_for_idle_processes)
+{
+	char proc[PATH_MAX], passwd[PATH_MAX], mount[128], group[PATH_MAX];
+	struct tally_config config = owners_config(proc, passwd);
+	struct stat st;
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+
+	owners_dir("cgroup");
+	owners_dir("cgroup/system.slice");
+	owners_dir("cgroup/system.slice/backup.service");
+	owners_dir("cgroup/system.slice/backup");
+	owners_dir("cgroup/user.slice");
+	snprintf(mount, sizeof(mount), "%s/cgroup", owners_root);
+	snprintf(group, sizeof(group), "%s/system.slice", mount);
+	cr_assert_eq(stat(group, &st), 0);
+	config.cgroup_mount = mount;
+	config.all_processes = true;
+	config.filter_cgroups[0] = st.st_ino;
+	config.nr_filter_cgroups = 1;
+	snap_init(&sp);
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 1, "301 is below /system.slice, 300 is not");
+	cr_expect_not_null(idle_row(&f, 301));
+	tally_free(&t);
+	/* /system.slice/backup is not above /system.slice/backup.service */
+	snprintf(group, sizeof(group), "%s/system.slice/backup", mount);
+	cr_assert_eq(stat(group, &st), 0);
+	config.filter_cgroups[0] = st.st_ino;
+	start(&t, &config);
+	step(&t, &sp, 1, false, &f);
+	cr_expect_eq(f.nidle_rows, 0);
+	tally_free(&t);
 }

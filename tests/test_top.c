@@ -83,16 +83,20 @@ Test(top_layout, process_columns_at_60_80_120_200)
 		bool latency;
 		const char *expect;
 	} cases[] = {
-		{ 60, false, "PID COMM DEVICE READ/s WRITE/s" },
-		{ 60, true, "PID COMM DEVICE READ/s WRITE/s" },
-		{ 80, false, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
-		{ 80, true, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms" },
-		{ 120, false, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS DIRTY/s "
-			      "CGROUP" },
-		{ 120, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
-			     "DIRTY/s CGROUP" },
-		{ 200, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
-			     "DIRTY/s CGROUP" },
+		/* issue 33: iotop's USER and PRIO at 80, COMMAND last with the
+		 * rest of the line; the IOPS from 84 */
+		{ 60, false, "PID DEVICE READ/s WRITE/s COMMAND" },
+		{ 60, true, "PID DEVICE READ/s WRITE/s COMMAND" },
+		{ 80, false, "PID PRIO USER DEVICE READ/s WRITE/s COMMAND" },
+		{ 80, true, "PID PRIO USER DEVICE READ/s WRITE/s COMMAND" },
+		{ 84, false, "PID PRIO USER DEVICE READ/s WRITE/s R_IOPS W_IOPS COMMAND" },
+		{ 100, true, "PID PRIO USER DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms COMMAND" },
+		{ 120, false, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS "
+			      "DIRTY/s COMMAND" },
+		{ 120, true, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS LAT_ms "
+			     "DIRTY/s COMMAND" },
+		{ 200, true, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
+			     "DIRTY/s CGROUP COMMAND" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -104,8 +108,10 @@ Test(top_layout, process_columns_at_60_80_120_200)
 				 cases[i].latency);
 		cr_assert_leq(layout.line_width, cases[i].cols);
 		cr_assert_eq(layout.line_width, width_of(&layout, TOP_NR_PROC_COLUMNS));
-		if (layout.shown[TOP_COL_CGROUP])	/* the path takes the rest */
-			cr_assert_eq(layout.line_width, cases[i].cols);
+		/* the command, last, takes the rest; a path beside it its least */
+		cr_assert_eq(layout.line_width, cases[i].cols);
+		if (layout.shown[TOP_COL_CGROUP])
+			cr_assert_eq(layout.width[TOP_COL_CGROUP], top_proc_columns[TOP_COL_CGROUP].width);
 	}
 }
 
@@ -174,7 +180,7 @@ Test(top_layout, the_sort_column_stays)
 	fit_processes(60, false, TOP_COL_DISCARD, &layout);
 	cr_assert(layout.shown[TOP_COL_DISCARD], "%s",
 		  shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout));
-	cr_assert(layout.shown[TOP_COL_COMM]);
+	cr_assert(layout.shown[TOP_COL_COMMAND]);
 	cr_assert_leq(layout.line_width, 60);
 }
 
@@ -187,7 +193,7 @@ Test(top_layout, never_wider_than_the_width)
 			fit_processes(cols, keep & 1, keep, &layout);
 			cr_assert_leq(layout.line_width, cols, "cols %u keep %d", cols, keep);
 			cr_assert_eq(layout.line_width, width_of(&layout, TOP_NR_PROC_COLUMNS));
-			cr_assert(layout.shown[TOP_COL_COMM] || keep == TOP_COL_COMM,
+			cr_assert(layout.shown[TOP_COL_COMMAND] || keep == TOP_COL_COMMAND,
 				  "the first column always shows");
 		}
 		{
@@ -437,6 +443,34 @@ static void term_dump(const struct term *t)
 		cr_log_info("%2u|%s", y, term_line(t, y));
 }
 
+/* The process row of pid (its line starts with it, right-aligned in 7
+ * columns), or -1. */
+static int term_row_of(const struct term *t, unsigned int pid)
+{
+	char start[16];
+
+	snprintf(start, sizeof(start), "%7u ", pid);
+	for (unsigned int y = 0; y < t->rows; y++)
+		if (!strncmp(term_line(t, y), start, strlen(start)))
+			return y;
+	return -1;
+}
+
+static bool ends_with(const char *text, const char *end)
+{
+	size_t len = strlen(text), end_len = strlen(end);
+
+	return len >= end_len && !strcmp(text + len - end_len, end);
+}
+
+/* The last word of a line: a row's COMMAND (issue 33: the last column). */
+static const char *last_word(const char *line)
+{
+	const char *space = strrchr(line, ' ');
+
+	return space ? space + 1 : line;
+}
+
 /* ---- frames built by hand ---- */
 
 struct fx {
@@ -646,8 +680,11 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "zram0  ");
 	cr_assert_geq(y, 0);
 	cr_assert_eq(term_line(&t, y)[strlen(term_line(&t, y)) - 1], '-', "%s", term_line(&t, y));
+	/* issue 33: iotop's columns at 80, the IOPS at 84 */
 	y = term_find(&t, "COMM");
-	cr_assert(strstr(term_line(&t, y), "W_IOPS"), "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), "    PID PRIO USER     DEVICE ") &&
+		  ends_with(term_line(&t, y), " COMMAND") && !strstr(term_line(&t, y), "W_IOPS"),
+		  "%s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
 	/* 120 columns: the disks' I/O rates too; 640 writes over 2 s are 320
 	 * per second */
@@ -815,7 +852,7 @@ Test(top_view, keys_redraw_from_the_kept_frame)
 	cr_assert(strstr(term_line(&t, 1), "sort read asc"), "%s", term_line(&t, 1));
 	cr_assert(strstr(term_line(&t, y + 1), "proc0"), "%s", term_line(&t, y + 1));
 
-	top_feed_keys(&f->view, "cproc3\r", 7);
+	top_feed_keys(&f->view, "/proc3\r", 7);
 	top_redraw(&f->view);
 	fx_redraw_onto(f, &t, &from);
 	cr_assert(strstr(term_line(&t, 1), "filter proc3"), "%s", term_line(&t, 1));
@@ -851,7 +888,7 @@ Test(top_view, keys_redraw_from_the_kept_frame)
 	top_redraw(&f->view);
 	fx_redraw_onto(f, &t, &from);
 	cr_assert_geq(term_find(&t, "any other key closes"), 0);
-	cr_assert_lt(term_find(&t, "COMM"), 0);
+	cr_assert_lt(term_find(&t, "    PID "), 0, "the help instead of the tables");
 	fx_free(f);
 }
 
@@ -921,7 +958,7 @@ Test(top_view, options_set_the_first_screen)
 	f->rows[1].delta[PMEM_LATENCY_IOS] = 10;
 	f->rows[1].total[PMEM_LATENCY_NS] = 5210000;
 	f->rows[1].total[PMEM_LATENCY_IOS] = 10;
-	fx_view(f, 24, 80, false, &settings);
+	fx_view(f, 24, 100, false, &settings);	/* LAT_ms comes after the IOPS, at 100 */
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	cr_assert(strstr(term_line(&t, 1), "sort comm asc"), "%s", term_line(&t, 1));
@@ -973,11 +1010,14 @@ Test(top_view, names_cannot_reach_the_terminal)
 		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b]", 2));
 		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b[2J", 4));
 		cr_assert_null(memmem(f->cap.buf, f->cap.len, "\x1b[31m", 5));
-		cr_assert_geq(term_find(&t, "     12 a\\x09b\\x0ac     vda"), 0);
-		cr_assert_geq(term_find(&t, "     10 a\\x9b2Jraw      vda"), 0);
-		cr_assert_geq(term_find(&t, "     11 b\\xc2\\x9b2Jutf  vda"), 0);
-		cr_assert_geq(term_find(&t, "      9 \\x1b[2J\\x1b]0;x \\x1b[31m "), 0,
-			      "cut to the columns");
+		/* COMMAND is last (issue 33): the whole escaped name ends the row */
+		cr_assert(ends_with(term_line(&t, term_row_of(&t, 12)), " a\\x09b\\x0ac"));
+		cr_assert(ends_with(term_line(&t, term_row_of(&t, 10)), " a\\x9b2Jraw"));
+		cr_assert(ends_with(term_line(&t, term_row_of(&t, 11)), " b\\xc2\\x9b2Jutf"));
+		cr_assert(ends_with(term_line(&t, term_row_of(&t, 9)), " \\x1b[2J\\x1b]0;x\\x07"),
+			  "%s", term_line(&t, term_row_of(&t, 9)));
+		cr_assert(strstr(term_line(&t, term_row_of(&t, 9)), " \\x1b[31m "),
+			  "the disk cut to its column");
 		cr_assert_geq(term_find(&t, "(\\x1b[2Jevil 1, "), 0, "the crash line");
 		fx_free(f);
 	}
@@ -991,12 +1031,8 @@ Test(top_view, utf8_names_show_as_written_and_keep_the_columns)
 	static const char *const names[] = {
 		"plain", "\u00fcnic\u00f6de\u2603", "\u6570\u636e\u5e93", "e\u0301t\u00e9",
 	};
-	static const char *const shown[] = {
-		"plain           vda", "\u00fcnic\u00f6de\u2603        vda",
-		"\u6570\u636e\u5e93          vda", "e\u0301t\u00e9             vda",
-	};
 	struct fx *f = fx_new();
-	size_t device = 0, width = 0;
+	size_t command = 0;
 	struct term t;
 
 	for (int i = 0; i < 4; i++)
@@ -1005,17 +1041,18 @@ Test(top_view, utf8_names_show_as_written_and_keep_the_columns)
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
-	device = column_of(term_line(&t, term_find(&t, "COMM")), " DEVICE");
+	/* COMMAND is last (issue 33): each name ends its row, from the column
+	 * of the heading on */
+	command = column_of(term_line(&t, term_find(&t, "COMM")), "COMMAND");
 	for (int i = 0; i < 4; i++) {
-		int y = term_find(&t, shown[i]);
+		int y = term_row_of(&t, 200 + i);
 		const char *line;
 
-		cr_assert_geq(y, 0, "no line with '%s'", shown[i]);
+		cr_assert_geq(y, 0, "no row of %s", names[i]);
 		line = term_line(&t, y);
-		if (!i)
-			width = screen_columns(line, strlen(line));
-		cr_assert_eq(column_of(line, " vda "), device, "%s", line);
-		cr_assert_eq(screen_columns(line, strlen(line)), width, "%s", line);
+		cr_assert(ends_with(line, names[i]), "%s", line);
+		cr_assert_eq(screen_columns(line, strlen(line) - strlen(names[i])), command, "%s",
+			     line);
 	}
 	fx_free(f);
 }
@@ -1025,6 +1062,7 @@ Test(top_view, utf8_disk_names_keep_the_columns)
 {
 	struct fx *f = fx_new();
 	const char *vda, *disk;
+	size_t device;
 	struct term t;
 
 	pmem_free(&f->pm);
@@ -1040,7 +1078,11 @@ Test(top_view, utf8_disk_names_keep_the_columns)
 	vda = strdup(term_line(&t, term_find(&t, "vda        ")));
 	disk = term_line(&t, term_find(&t, "d\u00efsk\u6570     "));
 	cr_assert_str_eq(disk + strlen("d\u00efsk\u6570     "), vda + strlen("vda        "));
-	cr_assert_geq(term_find(&t, "    300 reader          d\u00efsk\u6570  "), 0);
+	/* the process's row: the disk under DEVICE, its rates after it */
+	device = column_of(term_line(&t, term_find(&t, "COMM")), "DEVICE");
+	cr_assert_eq(column_of(term_line(&t, term_row_of(&t, 300)), "d\u00efsk\u6570  "), device);
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 300)), "0 B reader"), "%s",
+		  term_line(&t, term_row_of(&t, 300)));
 	free((void *)vda);
 	fx_free(f);
 }
@@ -1053,28 +1095,33 @@ Test(top_view, a_cut_falls_between_wide_characters)
 	static const char wide[] = "\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e";	/* 16 */
 	static const char odd[] = "a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570\u636e";	/* 17 */
 	struct fx *f = fx_new();
-	size_t device;
+	size_t command;
 	struct term t;
 	int y;
 
 	add_row(f, 401, ascii, strlen(ascii), "vda", 4096, 8192);
 	add_row(f, 402, wide, strlen(wide), "vda", 4096, 8192);
 	add_row(f, 403, odd, strlen(odd), "vda", 4096, 8192);
-	fx_view(f, 24, 80, true, NULL);
+	/* 54 columns: PID DEVICE READ/s WRITE/s and COMMAND at its least, 15 */
+	fx_view(f, 24, 54, true, NULL);
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
-	y = term_find(&t, "    401 abcdefghijklmno vda");
-	cr_assert_geq(y, 0, "COMM is 15 columns");
-	device = column_of(term_line(&t, y), " vda ");
+	command = column_of(term_line(&t, term_find(&t, "COMM")), "COMMAND");
+	cr_assert_eq(command, 54 - 15, "COMMAND is 15 columns");
+	y = term_row_of(&t, 401);
+	cr_assert(ends_with(term_line(&t, y), " abcdefghijklmno"), "%s", term_line(&t, y));
+	cr_assert_eq(column_of(term_line(&t, y), "abcdefghijklmno"), command);
 	/* seven of 数据库..., 14 columns, and a space for the eighth's first */
-	y = term_find(&t, "    402 \u6570\u636e\u5e93\u6570\u636e\u5e93\u6570  vda");
-	cr_assert_geq(y, 0);
-	cr_assert_eq(column_of(term_line(&t, y), " vda "), device);
+	y = term_row_of(&t, 402);
+	cr_assert(ends_with(term_line(&t, y), " \u6570\u636e\u5e93\u6570\u636e\u5e93\u6570"),
+		  "%s", term_line(&t, y));
+	cr_assert_eq(column_of(term_line(&t, y), "\u6570"), command);
 	/* a, then seven: exactly 15 */
-	y = term_find(&t, "    403 a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570 vda");
-	cr_assert_geq(y, 0);
-	cr_assert_eq(column_of(term_line(&t, y), " vda "), device);
+	y = term_row_of(&t, 403);
+	cr_assert(ends_with(term_line(&t, y), " a\u6570\u636e\u5e93\u6570\u636e\u5e93\u6570"),
+		  "%s", term_line(&t, y));
+	cr_assert_eq(screen_columns(term_line(&t, y), strlen(term_line(&t, y))), 54);
 	fx_free(f);
 }
 
@@ -1087,11 +1134,12 @@ Test(top_view, names_outside_utf8_are_escaped_ascii)
 	struct term t;
 
 	add_row(f, 500, name, strlen(name), "vda", 4096, 8192);
-	fx_view(f, 24, 80, false, NULL);
+	fx_view(f, 24, 54, false, NULL);	/* COMMAND at its least, 15 */
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
-	cr_assert_geq(term_find(&t, "    500 \\xc3\\xbcnic\\xc3 vda"), 0);
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 500)), " \\xc3\\xbcnic\\xc3"), "%s",
+		  term_line(&t, term_row_of(&t, 500)));
 	for (size_t i = 0; i < f->cap.len; i++)
 		cr_assert_lt((unsigned char)f->cap.buf[i], 0x80, "non-ASCII under a non-UTF-8 locale");
 	fx_free(f);
@@ -1107,7 +1155,8 @@ Test(top_view, an_empty_comm_shows_a_dash)
 	fx_view(f, 24, 80, true, NULL);
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
-	cr_assert_geq(term_find(&t, "      7 -               vda"), 0);
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 7)), "KiB -"), "%s",
+		  term_line(&t, term_row_of(&t, 7)));
 	fx_free(f);
 }
 
@@ -1204,7 +1253,7 @@ static void fx_keys(struct fx *f, struct term *t, size_t *from, const char *keys
 	fx_redraw_onto(f, t, from);
 }
 
-/* The comm of the reversed line, "" without one. */
+/* The comm of the reversed line (COMMAND, its last word), "" without one. */
 static const char *selected_comm(const struct term *t)
 {
 	static char comm[16];
@@ -1212,7 +1261,7 @@ static const char *selected_comm(const struct term *t)
 
 	comm[0] = '\0';
 	if (y >= 0)
-		sscanf(term_line(t, y), "%*u %15s", comm);
+		snprintf(comm, sizeof(comm), "%s", last_word(term_line(t, y)));
 	return comm;
 }
 
@@ -1294,7 +1343,7 @@ Test(top_view, the_filter_and_the_selection_go_by_the_names_shown)
 
 	for (int utf8 = 0; utf8 <= 1; utf8++) {
 		struct fx *f = fx_new();
-		const char *filter = utf8 ? "cnic\r" : "c\\xbcnic\r";
+		const char *filter = utf8 ? "/nic\r" : "/\\xbcnic\r";
 		struct term t;
 		size_t from;
 		int y;
@@ -1350,8 +1399,9 @@ static void read_rows(const struct term *t, struct shown_rows *r)
 				cr_assert_str_empty(term_line(t, below));
 			break;
 		}
-		cr_assert_eq(sscanf(line, "%u proc%u", &pid, &proc), 2,
-			     "line %u is no row: '%s' (an empty line among the rows?)", y, line);
+		cr_assert(sscanf(line, "%u", &pid) == 1 &&
+			  sscanf(last_word(line), "proc%u", &proc) == 1,
+			  "line %u is no row: '%s' (an empty line among the rows?)", y, line);
 		cr_assert_eq(pid, 100 + proc);
 		r->proc[r->n++] = proc;
 	}
@@ -1575,17 +1625,17 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 		const char *position;	/* the last line */
 		const char *first;	/* the first of the help's lines shown */
 	} steps[] = {
-		{ "h", "lines 1-5 of 14", "  < >       sort by the column to the le" },
-		{ "\033[B", "lines 2-6 of 14", "  r        reverse the sort" },
-		{ "j", "lines 3-7 of 14", "  a        accumulated: totals since sta" },
-		{ "\033[6~", "lines 8-12 of 14", "  L        latency columns on or off" },
-		{ "\033[6~", "lines 10-14 of 14", "  k j      select a process row; the tab" },
-		{ "j", "lines 10-14 of 14", "  k j      select a process row; the tab" },
-		{ "\033[H", "lines 1-5 of 14", "  < >       sort by the column to the le" },
-		{ "\033[F", "lines 10-14 of 14", "  k j      select a process row; the tab" },
-		{ "\033[5~", "lines 5-9 of 14", "  c        filter by comm: type, Enter a" },
-		{ "k\033[A", "lines 3-7 of 14", "  a        accumulated: totals since sta" },
-		{ "\033[5~\033[5~", "lines 1-5 of 14", "  < >       sort by the column to the le" },
+		{ "h", "lines 1-5 of 16", "  < >       sort by the column to the le" },
+		{ "\033[B", "lines 2-6 of 16", "  r        reverse the sort" },
+		{ "j", "lines 3-7 of 16", "  a        accumulated: totals since sta" },
+		{ "\033[6~", "lines 8-12 of 16", "  Esc      clear the filter" },
+		{ "\033[6~", "lines 12-16 of 16", "  k j      select a process row; the tab" },
+		{ "j", "lines 12-16 of 16", "  k j      select a process row; the tab" },
+		{ "\033[H", "lines 1-5 of 16", "  < >       sort by the column to the le" },
+		{ "\033[F", "lines 12-16 of 16", "  k j      select a process row; the tab" },
+		{ "\033[5~", "lines 7-11 of 16", "  /        filter by COMMAND: type, Ente" },
+		{ "k\033[A", "lines 5-9 of 16", "  c        COMMAND: the name, or the who" },
+		{ "\033[5~\033[5~", "lines 1-5 of 16", "  < >       sort by the column to the le" },
 	};
 	struct fx *f = fx_new();
 	struct term t;
@@ -1614,7 +1664,7 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 	cr_assert_lt(term_find(&t, "Keys ("), 0);
 	cr_assert_lt(term_find(&t, "lines "), 0);
 	fx_keys(f, &t, &from, "h");
-	cr_assert_str_eq(term_line(&t, 9), "lines 1-5 of 14");
+	cr_assert_str_eq(term_line(&t, 9), "lines 1-5 of 16");
 	fx_keys(f, &t, &from, "q");
 	cr_assert_not(top_state(&f->view)->help);
 	cr_assert_not(top_state(&f->view)->quit, "q closing the help does not quit");
@@ -1627,8 +1677,8 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 	top_redraw(&f->view);
 	fx_screen(f, &t);
 	cr_assert_str_eq(term_line(&t, 4), "  < >       sort by the column to the left, right");
-	cr_assert_str_eq(term_line(&t, 17), "  q        quit");
-	cr_assert_str_empty(term_line(&t, 18));
+	cr_assert_str_eq(term_line(&t, 19), "  q        quit");
+	cr_assert_str_empty(term_line(&t, 20));
 	cr_assert_lt(term_find(&t, "lines "), 0);
 	fx_free(f);
 }
@@ -1920,5 +1970,118 @@ Test(top_view, the_last_frame_stays_as_lines)
 	cr_assert_null(strstr(text, "any other key closes"), "the help: %s", text);
 	cr_assert_eq(strcmp(text + strlen(text) - 2, "\n\n"), 0, "%s", text);
 	free(text);
+	fx_free(f);
+}
+
+/* ---- issue 33: USER, PRIO, COMMAND and the idle processes ---- */
+
+/* A row's owner as the kernel noted it, its user's name and its command line
+ * (the row's own string: static here). */
+static void own_row(struct fx *f, struct proc_io *row, uint32_t uid, const char *user,
+		    uint16_t ioprio, int nice, char *cmdline)
+{
+	row->owner = (struct row_owner){ .uid = uid, .ioprio = ioprio, .nice = (int8_t)nice,
+					 .flags = ROW_OWNER_KNOWN };
+	cr_assert_eq(res_intern_str(&f->names, user, &row->user_name), RES_OK);
+	row->cmdline = cmdline;
+}
+
+Test(top_view, user_prio_and_c_for_the_whole_command_line)
+{
+	static char dd_line[] = "dd if=/dev/zero of=/mnt/x bs=1M count=10 oflag=direct";
+	static char idle_line[] = "ionice -c3 tar cf -";
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+	int y;
+
+	own_row(f, add_row(f, 4242, "dd", 2, "vda", 0, 1 << 20), 0, "root", 0, 0, dd_line);
+	own_row(f, add_row(f, 4243, "tar", 3, "vda", 4096, 0), 65534, "nobody", 3 << 13, 0,
+		idle_line);
+	own_row(f, add_row(f, 4244, "nice", 4, "vda", 4096, 0), 1000, "1000", 0, 10, NULL);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	term_dump(&t);
+	y = term_row_of(&t, 4242);
+	cr_assert_eq(strncmp(term_line(&t, y), "   4242 be/4 root     vda ", 26), 0, "%s",
+		     term_line(&t, y));
+	cr_assert(ends_with(term_line(&t, y), " dd"), "the comm at start: %s", term_line(&t, y));
+	y = term_row_of(&t, 4243);
+	cr_assert_eq(strncmp(term_line(&t, y), "   4243 idle nobody   vda ", 26), 0, "%s",
+		     term_line(&t, y));
+	y = term_row_of(&t, 4244);
+	cr_assert_eq(strncmp(term_line(&t, y), "   4244 be/6 1000     vda ", 26), 0,
+		     "nice 10 gives be/6, a uid of no name its number: %s", term_line(&t, y));
+
+	/* c: the whole command line, cut to the rest of the line; the comm
+	 * where a row has none */
+	fx_keys(f, &t, &from, "c");
+	y = term_row_of(&t, 4242);
+	cr_assert(ends_with(term_line(&t, y), " dd if=/dev/zero of=/mnt/x b"), "%s", term_line(&t, y));
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 4243)), " ionice -c3 tar cf -"));
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 4244)), " nice"));
+	/* / filters by COMMAND as shown: here the command line */
+	fx_keys(f, &t, &from, "/-c3\r");
+	cr_assert_geq(term_row_of(&t, 4243), 0);
+	cr_assert_lt(term_row_of(&t, 4242), 0, "filtered out");
+	cr_assert(strstr(term_line(&t, 1), "filter -c3"), "%s", term_line(&t, 1));
+	/* c again: the comm, which "-c3" is not in */
+	fx_keys(f, &t, &from, "c");
+	cr_assert_lt(term_row_of(&t, 4243), 0);
+	fx_keys(f, &t, &from, "\033c");
+	cr_assert(ends_with(term_line(&t, term_row_of(&t, 4242)), " dd if=/dev/zero of=/mnt/x b"));
+	fx_free(f);
+}
+
+Test(top_view, o_shows_the_idle_processes_under_the_filters)
+{
+	static char sleeper_line[] = "sleep 1000";
+	struct fx *f = fx_new();
+	struct proc_io idle[2];
+	struct proc_io *idle_ptrs[2] = { &idle[0], &idle[1] };
+	struct term t;
+	size_t from;
+	int y;
+
+	fx_rows(f, 2);
+	memset(idle, 0, sizeof(idle));
+	for (int i = 0; i < 2; i++) {
+		idle[i].idle = true;
+		idle[i].key.tgid = 900 + i;
+		cr_assert_eq(res_intern_str(&f->names, i ? "kthreadd" : "sleep", &idle[i].comm_name),
+			     RES_OK);
+		cr_assert_eq(res_intern_str(&f->names, "-", &idle[i].device_name), RES_OK);
+	}
+	own_row(f, &idle[0], 1000, "alice", 0, 0, sleeper_line);
+	own_row(f, &idle[1], 0, "root", 0, -20, NULL);
+	f->frame.idle_rows = idle_ptrs;
+	f->frame.nidle_rows = 2;
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert_lt(term_row_of(&t, 900), 0, "o on (iotop's --only): no idle process");
+	fx_keys(f, &t, &from, "o");
+	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 1), "all processes"), "%s", term_line(&t, 1));
+	y = term_row_of(&t, 900);
+	cr_assert_geq(y, 0, "o off: the idle processes too");
+	cr_assert_eq(strncmp(term_line(&t, y), "    900 be/4 alice    -   ", 26), 0, "%s",
+		     term_line(&t, y));
+	cr_assert(ends_with(term_line(&t, y), "0 B sleep"), "%s", term_line(&t, y));
+	cr_assert_eq(strncmp(term_line(&t, term_row_of(&t, 901)), "    901 be/0 root ", 18), 0,
+		     "nice -20 gives be/0");
+	cr_assert_gt(term_row_of(&t, 900), term_row_of(&t, 101), "no I/O: after the busy rows");
+	fx_keys(f, &t, &from, "/sle\r");
+	cr_assert_geq(term_row_of(&t, 900), 0, "the filter holds for them too");
+	cr_assert_lt(term_row_of(&t, 901), 0);
+	cr_assert_lt(term_row_of(&t, 100), 0);
+	fx_keys(f, &t, &from, "\033d");		/* one disk: an idle process is on none */
+	cr_assert_lt(term_row_of(&t, 900), 0);
+	fx_keys(f, &t, &from, "ddo");		/* all disks again, then o on */
+	cr_assert_lt(term_row_of(&t, 900), 0);
+	cr_assert_null(strstr(term_line(&t, 1), "all processes"), "%s", term_line(&t, 1));
 	fx_free(f);
 }

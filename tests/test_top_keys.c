@@ -232,7 +232,7 @@ Test(top_keys, filter_is_typed_and_applied_with_enter)
 {
 	struct top_state s = fresh();
 
-	cr_assert(feed(&s, "c"));
+	cr_assert(feed(&s, "/"));
 	cr_assert(s.editing);
 	feed(&s, "fio");
 	cr_assert_str_eq(s.edit, "fio");
@@ -251,7 +251,7 @@ Test(top_keys, filter_is_typed_and_applied_with_enter)
 	feed(&s, "\r");
 	cr_assert_not(s.editing);
 	cr_assert_str_eq(s.filter, "fi");
-	feed(&s, "c");
+	feed(&s, "/");
 	cr_assert_str_eq(s.edit, "fi", "the editor starts from the filter");
 	feed(&s, "o\n");
 	cr_assert_str_eq(s.filter, "fio", "newline applies too");
@@ -261,10 +261,10 @@ Test(top_keys, filter_holds_at_most_a_comm)
 {
 	struct top_state s = fresh();
 
-	feed(&s, "c0123456789abcdefghij\r");
+	feed(&s, "/0123456789abcdefghij\r");
 	cr_assert_str_eq(s.filter, "0123456789abcde");
 	cr_assert_eq(strlen(s.filter), TOP_FILTER_MAX);
-	feed(&s, "c");
+	feed(&s, "/");
 	feed(&s, "\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\177\r");
 	cr_assert_str_empty(s.filter, "backspace past the start");
 }
@@ -273,9 +273,9 @@ Test(top_keys, esc_in_the_editor_cancels_and_clears)
 {
 	struct top_state s = fresh();
 
-	feed(&s, "cdd\r");
+	feed(&s, "/dd\r");
 	cr_assert_str_eq(s.filter, "dd");
-	feed(&s, "cxyz");
+	feed(&s, "/xyz");
 	cr_assert(feed(&s, "\033"));
 	cr_assert_not(s.editing);
 	cr_assert_str_empty(s.filter);
@@ -285,7 +285,7 @@ Test(top_keys, esc_clears_the_filter)
 {
 	struct top_state s = fresh();
 
-	feed(&s, "cdd\r");
+	feed(&s, "/dd\r");
 	cr_assert(feed(&s, "\033"));
 	cr_assert_str_empty(s.filter);
 	cr_assert_not(feed(&s, "\033"), "nothing to clear: no redraw");
@@ -295,7 +295,7 @@ Test(top_keys, esc_then_a_key_in_one_read_is_both)
 {
 	struct top_state s = fresh();
 
-	feed(&s, "cdd\r");
+	feed(&s, "/dd\r");
 	feed(&s, "\033r");
 	cr_assert_str_empty(s.filter);
 	cr_assert(s.reverse);
@@ -398,7 +398,7 @@ Test(top_keys, page_keys_home_and_end_count_pages_and_jumps)
 	cr_assert_eq(s.pages, 1);
 	/* not while the filter is typed: the editor takes no sequences */
 	s = fresh();
-	feed(&s, "c\033[6~\033[F");
+	feed(&s, "/\033[6~\033[F");
 	cr_assert_eq(s.pages, 0);
 	cr_assert_eq(s.jump, TOP_JUMP_NONE);
 	cr_assert(s.editing);
@@ -422,7 +422,56 @@ Test(top_keys, enter_opens_the_stack_and_any_key_closes_it)
 	feed(&s, "\r\033[B");
 	cr_assert_not(s.stack);
 	cr_assert_eq(s.moves, 0, "an arrow closing the overlay does not move");
-	feed(&s, "cab\r");
+	feed(&s, "/ab\r");
 	cr_assert_not(s.stack, "Enter in the filter's editor applies the filter");
 	cr_assert_str_eq(s.filter, "ab");
+}
+
+/* ---- issue 33: c and o as iotop-c's, the filter on / ---- */
+
+Test(top_keys, c_toggles_the_command_line_and_o_the_idle_processes)
+{
+	struct top_state s = fresh();
+
+	cr_assert_not(s.command_line, "COMMAND is the comm at start");
+	cr_assert(s.only, "only rows with I/O at start, as before");
+	cr_assert(feed(&s, "c"));
+	cr_assert(s.command_line);
+	cr_assert_not(s.editing, "c no longer opens the filter");
+	cr_assert(feed(&s, "c"));
+	cr_assert_not(s.command_line);
+	cr_assert(feed(&s, "o"));
+	cr_assert_not(s.only);
+	cr_assert(feed(&s, "o"));
+	cr_assert(s.only);
+	/* typed into the filter they are text */
+	feed(&s, "/co\r");
+	cr_assert_str_eq(s.filter, "co");
+	cr_assert_not(s.command_line);
+	cr_assert(s.only);
+}
+
+Test(top_keys, c_and_o_do_nothing_for_rows_of_cgroups)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_CGROUP, false, false, true);
+	cr_assert_not(feed(&s, "c"), "a cgroup's row has no command line");
+	cr_assert_not(s.command_line);
+	cr_assert_not(feed(&s, "o"), "nor processes to list idle");
+	cr_assert(s.only);
+	cr_assert(feed(&s, "/x\r"), "the filter still opens");
+	cr_assert_str_eq(s.filter, "x");
+}
+
+Test(top_keys, c_and_o_close_an_overlay_first)
+{
+	struct top_state s = fresh();
+
+	feed(&s, "h");
+	cr_assert(feed(&s, "c"));
+	cr_assert_not(s.help);
+	cr_assert_not(s.command_line, "the key that closes the help does nothing else");
+	feed(&s, "ho");
+	cr_assert(s.only);
 }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "format.h"
+#include "ioprio.h"
 #include "view.h"
 
 /* "52.1" (one rounding rule for every average latency), or "-". */
@@ -20,7 +21,10 @@ static void format_latency(char *buf, size_t size, const uint64_t *values)
 static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
-	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for\n", v->out);
+	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for", v->out);
+	/* issue 33: who the process is (batch_row_owner()) */
+	fputs(" uid user ioprio cmdline", v->out);
+	fputc('\n', v->out);
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
@@ -245,6 +249,37 @@ static void batch_row_stacks(struct view *v, const struct frame *f, const struct
 	}
 }
 
+/*
+ * issue 33: " uid user ioprio cmdline", whose the row is as the kernel
+ * noted it when it made the row: the uid (a number), its name as `ps -o
+ * user` shows it, the I/O priority as iotop does ("be/4") and the whole
+ * command line, the names escaped as every name is; "-" each for a row of
+ * no process (--by cgroup, what a stacked device sent below).
+ */
+static void batch_row_owner(struct view *v, const struct frame *f, const struct proc_io *row)
+{
+	char prio[IOPRIO_TEXT_SIZE];
+	const char *name;
+	uint32_t len;
+
+	if (!(row->owner.flags & ROW_OWNER_KNOWN)) {
+		fputs(" - - - -", v->out);
+		return;
+	}
+	fprintf(v->out, " %" PRIu32 " ", row->owner.uid);
+	if (row->user_name) {
+		name = res_name(f->names, row->user_name, &len);
+		batch_write_name(v->out, name, len);
+	} else {
+		fputc('-', v->out);
+	}
+	fprintf(v->out, " %s ", row_ioprio(row, prio));
+	if (row->cmdline)
+		batch_write_name(v->out, row->cmdline, strlen(row->cmdline));
+	else
+		fputc('-', v->out);
+}
+
 static void batch_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -287,6 +322,8 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	} else {
 		fputc('-', v->out);
 	}
+	/* issue 33: after the last field of before (for) */
+	batch_row_owner(v, f, row);
 	fputc('\n', v->out);
 	if (v->stacks)
 		batch_row_stacks(v, f, row);

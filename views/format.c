@@ -16,6 +16,7 @@
 #include <wchar.h>
 #include "escape.h"
 #include "format.h"
+#include "ioprio.h"
 #include "utf8.h"
 #include "view.h"
 
@@ -31,6 +32,15 @@ const enum pmem_counter_id shown_counters[NR_SHOWN] = {
 bool row_latency_tenths(const struct frame *f, const uint64_t *values, uint64_t *tenths)
 {
 	return f->per_process_latency && pmem_avg_latency_tenths_us(values, tenths);
+}
+
+const char *row_ioprio(const struct proc_io *row, char *buf)
+{
+	const struct row_owner *o = &row->owner;
+
+	if (!(o->flags & ROW_OWNER_KNOWN))
+		return NULL;
+	return ioprio_text(o->ioprio, o->flags & ROW_OWNER_POLICY, o->nice, buf);
 }
 
 void view_show_frame(struct view *v, const struct frame *f)

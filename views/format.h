@@ -22,4 +22,9 @@ void write_escaped(FILE *out, const char *name, size_t len, const char *also_esc
 /* Inside "by_process=a:1,b:2" the separators must not appear in names. */
 void batch_write_listed_name(FILE *out, const char *name, size_t len);
 
+/* issue 33: a row's I/O priority as iotop shows it ("be/4"), into buf
+ * (IOPRIO_TEXT_SIZE bytes); NULL for a row of no process (--by cgroup,
+ * what a stacked device sent below). */
+const char *row_ioprio(const struct proc_io *row, char *buf);
+
 #endif /* DISKIO_VIEWS_FORMAT_H */

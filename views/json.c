@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "format.h"
+#include "ioprio.h"
 #include "view.h"
 
 void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES])
@@ -108,6 +109,36 @@ static void json_row_stacks(struct view *v, const struct frame *f, const struct 
 	jsonw_array_end(w);
 }
 
+/* issue 33: "uid", "user", "ioprio" and "cmdline" (batch_row_owner()'s
+ * fields), null each for a row of no process. */
+static void json_row_owner(struct jsonw *w, const struct frame *f, const struct proc_io *row)
+{
+	char prio[IOPRIO_TEXT_SIZE];
+	const char *text;
+	uint32_t len;
+
+	if (!(row->owner.flags & ROW_OWNER_KNOWN)) {
+		jsonw_null(w, "uid");
+		jsonw_null(w, "user");
+		jsonw_null(w, "ioprio");
+		jsonw_null(w, "cmdline");
+		return;
+	}
+	jsonw_u64(w, "uid", row->owner.uid);
+	if (row->user_name) {
+		text = res_name(f->names, row->user_name, &len);
+		jsonw_string(w, "user", text, len);
+	} else {
+		jsonw_null(w, "user");
+	}
+	text = row_ioprio(row, prio);
+	jsonw_string(w, "ioprio", text, strlen(text));
+	if (row->cmdline)
+		jsonw_string(w, "cmdline", row->cmdline, strlen(row->cmdline));
+	else
+		jsonw_null(w, "cmdline");
+}
+
 static void json_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -161,6 +192,7 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	else
 		jsonw_null(w, "tid");
 	json_row_latency(w, f, row);
+	json_row_owner(w, f, row);	/* issue 33 */
 	if (v->stacks)
 		json_row_stacks(v, f, row);
 	jsonw_object_end(w);

@@ -13,16 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "cmdline.h"
 #include "format.h"
+#include "ioprio.h"
 #include "top.h"
 #include "top_layout.h"
 #include "top_lines.h"
+#include "users.h"
 
 /* Names as shown (printable_name(): a byte may take 4): a row's, a comm or
  * a kernel worker's with its work ("kworker/u8:1-flush-254:0", tally.c's
  * worker_row_name(), at most a comm and 64 bytes), and a disk's. */
 #define ROW_NAME_SIZE	PRINTABLE_SIZE(TASK_COMM_LEN + 64)
 #define DEVICE_NAME_SIZE TOP_DEVICE_SIZE
+/* issue 33: COMMAND, a name or a whole command line as shown; USER */
+#define COMMAND_SIZE	PRINTABLE_SIZE(CMDLINE_SIZE)
+#define USER_SIZE	PRINTABLE_SIZE(USER_NAME_SIZE)
 
 /* The selected process row, known by its key so that it stays selected
  * when the rows move (a new frame, another sort), and by its place for
@@ -93,6 +99,26 @@ static const char *row_comm(const struct top *t, const struct proc_io *row,
 {
 	buf[0] = '\0';
 	return t->frame.by_cgroup ? buf : frame_name(t, row->comm_name, buf, ROW_NAME_SIZE);
+}
+
+/* issue 33: what COMMAND shows: the comm, or after c the whole command
+ * line (the comm where the row has none). */
+static const char *row_command(const struct top *t, const struct proc_io *row,
+			       char buf[COMMAND_SIZE])
+{
+	if (t->state.command_line && row->cmdline && !t->frame.by_cgroup)
+		return printable_name(buf, COMMAND_SIZE, row->cmdline, strlen(row->cmdline),
+				      t->settings.utf8);
+	return row_comm(t, row, buf);
+}
+
+/* issue 33: USER, "-" for a row of no process. */
+static const char *row_user(const struct top *t, const struct proc_io *row,
+			    char buf[USER_SIZE])
+{
+	if (!row->user_name)
+		return "-";
+	return frame_name(t, row->user_name, buf, USER_SIZE);
 }
 
 static const char *row_device(const struct top *t, const struct proc_io *row,
@@ -316,6 +342,9 @@ static void header_state(struct view *v)
 	line_item(&l, item, v->screen.cols, &full);
 	snprintf(item, sizeof(item), "device %s", s->device[0] ? s->device : "all");
 	line_item(&l, item, v->screen.cols, &full);
+	/* issue 33: o off */
+	if (!s->only)
+		line_item(&l, "all processes", v->screen.cols, &full);
 	line_item(&l, "h help", v->screen.cols, &full);
 	put_line(v, l.text);
 }
@@ -516,7 +545,7 @@ static int sort_column(enum sort_key sort)
 	case SORT_PID:
 		return TOP_COL_PID;
 	case SORT_COMM:
-		return TOP_COL_COMM;
+		return TOP_COL_COMMAND;
 	case SORT_DEVICE:
 		return TOP_COL_DEVICE;
 	case SORT_READ:
@@ -560,8 +589,9 @@ static void process_line(struct view *v, const struct proc_io *row,
 {
 	const struct top *t = v->top;
 	const uint64_t *values = row_values(t, row);
-	char cells[TOP_NR_PROC_COLUMNS][64], comm[ROW_NAME_SIZE], cgroup[LINE_SIZE];
+	char cells[TOP_NR_PROC_COLUMNS][64], command[COMMAND_SIZE], cgroup[LINE_SIZE];
 	char device[2 * DEVICE_NAME_SIZE];		/* DISK<ABOVE */
+	char user[USER_SIZE], prio[IOPRIO_TEXT_SIZE];
 	const char *text[TOP_NR_PROC_COLUMNS];
 	struct line l = { .len = 0, .columns = 0 };
 
@@ -569,11 +599,14 @@ static void process_line(struct view *v, const struct proc_io *row,
 		text[i] = cells[i];
 	if (t->frame.by_cgroup) {
 		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "-");
-		text[TOP_COL_COMM] = "-";
+		text[TOP_COL_COMMAND] = "-";
 	} else {
 		snprintf(cells[TOP_COL_PID], sizeof(cells[0]), "%" PRIu32, row_pid(t, row));
-		text[TOP_COL_COMM] = row_comm(t, row, comm);
+		text[TOP_COL_COMMAND] = row_command(t, row, command);
 	}
+	/* issue 33 */
+	text[TOP_COL_USER] = row_user(t, row, user);
+	text[TOP_COL_PRIO] = row_ioprio(row, prio) ? prio : "-";
 	text[TOP_COL_DEVICE] = row_device(t, row, device);
 	if (row->serves_name) {		/* DISK<ABOVE: the I/O of a stacked device above */
 		char above[DEVICE_NAME_SIZE];
@@ -601,25 +634,36 @@ static void process_line(struct view *v, const struct proc_io *row,
 	put_line_marked(v, l.text, selected);
 }
 
-/* Rows with something to show in the chosen mode, of the chosen device,
- * whose comm holds the filter; sorted. */
+/* Whether row is shown under the chosen device and the filter, which
+ * COMMAND must hold as shown. */
+static bool row_selected(const struct top *t, const struct proc_io *row)
+{
+	char device[DEVICE_NAME_SIZE], command[COMMAND_SIZE];
+
+	return (!t->state.device[0] || !strcmp(row_device(t, row, device), t->state.device)) &&
+	       (!t->state.filter[0] || strstr(row_command(t, row, command), t->state.filter));
+}
+
+/* Rows with something to show in the chosen mode (after o, the idle
+ * processes too: issue 33), of the chosen device, whose COMMAND holds the
+ * filter; sorted. */
 static size_t select_rows(struct top *t)
 {
 	const struct frame *f = &t->frame;
-	size_t n = 0;
+	size_t n = 0, nidle = t->state.only ? 0 : f->nidle_rows;
 
-	if (array_reserve((void **)&t->order, &t->order_capacity, f->nrows, sizeof(*t->order)))
+	if (array_reserve((void **)&t->order, &t->order_capacity, f->nrows + nidle,
+			  sizeof(*t->order)))
 		return 0;
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct proc_io *row = f->rows[i];
-		char device[DEVICE_NAME_SIZE], comm[ROW_NAME_SIZE];
 
-		if (!has_values(row_values(t, row)) ||
-		    (t->state.device[0] && strcmp(row_device(t, row, device), t->state.device)) ||
-		    (t->state.filter[0] && !strstr(row_comm(t, row, comm), t->state.filter)))
-			continue;
-		t->order[n++] = row;
+		if (has_values(row_values(t, row)) && row_selected(t, row))
+			t->order[n++] = row;
 	}
+	for (size_t i = 0; i < nidle; i++)
+		if (row_selected(t, f->idle_rows[i]))
+			t->order[n++] = f->idle_rows[i];
 	if (n > 1)
 		qsort_r(t->order, n, sizeof(*t->order), compare_rows, t);
 	return n;
@@ -744,7 +788,8 @@ static void process_table(struct view *v)
 	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->frame.per_process_latency;
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
-		wanted[TOP_COL_PID] = wanted[TOP_COL_COMM] = false;
+		wanted[TOP_COL_PID] = wanted[TOP_COL_COMMAND] = false;
+		wanted[TOP_COL_USER] = wanted[TOP_COL_PRIO] = false;	/* issue 33 */
 		priority[nsteps++] = (struct top_step){ TOP_COL_CGROUP, -1 };
 	}
 	memcpy(priority + nsteps, top_proc_priority, sizeof(top_proc_priority));
@@ -780,7 +825,7 @@ static void process_table(struct view *v)
 /* ---- the screen ---- */
 
 /* The help's lines under its title; utf8 picks the arrows' names. */
-#define HELP_LINES	14
+#define HELP_LINES	16
 #define HELP_LINE_SIZE	96
 
 static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
@@ -791,7 +836,10 @@ static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZ
 		"  r        reverse the sort",
 		"  a        accumulated: totals since start, or per-second rates",
 		"  p        pause the display (counting goes on)",
-		"  c        filter by comm: type, Enter applies, Esc clears",
+		/* issue 33: c and o as iotop-c's; the filter moved to / */
+		"  c        COMMAND: the name, or the whole command line",
+		"  o        only processes doing I/O, or all of them",
+		"  /        filter by COMMAND: type, Enter applies, Esc clears",
 		"  Esc      clear the filter",
 		"  d        device: all, then each in turn",
 		"  L        latency columns on or off",
@@ -809,7 +857,7 @@ static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZ
 			snprintf(lines[i], HELP_LINE_SIZE, "%s", plain[i]);
 	snprintf(lines[0], HELP_LINE_SIZE, "  %s  sort by the column to the left, right",
 		 utf8 ? "\u2190 \u2192 < >" : "< >     ");
-	snprintf(lines[9], HELP_LINE_SIZE, "  %s  select a process row; the table scrolls",
+	snprintf(lines[11], HELP_LINE_SIZE, "  %s  select a process row; the table scrolls",
 		 utf8 ? "\u2191 \u2193 k j" : "k j    ");
 }
 

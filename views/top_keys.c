@@ -15,6 +15,7 @@ void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bo
 	s->sort = sort;
 	s->cumulative = cumulative;
 	s->latency_columns = true;
+	s->only = true;
 	s->row_latency = row_latency;
 	s->by_cgroup = by_cgroup;
 }
@@ -183,10 +184,22 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 	case 'p':
 		s->paused = !s->paused;
 		return true;
-	case 'c':
+	case '/':	/* as less and htop; c was the filter's before issue 33 */
 		s->editing = true;
 		memcpy(s->edit, s->filter, sizeof(s->edit));
 		s->edit_len = strlen(s->edit);
+		return true;
+	/* issue 33: iotop-c's c and o; a cgroup's row has no command and no
+	 * process to list idle */
+	case 'c':
+		if (s->by_cgroup)
+			return false;
+		s->command_line = !s->command_line;
+		return true;
+	case 'o':
+		if (s->by_cgroup)
+			return false;
+		s->only = !s->only;
 		return true;
 	case KEY_ESC:
 		if (!s->filter[0])

@@ -59,9 +59,14 @@ struct top_state {
 	enum top_jump jump;		/* Home, End: where the moves start */
 	bool stack;			/* Enter: the selected row's stack overlay */
 	bool quit;			/* q */
-	/* rows whose comm as shown contains it; "" all */
+	/* issue 33: c: COMMAND shows the whole command line, not the comm;
+	 * o: only the rows with I/O (iotop's --only, as at start), or every
+	 * process, the idle ones too */
+	bool command_line;
+	bool only;
+	/* rows whose COMMAND as shown contains it; "" all */
 	char filter[TOP_FILTER_MAX + 1];
-	bool editing;			/* c: the filter is being typed */
+	bool editing;			/* /: the filter is being typed */
 	char edit[TOP_FILTER_MAX + 1];
 	size_t edit_len;
 	char device[TOP_DEVICE_SIZE];	/* d: only this device, as shown; "" all */
@@ -77,7 +82,8 @@ struct top_state {
 };
 
 /* The state at start: sort, -a, -L and --by cgroup as the options say,
- * latency columns on, nothing filtered. */
+ * latency columns on, only the rows with I/O, COMMAND the comm, nothing
+ * filtered. */
 void top_state_init(struct top_state *s, enum sort_key sort, bool cumulative, bool row_latency,
 		    bool by_cgroup);
 

@@ -7,43 +7,50 @@
  * "0.012" to "9999999".  The rate columns are defined once for both
  * tables: a disk's READ/s reads as its processes' do. */
 #define RATE_COLUMNS(read, write, discard, read_iops, write_iops, discard_iops)	\
-	[read] = { "READ/s", "READ", 10, false, false },			\
-	[write] = { "WRITE/s", "WRITE", 10, false, false },			\
-	[discard] = { "DISCARD/s", "DISCARD", 10, false, false },		\
-	[read_iops] = { "R_IOPS", "R_IO", 7, false, false },			\
-	[write_iops] = { "W_IOPS", "W_IO", 7, false, false },			\
-	[discard_iops] = { "D_IOPS", "D_IO", 7, false, false }
+	[read] = { "READ/s", "READ", 10, false, false, false },			\
+	[write] = { "WRITE/s", "WRITE", 10, false, false, false },		\
+	[discard] = { "DISCARD/s", "DISCARD", 10, false, false, false },	\
+	[read_iops] = { "R_IOPS", "R_IO", 7, false, false, false },		\
+	[write_iops] = { "W_IOPS", "W_IO", 7, false, false, false },		\
+	[discard_iops] = { "D_IOPS", "D_IO", 7, false, false, false }
 
 const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
-	[TOP_COL_PID] = { "PID", "PID", 7, false, false },
-	[TOP_COL_COMM] = { "COMM", "COMM", 15, true, false },
-	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false },
+	[TOP_COL_PID] = { "PID", "PID", 7, false, false, false },
+	/* issue 33: "be/4", "idle"; a name as ps -o user cuts it; the comm
+	 * (15 bytes) or the command line, with the rest of the line */
+	[TOP_COL_PRIO] = { "PRIO", "PRIO", 4, true, false, false },
+	[TOP_COL_USER] = { "USER", "USER", 8, true, false, false },
+	[TOP_COL_COMMAND] = { "COMMAND", "COMMAND", 15, true, true, false },
+	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false, false },
 	RATE_COLUMNS(TOP_COL_READ, TOP_COL_WRITE, TOP_COL_DISCARD, TOP_COL_READ_IOPS,
 		     TOP_COL_WRITE_IOPS, TOP_COL_DISCARD_IOPS),
-	[TOP_COL_LATENCY] = { "LAT_ms", "LAT_ms", 7, false, false },
-	[TOP_COL_DIRTY] = { "DIRTY/s", "DIRTY", 10, false, false },
-	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true },
+	[TOP_COL_LATENCY] = { "LAT_ms", "LAT_ms", 7, false, false, false },
+	[TOP_COL_DIRTY] = { "DIRTY/s", "DIRTY", 10, false, false, false },
+	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true, true },
 };
 
 /* A row is a process on a disk: without DEVICE two rows of one process
- * look alike, so the disk comes right after the byte rates. */
+ * look alike, so the disk comes right after the byte rates.  Then iotop's
+ * columns (issue 33): 80 columns show PID PRIO USER DEVICE READ/s WRITE/s
+ * and COMMAND, the IOPS come at 84. */
 const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
-	{ TOP_COL_COMM, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
-	{ TOP_COL_DEVICE, -1 }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	{ TOP_COL_COMMAND, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_PRIO, -1 },
+	{ TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
 	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
 	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_CGROUP, -1 },
 };
 
 const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
-	[TOP_DEV_NAME] = { "DEVICE", "DEVICE", 10, true, false },
+	[TOP_DEV_NAME] = { "DEVICE", "DEVICE", 10, true, false, false },
 	RATE_COLUMNS(TOP_DEV_READ, TOP_DEV_WRITE, TOP_DEV_DISCARD, TOP_DEV_READ_IOPS,
 		     TOP_DEV_WRITE_IOPS, TOP_DEV_DISCARD_IOPS),
-	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false },
-	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false },
-	[TOP_DEV_R_AWAIT] = { "R_AWAIT", "R_AWAIT", 7, false, false },
-	[TOP_DEV_W_AWAIT] = { "W_AWAIT", "W_AWAIT", 7, false, false },
-	[TOP_DEV_AQU_SZ] = { "AQU-SZ", "AQU-SZ", 6, false, false },
-	[TOP_DEV_UTIL] = { "%UTIL", "%UTIL", 6, false, false },
+	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false, false },
+	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false, false },
+	[TOP_DEV_R_AWAIT] = { "R_AWAIT", "R_AWAIT", 7, false, false, false },
+	[TOP_DEV_W_AWAIT] = { "W_AWAIT", "W_AWAIT", 7, false, false, false },
+	[TOP_DEV_AQU_SZ] = { "AQU-SZ", "AQU-SZ", 6, false, false, false },
+	[TOP_DEV_UTIL] = { "%UTIL", "%UTIL", 6, false, false, false },
 };
 
 /* What iostat -x users read first (%util, aqu-sz, the awaits) stays on 80
@@ -62,7 +69,7 @@ static bool take(const struct top_column *columns, unsigned int i, unsigned int 
 	unsigned int width = columns[i].width, need;
 
 	/* A path that names the rows (--by cgroup) needs more than its least. */
-	if (columns[i].stretch && !layout->line_width && width < cols / 3)
+	if (columns[i].wide_first && !layout->line_width && width < cols / 3)
 		width = cols / 3;
 	need = width + (layout->line_width ? 1 : 0);
 	if (layout->line_width && cols && layout->line_width + need > cols)
@@ -123,10 +130,13 @@ void top_layout_fit(const struct top_column *columns, const struct top_step *pri
 			take(columns, keep, cols, layout);	/* the sort column stays */
 		first = false;
 	}
-	for (size_t i = 0; i < n && cols; i++) {
-		if (layout->shown[i] && columns[i].stretch && layout->line_width < cols) {
-			layout->width[i] += cols - layout->line_width;
-			layout->line_width = cols;
+	for (size_t i = n; i-- > 0 && cols;) {
+		if (layout->shown[i] && columns[i].stretch) {
+			if (layout->line_width < cols) {
+				layout->width[i] += cols - layout->line_width;
+				layout->line_width = cols;
+			}
+			break;
 		}
 	}
 }

@@ -11,10 +11,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The process table, in the order it shows them. */
+/* The process table, in the order it shows them: iotop's (TID PRIO USER
+ * ... COMMAND), the command last, where it takes the rest of the line. */
 enum top_proc_column {
 	TOP_COL_PID,
-	TOP_COL_COMM,
+	/* issue 33: USER and PRIO (COMMAND is last) */
+	TOP_COL_PRIO,
+	TOP_COL_USER,
+	/* end of issue 33's */
 	TOP_COL_DEVICE,
 	TOP_COL_READ,
 	TOP_COL_WRITE,
@@ -25,6 +29,8 @@ enum top_proc_column {
 	TOP_COL_LATENCY,	/* average, with -L */
 	TOP_COL_DIRTY,
 	TOP_COL_CGROUP,
+	/* issue 33: the comm, or with c the whole command line (was COMM, second) */
+	TOP_COL_COMMAND,
 	TOP_NR_PROC_COLUMNS
 };
 
@@ -55,7 +61,10 @@ struct top_column {
 	const char *total_heading;	/* -a, a: totals since start */
 	unsigned int width;		/* the least it takes */
 	bool left;			/* left-aligned (names) */
-	bool stretch;			/* the last column: takes the rest of the line */
+	/* the last one shown takes the rest of the line: COMMAND, else (--by
+	 * cgroup) CGROUP */
+	bool stretch;
+	bool wide_first;		/* taken first, at least a third of the line (a path) */
 };
 
 extern const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS];
@@ -71,7 +80,7 @@ struct top_step {
 
 /* Most needed first: what stays on a narrow terminal (doc/outputs.md,
  * "Columns by width"). */
-#define TOP_PROC_STEPS 10
+#define TOP_PROC_STEPS 12
 #define TOP_DEV_STEPS 10
 extern const struct top_step top_proc_priority[TOP_PROC_STEPS];
 extern const struct top_step top_dev_priority[TOP_DEV_STEPS];
@@ -88,8 +97,9 @@ struct top_layout {
  * all.  Steps are taken in priority order (nsteps of them), the first
  * column always (cut to cols if need be), then keep (the sort column; -1:
  * none) alone, then the other steps for as long as each next one fits
- * whole: the first that does not fit and every one after it are dropped.  A stretch column that is shown gets the rest
- * of the line; taken first, at least a third of it.
+ * whole: the first that does not fit and every one after it are dropped.
+ * The last stretch column that is shown gets the rest of the line; a
+ * wide_first one taken first, at least a third of it.
  */
 void top_layout_fit(const struct top_column *columns, const struct top_step *priority,
 		    size_t nsteps, size_t n, const bool *wanted, int keep, unsigned int cols,

@@ -96,6 +96,7 @@ struct view_input {
 	bool quit;		/* q */
 	bool cumulative;	/* a: what the next frames are to keep */
 	bool threads;		/* t: rows per thread from now on */
+	bool all_processes;	/* o off (issue 33): the idle processes too */
 	bool drawn;		/* a key or a resize was drawn: write it out */
 };
 

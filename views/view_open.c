@@ -103,6 +103,7 @@ static void read_keys(struct view *v, struct view_input *in)
 	changed = top_feed_keys(v, keys, n);
 	in->cumulative = top_state(v)->cumulative;
 	in->threads = top_state(v)->threads;
+	in->all_processes = !top_state(v)->only;	/* issue 33: o */
 	if (top_state(v)->quit)
 		in->quit = true;
 	else if (changed)

@@ -1616,7 +1616,9 @@ static const char *const h__diskio_prog_names[] = {
 	"handle_bio_queue", "handle_bio_complete", "handle_io_start", "handle_io_done",
 	"handle_rq_issue", "handle_rq_complete", "handle_rq_issue_raw",
 	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio",
-	"handle_bio_remap", "handle_getrq", NULL,
+	"handle_bio_remap", "handle_getrq",
+	"handle_exec",		/* issue 33: command lines at exec */
+	NULL,
 };
 
 bool h_is_diskio_prog_name(const char *name)

@@ -482,8 +482,9 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 16	/* time pid comm device 7 counters avg_latency_us
-				 * dirtied_bytes writeback_bytes cgroup for */
+#define H_BATCH_FIELDS 20	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup for;
+				 * uid user ioprio cmdline (issue 33) */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may

@@ -264,9 +264,10 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	run_in_pane("1 " COUNT);
 	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
 
-	/* At 80x24: the lost count, per-second IOPS, p99 and iostat -x's
-	 * utilisation, queue size and awaits are on screen; the disks' I/O
-	 * rates, read and write alike, do not fit. */
+	/* At 80x24: the lost count, p99 and iostat -x's utilisation, queue
+	 * size and awaits are on screen, and iotop's USER and PRIO; the I/O
+	 * rates, read and write alike, do not fit (the processes' from 84
+	 * columns, issue 33). */
 	line = screen_line("diskio ");
 	cr_assert(line && strstr(line, "lost "), "no lost count in the header: %s", line);
 	line = screen_line("P99_ms");
@@ -275,12 +276,13 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 		  strstr(line, "AQU-SZ") && strstr(line, "R_AWAIT") && strstr(line, "W_AWAIT"),
 		  "%s", line);
 	line = screen_line("COMM");
-	cr_assert(line && strstr(line, "R_IOPS") && strstr(line, "W_IOPS"),
-		  "process table without IOPS: %s", line);
+	cr_assert(line && strstr(line, " PRIO USER ") && strstr(line, " COMMAND") &&
+		  !strstr(line, "R_IOPS") && !strstr(line, "W_IOPS"),
+		  "process table at 80 columns: %s", line);
 	cr_assert(has("per second"), "the header does not say rates are per second");
 
-	text("ctopwriter");
-	expect_screen(has, "filter: topwriter_", "c: the filter being typed");
+	text("/topwriter");	/* issue 33: the filter moved from c to / */
+	expect_screen(has, "filter: topwriter_", "/: the filter being typed");
 	key("Enter");
 	expect_screen(has, "filter topwriter", "Enter: the filter applied");
 	expect_screen(has_row, "topwriter", "the writer's row under its filter");
@@ -390,7 +392,7 @@ Test(top, enter_shows_the_selected_rows_kernel_stack_with_stacks)
 	start_pane();
 	run_in_pane("--stacks=kernel 1 " COUNT);
 	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
-	text("ctopstacker");
+	text("/topstacker");
 	key("Enter");		/* applies the filter: the writer's is the only row */
 	expect_screen(has_row, "topstacker", "the writer's row under its filter");
 	key("Down");
@@ -410,14 +412,15 @@ Test(top, enter_shows_the_selected_rows_kernel_stack_with_stacks)
 	cr_assert_str_eq(buf, "EXIT=0\n");
 }
 
-/* The process heading at 60 columns has the disk but no I/O rates, read
- * and write alike (both are dropped). */
+/* The process heading at 60 columns has the disk but no user, priority or
+ * I/O rates (read and write alike); at 80 the user and priority too. */
 static bool narrow_heading(const char *unused)
 {
 	const char *line = screen_line("COMM");
 
 	(void)unused;
-	return line && strstr(line, "DEVICE") && !strstr(line, "R_IOPS") && !strstr(line, "W_IOPS");
+	return line && strstr(line, "DEVICE") && !strstr(line, "USER") &&
+	       !strstr(line, "R_IOPS") && !strstr(line, "W_IOPS");
 }
 
 static bool wide_heading(const char *unused)
@@ -425,7 +428,7 @@ static bool wide_heading(const char *unused)
 	const char *line = screen_line("COMM");
 
 	(void)unused;
-	return line && strstr(line, "DEVICE") && strstr(line, "R_IOPS");
+	return line && strstr(line, "DEVICE") && strstr(line, " PRIO USER ");
 }
 
 Test(top, resize_redraws_at_once)
@@ -611,7 +614,7 @@ Test(top, a_utf8_name_as_written_under_utf8_and_escaped_under_c)
 	at = strstr(row, zram->name);
 	cr_assert_not_null(at, "no disk on the row: %s", row);
 	device_col = columns_of(row, (size_t)(at - row));
-	heading = screen_line(" COMM ");
+	heading = screen_line(" PID ");
 	cr_assert(heading && strstr(heading, "DEVICE"), "no process heading:\n%s", screen);
 	heading_col = columns_of(heading, (size_t)(strstr(heading, "DEVICE") - heading));
 	cr_assert_eq(device_col, heading_col, "the row's disk at column %zu, DEVICE at %zu:\n%s\n%s",
@@ -625,4 +628,47 @@ Test(top, a_utf8_name_as_written_under_utf8_and_escaped_under_c)
 	quit_pane_diskio();
 	h_kill_child(writer);
 	h_untrack_child(writer);
+}
+
+/* ---- issue 33: iotop's USER and PRIO, c for the command line, / ---- */
+
+/* A writer's row at 80x24: its user and priority; c shows its whole command
+ * line (fio's, with the job's name), c again its name; / filters by
+ * COMMAND as shown. */
+Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
+{
+	static const char *const job[] = {
+		"--name=cmdwriter", "--rw=write", "--direct=1", "--bs=4k", "--rate=1m",
+		"--time_based", "--runtime=120", "--size=16m", NULL,
+	};
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	const char *line;
+	char args[128], buf[64];
+
+	h_start_fio(zram->path, job);
+	start_pane();
+	snprintf(args, sizeof(args), "-D %s 1 " COUNT, zram->name);
+	run_in_pane(args);
+	cr_assert_geq(wait_until(has_row, " fio", FRAME_TIMEOUT_MS), 0, "no writer's row");
+	line = screen_line("COMM");
+	cr_assert(line && strstr(line, "    PID PRIO USER     DEVICE ") &&
+		  strstr(line, " COMMAND"), "iotop's columns at 80: %s", line);
+	line = row_of(" fio");
+	cr_assert(line && strstr(line, " be/4 root     ") && strstr(line, zram->name),
+		  "the writer's user and priority: %s", line);
+	cr_assert_null(strstr(screen, "--name=cmdwriter"), "the name at first, not the command");
+
+	text("c");
+	expect_screen(has_row, "fio --name=cmdwriter --rw=w", "c: the command line, to the edge");
+	text("/cmdwriter");
+	key("Enter");
+	expect_screen(has, "filter cmdwriter", "/: the filter on the command line");
+	expect_screen(has_row, "fio --name=cmdwriter", "its row under the filter");
+	text("c");
+	expect_screen(lacks, "--name=cmdwriter", "c again: the name, which the filter misses");
+	key("Escape");
+	expect_screen(has_row, " fio", "Esc: the filter cleared, the name shown");
+	text("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "diskio did not exit");
+	cr_assert_str_eq(buf, "EXIT=0\n");
 }

@@ -35,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -491,6 +492,11 @@ static int known_io(const char *path)
 	return close(fd) ? 5 : 0;
 }
 
+/* The known I/O at ionice -c2 -n7: the rows show it (issue 33), read from
+ * io_context->ioprio, which the BPF program reads only where BTF has it. */
+#define KNOWN_IOPRIO		"be/7"
+#define KNOWN_IOPRIO_VALUE	(2 << 13 | 7)	/* IOPRIO_CLASS_BE, level 7 */
+
 /* Sums over a batch run's intervals. */
 struct batch_sums {
 	int64_t p_read_bytes, p_write_bytes, p_read_ios, p_write_ios;	/* the child's rows */
@@ -498,7 +504,40 @@ struct batch_sums {
 	int other_rows;			/* rows of other processes on the disk */
 	char others[128];		/* their pid/comm, for the report */
 	bool latency_seen;		/* a numeric avg_latency_us in the child's rows */
+	/* issue 33: the child's rows' ioprio (the field before cmdline, the
+	 * last), all the one it set */
+	int prio_rows, prio_set_rows;
+	char prio[16];			/* the last one seen */
 };
+
+/* The field before the last of the line p..eol (whitespace-separated):
+ * ioprio, which the command line (escaped, one field) follows, wherever
+ * fields are added before them. */
+static bool ioprio_field(const char *p, const char *eol, char *out, size_t size)
+{
+	const char *start[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	while (p < eol) {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t\n");
+		if (p + n > eol)
+			n = (size_t)(eol - p);
+		if (!n)
+			break;
+		start[0] = start[1];
+		len[0] = len[1];
+		start[1] = p;
+		len[1] = n;
+		p += n;
+	}
+	if (!start[0])
+		return false;
+	snprintf(out, size, "%.*s", (int)len[0], start[0]);
+	return true;
+}
 
 static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct batch_sums *s)
 {
@@ -527,6 +566,10 @@ static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct ba
 				   " %" SCNd64 " %*d %*d %31s", &row_pid, comm, device, &rb, &wb,
 				   &db, &ri, &wi, lat) == 9 && !strcmp(device, dev)) {
 				if ((pid_t)row_pid == pid) {
+					s->prio_rows++;
+					if (ioprio_field(p, eol, s->prio, sizeof(s->prio)) &&
+					    !strcmp(s->prio, KNOWN_IOPRIO))
+						s->prio_set_rows++;
 					s->p_read_bytes += rb;
 					s->p_write_bytes += wb;
 					s->p_read_ios += ri;
@@ -552,6 +595,8 @@ static pid_t spawn_known_io(const char *comm, const char *path)
 
 	if (!pid) {
 		set_comm(comm);
+		if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, KNOWN_IOPRIO_VALUE))
+			_exit(6);
 		_exit(known_io(path));
 	}
 	return pid;
@@ -642,6 +687,9 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 	       s.others);
 	if (extra && !strcmp(extra, "-L"))
 		expect(s.latency_seen, "no per-process latency with -L");
+	expect(s.prio_rows && s.prio_set_rows == s.prio_rows,
+	       "the child's rows' ioprio: %d of %d " KNOWN_IOPRIO " (last %s)", s.prio_set_rows,
+	       s.prio_rows, s.prio);
 	free_run(&r);
 	end_check(name);
 }

@@ -553,6 +553,17 @@ med_added_ratio() {	# variant other [key]
 			printf "%.6g\n", (a[r] - ra[r]) / (c[r] - rc[r]) }' "$RESULTS" | median
 }
 
+# Variant's median added CPU over other's: the ratio judged against the
+# targets.  The median of the rounds' ratios (med_added_ratio) is shown beside
+# it, but divides by a small, noisy number when other is the floor.  NA if
+# other's median is not above 0 (within the noise).
+ratio_added() {	# variant other
+	local a b
+	a=$(med_added "$1") b=$(med_added "$2")
+	[[ $(verdict "$b" '>' 0) == PASS ]] || { echo NA; return; }
+	calc %.6g 'a / b' a="$a" b="$b"
+}
+
 # Median over rounds of variant's added CPU minus other's in the same round.
 med_added_diff() {	# variant other
 	awk -F'\t' -v v="$1" -v o="$2" '
@@ -1021,8 +1032,7 @@ report_a() {
 		"the column \"by the median, over the run\" gives the added CPU by the intervals' median" \
 		"and over the whole run (fio's JSON: (usr_cpu + sys_cpu) / 100 × job_runtime /" \
 		"total_ios), which agree with it when the machine is quiet." \
-		"Ratios are taken within each round, then their median (the ratio of the" \
-		"medians in brackets). The empty programs (bench/empty.bpf.c, the same program type on" \
+		"Ratios are those of the medians. The empty programs (bench/empty.bpf.c, the same program type on" \
 		"each hook) are the floor: what the hooks cost with programs that return at once; their" \
 		"hooks: $EMPTY_HOOKS_FROM."
 	echo
@@ -1043,9 +1053,8 @@ report_a() {
 			added=$(fmt %.0f "$(med_added "$v")")
 			o=$(counterpart "$v")
 			ratio_o="-" ratio_e="-"
-			[[ -z $o ]] || ratio_o="$(fmt %.2f "$(med_added_ratio "$v" "$o")") ($(fmt %.2f \
-				"$(calc %.6g 'a / b' a="$(med_added "$v")" b="$(med_added "$o")")"))"
-			[[ $v == empty ]] || ratio_e=$(fmt %.2f "$(med_added_ratio "$v" empty)")
+			[[ -z $o ]] || ratio_o=$(fmt %.2f "$(ratio_added "$v" "$o")")
+			[[ $v == empty ]] || ratio_e=$(fmt %.2f "$(ratio_added "$v" empty)")
 			kept=$(fmt %.3f "$(med_ratio A "$v" iops "$v" ref_iops)")
 			kept_cpu=$(fmt %.3f "$(med_ratio A "$v" ref_fio_ns_io "$v" fio_ns_io)")
 			added_run="$(fmt %.0f "$(med_added "$v" fio_med_ns_io)"), $(fmt %.0f \
@@ -1070,23 +1079,28 @@ report_a() {
 	echo "### Targets"
 	echo
 	local d_b d_e l_bl d_kept s_bs
-	d_b=$(med_added_ratio diskio bpftrace)
-	d_e=$(med_added_ratio diskio empty)
-	l_bl=$(med_added_ratio diskio-L bpftrace-lat)
-	s_bs=$(med_added_ratio diskio-stacks bpftrace-stacks)
+	d_b=$(ratio_added diskio bpftrace)
+	d_e=$(ratio_added diskio empty)
+	l_bl=$(ratio_added diskio-L bpftrace-lat)
+	s_bs=$(ratio_added diskio-stacks bpftrace-stacks)
 	d_kept=$(med_ratio A diskio ref_fio_ns_io diskio fio_ns_io)
 	cpu=$(med A diskio cpu_pct)
+	echo "Ratios of the medians of the added CPU; in brackets the median of the rounds' own ratios" \
+		"(far from it: the rounds disagree, see the noise above)."
+	echo
 	echo "- $(verdict "$d_b" '<=' 0.3): \`diskio -b 1\` added CPU per I/O ≤ 0.3 × bpftrace's:" \
-		"$(fmt %.2f "$d_b") ×"
+		"$(fmt %.2f "$d_b") × ($(fmt %.2f "$(med_added_ratio diskio bpftrace)") ×)"
 	echo "- $(verdict "$d_e" '<=' 2): \`diskio -b 1\` added CPU per I/O ≤ 2 × the empty programs':" \
-		"$(fmt %.2f "$d_e") ×"
+		"$(fmt %.2f "$d_e") × ($(fmt %.2f "$(med_added_ratio diskio empty)") ×)$([[ $d_e != NA ]] ||
+			echo "; the empty programs added nothing above the noise")"
 	echo "- $(verdict "$l_bl" '<=' 0.3): \`diskio -b -L 1\` added CPU per I/O ≤ 0.3 × the bpftrace" \
-		"latency one-liner's: $(fmt %.2f "$l_bl") ×"
+		"latency one-liner's: $(fmt %.2f "$l_bl") × ($(fmt %.2f "$(med_added_ratio diskio-L bpftrace-lat)") ×)"
 	echo "- $(verdict "$d_kept" '>=' 0.95): \`diskio -b 1\` IOPS ≥ 0.95 × the bare run's:" \
 		"$(fmt %.3f "$d_kept") × per second on fio's CPU (wall clock:" \
 		"$(fmt %.3f "$(med_ratio A diskio iops diskio ref_iops)") ×)"
 	echo "- $(verdict "$s_bs" '<=' 1.0): \`diskio -b --stacks 1\` added CPU per I/O ≤ 1.0 × bpftrace's" \
-		"keyed by kstack and ustack: $(fmt %.2f "$s_bs") ×"
+		"keyed by kstack and ustack: $(fmt %.2f "$s_bs") × ($(fmt %.2f \
+		"$(med_added_ratio diskio-stacks bpftrace-stacks)") ×)"
 	echo "- $(verdict "$cpu" '<' 1.0): \`diskio -b 1\` CPU < 1% of a core: $(fmt %.2f "$cpu")%"
 	echo
 	echo "### Diagnostic: BPF run time per I/O (kernel.bpf_stats_enabled=1)"

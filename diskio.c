@@ -81,7 +81,7 @@ struct run {
 
 /* What the view wrote goes to stdout.  A reader that went away (diskio -b
  * | head -1) ends diskio quietly; one that stopped reading is told at the
- * end (report_unread_output()). */
+ * end (close_output()). */
 static void check_output(struct run *run)
 {
 	int err = outstream_flush(&stdout_stream);

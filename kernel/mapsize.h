@@ -37,6 +37,7 @@ struct map_plan {
 	uint32_t thread_groups_entries;	/* -t */
 	uint32_t stacked_bios_entries;	/* rows: bios dm and md sent below */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
+	uint32_t exited_waits_entries;	/* IO>, SWAPIN: tasks that exited, an interval's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
 };
@@ -50,6 +51,7 @@ struct map_needs {
 	bool legacy_exit_hook;		/* crashed_groups is used */
 	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */
 	bool threads;			/* -t: the thread_groups map */
+	bool waits;			/* IO> and SWAPIN are measured (not -T) */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */

@@ -71,16 +71,18 @@ Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 }
 
 static const struct map_needs default_mode = {
-	.rows = true, .latency_samples = true, .owners = true, .ringbuf_bytes = 1 << 20,
+	.rows = true, .latency_samples = true, .owners = true, .waits = true,
+	.ringbuf_bytes = 1 << 20,
 };
 static const struct map_needs latency_mode = {
-	.rows = true, .track_inflight = true, .owners = true, .ringbuf_bytes = 1 << 20,
+	.rows = true, .track_inflight = true, .owners = true, .waits = true,
+	.ringbuf_bytes = 1 << 20,
 };
 static const struct map_needs trace_mode = {
 	.track_inflight = true, .ringbuf_bytes = 16 << 20,
 };
 static const struct map_needs old_kernel_mode = {	/* perf buffer, legacy exit hook */
-	.rows = true, .track_inflight = true, .legacy_exit_hook = true,
+	.rows = true, .track_inflight = true, .legacy_exit_hook = true, .waits = true,
 	.perf_pages_wanted = 64,
 };
 static const struct map_needs old_kernel_trace = {
@@ -124,6 +126,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.latency_sample_slots, LATENCY_SAMPLE_SLOTS);
 	cr_assert_eq(plan.owners_entries, OWNERS_ENTRIES);
 	cr_assert_eq(plan.crashed_groups_entries, 1);
+	cr_assert_eq(plan.exited_waits_entries, EXITED_WAITS_ENTRIES);
 	cr_assert_eq(plan.perf_pages_per_cpu, 0);
 
 	map_plan_for(&latency_mode, 2, &plan);
@@ -139,6 +142,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.device_flushes_entries, 1);
 	cr_assert_eq(plan.overflow_stats_entries, 1);
 	cr_assert_eq(plan.owners_entries, 1);
+	cr_assert_eq(plan.exited_waits_entries, 1, "-T reads no waits");
 	cr_assert_eq(plan.ringbuf_bytes, 16 << 20);
 }
 

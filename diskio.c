@@ -307,6 +307,7 @@ static int start_tally(struct run *run, const char *cgroup_mount)
 		.stacks_top = opts->stacks_top,
 		.symbols = opts->stacks ? &symbols : NULL,
 		.symbols_warn = warn,
+		.wait_rows_without_device = !opts->nr_devices,
 	};
 
 	if (tally_init(&run->tally, &config, monotonic_ns())) {

@@ -45,6 +45,13 @@ struct frame {
 	const struct crashfree *crash;		/* live: see above */
 	const struct crash_event *crash_events;	/* crashes seen in this interval */
 	size_t ncrash_events;
+	/* IO> and SWAPIN (iowait.h): how blkio waits were measured (WAITS_NONE:
+	 * not), whether the rows' waits of this interval are known (delay
+	 * accounting on through it, for both or for SWAPIN), and the run's
+	 * length, what -a's shares are of. */
+	enum waits_source waits_source;
+	bool iowait_known, swapin_known;
+	double run_s;
 };
 
 /*

@@ -72,8 +72,9 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 /* ---- frames built by hand ---- */
 
 #define MAXROWS 512
-/* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup */
-#define BATCH_FIELDS 16
+/* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup
+ * for, iowait_pct swapin_pct */
+#define BATCH_FIELDS 18
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -255,7 +256,7 @@ static const struct {
 
 /* ---- batch ---- */
 
-Test(render_batch, data_lines_have_sixteen_fields_whatever_the_names)
+Test(render_batch, data_lines_have_every_field_whatever_the_names)
 {
 	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
 	struct fx *f = fx_new();
@@ -271,12 +272,50 @@ Test(render_batch, data_lines_have_sixteen_fields_whatever_the_names)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 16 fields: %s",
-			     i, lines[i]);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not %d fields: %s",
+			     i, BATCH_FIELDS, lines[i]);
 		cr_assert_str_eq(fields[0], WALL_TEXT);
 		data++;
 	}
 	cr_assert_eq(data, NHOSTILE, "%zu data lines for %zu rows", data, NHOSTILE);
+	free(out);
+	fx_free(f);
+}
+
+/* Fields 17 and 18: IO> and SWAPIN, two decimals, "-" where not known;
+ * a process that only waited has device "-" and no I/O. */
+Test(render_batch, waits_are_the_fields_after_for)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[16];
+	static char fields[MAXFIELDS][FIELDLEN];
+	struct proc_io *row;
+	size_t len, n, data = 0;
+
+	f->frame.interval_s = 2;
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 100, "dd", 2, "vda", 4096, 0, 0)->wait_delta.blkio_ns = 1234567890;
+	row = add_row(f, 101, "postgres", 8, "-", 0, 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 100000000;
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 16);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
+		cr_assert_str_eq(fields[15], "-", "for");
+		cr_assert_str_eq(fields[17], "-", "SWAPIN without delay accounting");
+		if (data++ == 0) {
+			cr_assert_str_eq(fields[16], "61.73");
+		} else {
+			cr_assert_str_eq(fields[3], "-");
+			cr_assert_str_eq(fields[4], "0");
+			cr_assert_str_eq(fields[16], "5.00");
+		}
+	}
+	cr_assert_eq(data, 2);
 	free(out);
 	fx_free(f);
 }
@@ -627,7 +666,7 @@ Test(render_batch, crash_events_are_hash_lines)
 	fx_free(f);
 }
 
-Test(render_batch, columns_line_names_sixteen_fields)
+Test(render_batch, columns_line_names_every_field)
 {
 	struct cap c;
 	static char fields[MAXFIELDS][FIELDLEN];
@@ -646,6 +685,8 @@ Test(render_batch, columns_line_names_sixteen_fields)
 	cr_assert_str_eq(fields[13], "writeback_bytes");
 	cr_assert_str_eq(fields[14], "cgroup");
 	cr_assert_str_eq(fields[15], "for");
+	cr_assert_str_eq(fields[16], "iowait_pct");
+	cr_assert_str_eq(fields[17], "swapin_pct");
 	free(c.buf);
 }
 
@@ -741,7 +782,9 @@ static const struct jnode *check_frame(const struct jnode *root, const struct fx
 		cr_assert_eq(p->type, J_OBJ);
 		cr_assert_eq(jkey_u64(p, "pid"), row->key.tgid);
 		jmust(p, "comm", J_STR);
-		jmust(p, "device", J_STR);
+		jmust(p, "device", iostats_has_device(row) ? J_STR : J_NULL);
+		jmust(p, "iowait_pct", f->frame.iowait_known ? J_NUM : J_NULL);
+		jmust(p, "swapin_pct", f->frame.swapin_known ? J_NUM : J_NULL);
 		check_counters(p, iostats_values(row, f->frame.cumulative));
 		lat = jget(p, "avg_latency_us");
 		cr_assert_not_null(lat, "avg_latency_us missing");
@@ -836,6 +879,60 @@ Test(render_json, one_row)
 	cr_assert_eq(jkey_u64(p, "write_ios"), 256);
 	cr_assert_eq(jkey_u64(p, "read_bytes"), 0);
 	cr_assert_eq(jmust(p, "avg_latency_us", J_NULL)->type, J_NULL);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+/* IO> and SWAPIN: the interval's source, each row's shares (null where not
+ * known), and a process that only waited: device null, no I/O. */
+Test(render_json, waits_and_a_row_of_no_disk)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs, *p;
+	struct proc_io *row;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	f->frame.interval_s = 2;
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 123, "dd", 2, "vda", 0, 1048576, 0)->wait_delta.blkio_ns = 500000000;
+	row = add_row(f, 124, "postgres", 8, "-", 0, 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 1999990000;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert(jstr_is(jmust(&root, "iowait_source", J_STR), "sched", 5));
+	p = &procs->kids[0];
+	cr_assert_str_eq(jmust(p, "iowait_pct", J_NUM)->str, "25.00");
+	cr_assert_eq(jmust(p, "swapin_pct", J_NULL)->type, J_NULL);
+	p = &procs->kids[1];
+	cr_assert_eq(jmust(p, "device", J_NULL)->type, J_NULL);
+	cr_assert_str_eq(jmust(p, "iowait_pct", J_NUM)->str, "100.00");
+	cr_assert_eq(jkey_u64(p, "read_bytes") + jkey_u64(p, "write_bytes"), 0);
+	j_free(&root);
+	free(out);
+
+	/* delay accounting: both known; not measured at all: a null source */
+	f->frame.waits_source = WAITS_DELAYACCT;
+	f->frame.swapin_known = true;
+	f->rows[0].wait_delta.swapin_ns = 20000000;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert(jstr_is(jmust(&root, "iowait_source", J_STR), "delayacct", 9));
+	cr_assert_str_eq(jmust(&procs->kids[0], "swapin_pct", J_NUM)->str, "1.00");
+	j_free(&root);
+	free(out);
+	f->frame.waits_source = WAITS_NONE;
+	f->frame.iowait_known = f->frame.swapin_known = false;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	check_frame(&root, f);
+	cr_assert_eq(jmust(&root, "iowait_source", J_NULL)->type, J_NULL);
 	j_free(&root);
 	free(out);
 	fx_free(f);

@@ -83,16 +83,18 @@ Test(top_layout, process_columns_at_60_80_120_200)
 		bool latency;
 		const char *expect;
 	} cases[] = {
-		{ 60, false, "PID COMM DEVICE READ/s WRITE/s" },
-		{ 60, true, "PID COMM DEVICE READ/s WRITE/s" },
-		{ 80, false, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
-		{ 80, true, "PID COMM DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms" },
-		{ 120, false, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS DIRTY/s "
-			      "CGROUP" },
-		{ 120, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
-			     "DIRTY/s CGROUP" },
-		{ 200, true, "PID COMM DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
-			     "DIRTY/s CGROUP" },
+		/* IO> comes right after the disk; at 80 it leaves no room for LAT_ms,
+		 * at 120 none for CGROUP (nor, with -L, SWAPIN) */
+		{ 60, false, "PID COMM IO> DEVICE READ/s WRITE/s" },
+		{ 60, true, "PID COMM IO> DEVICE READ/s WRITE/s" },
+		{ 80, false, "PID COMM IO> DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
+		{ 80, true, "PID COMM IO> DEVICE READ/s WRITE/s R_IOPS W_IOPS" },
+		{ 120, false, "PID COMM SWAPIN IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS "
+			      "D_IOPS DIRTY/s" },
+		{ 120, true, "PID COMM IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS "
+			     "LAT_ms DIRTY/s" },
+		{ 200, true, "PID COMM SWAPIN IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS "
+			     "D_IOPS LAT_ms DIRTY/s CGROUP" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -658,6 +660,50 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
+	fx_free(f);
+}
+
+/* Who waits: IO> between the name and the disk at 80 columns, a process
+ * that only waited on a row of disk "-", SWAPIN "-" without delay
+ * accounting at 120, and the rows in IO> order with -s iowait. */
+Test(top_view, iowait_column_and_a_row_of_no_disk)
+{
+	struct top_settings settings = { .interval_s = 2, .sort = SORT_IOWAIT };
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	struct term t;
+	int y;
+
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 300, "backup", 6, "vda", 0, 8 << 20)->wait_delta.blkio_ns = 50000000;
+	row = add_row(f, 301, "postgres", 8, "-", 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 1500000000;
+	row = add_row(f, 302, "java", 4, "-", 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 5000000000;	/* threads: it passes 100 */
+	fx_view(f, 24, 80, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	y = term_find(&t, "    PID COMM              IO> DEVICE");
+	cr_assert_geq(y, 0, "no IO> heading at 80 columns");
+	cr_assert(!strstr(term_line(&t, y), "SWAPIN"), "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y + 1), "    302 java             250% -  "), "%s",
+		  term_line(&t, y + 1));
+	cr_assert(strstr(term_line(&t, y + 2), "    301 postgres        75.0% -  "), "%s",
+		  term_line(&t, y + 2));
+	cr_assert(strstr(term_line(&t, y + 3), "    300 backup           2.5% vda "), "%s",
+		  term_line(&t, y + 3));
+	fx_recapture(f);
+	f->view.screen.cols = 120;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "COMM            SWAPIN   IO> DEVICE");
+	cr_assert_geq(y, 0, "no SWAPIN at 120 columns");
+	cr_assert(strstr(term_line(&t, y + 1), "java                 -  250% -"), "%s",
+		  term_line(&t, y + 1));
 	fx_free(f);
 }
 

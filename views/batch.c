@@ -20,7 +20,22 @@ static void format_latency(char *buf, size_t size, const uint64_t *values)
 static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
-	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for\n", v->out);
+	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for"
+	      " iowait_pct swapin_pct\n", v->out);
+}
+
+/* Fields 17 and 18, after `for`: IO> and SWAPIN, percent of the interval
+ * with two decimals, "-" where not known. */
+static void batch_waits(FILE *out, const struct frame *f, const struct proc_io *row)
+{
+	for (int swapin = 0; swapin <= 1; swapin++) {
+		double pct;
+
+		if (frame_wait_pct(f, row, f->cumulative, swapin, &pct))
+			fprintf(out, " %.2f", pct);
+		else
+			fputs(" -", out);
+	}
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
@@ -287,6 +302,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	} else {
 		fputc('-', v->out);
 	}
+	batch_waits(v->out, f, row);
 	fputc('\n', v->out);
 	if (v->stacks)
 		batch_row_stacks(v, f, row);

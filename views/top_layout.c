@@ -17,6 +17,9 @@
 const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 	[TOP_COL_PID] = { "PID", "PID", 7, false, false },
 	[TOP_COL_COMM] = { "COMM", "COMM", 15, true, false },
+	/* "99.9%", "250%" (a process sums its threads) */
+	[TOP_COL_SWAPIN] = { "SWAPIN", "SWAPIN", 6, false, false },
+	[TOP_COL_IOWAIT] = { "IO>", "IO>", 5, false, false },
 	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false },
 	RATE_COLUMNS(TOP_COL_READ, TOP_COL_WRITE, TOP_COL_DISCARD, TOP_COL_READ_IOPS,
 		     TOP_COL_WRITE_IOPS, TOP_COL_DISCARD_IOPS),
@@ -26,12 +29,15 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 };
 
 /* A row is a process on a disk: without DEVICE two rows of one process
- * look alike, so the disk comes right after the byte rates. */
+ * look alike, so the disk comes right after the byte rates; then who
+ * waits (IO>: iotop's column, a narrow one), before the other counts.
+ * SWAPIN, mostly "-" (delay accounting is off by default), comes last but
+ * for the cgroup, which takes the rest of the line. */
 const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
 	{ TOP_COL_COMM, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
-	{ TOP_COL_DEVICE, -1 }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_IOWAIT, -1 }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
 	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
-	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_CGROUP, -1 },
+	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_SWAPIN, -1 }, { TOP_COL_CGROUP, -1 },
 };
 
 const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {

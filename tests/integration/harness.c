@@ -1603,6 +1603,8 @@ bool h_batch_parse_row(const char *line, struct h_batch_row *row)
 			ok = h__parse_u64_field(f[4 + i], counters[i]);
 		snprintf(row->latency, sizeof(row->latency), "%s", f[11]);
 		snprintf(row->serves, sizeof(row->serves), "%s", f[15]);
+		snprintf(row->iowait, sizeof(row->iowait), "%s", f[16]);
+		snprintf(row->swapin, sizeof(row->swapin), "%s", f[17]);
 	}
 	h_free_fields(f, n, H_BATCH_FIELDS + 1);
 	return ok;
@@ -1616,7 +1618,7 @@ static const char *const h__diskio_prog_names[] = {
 	"handle_bio_queue", "handle_bio_complete", "handle_io_start", "handle_io_done",
 	"handle_rq_issue", "handle_rq_complete", "handle_rq_issue_raw",
 	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio",
-	"handle_bio_remap", "handle_getrq", NULL,
+	"handle_bio_remap", "handle_getrq", "read_waits", "handle_switch", NULL,
 };
 
 bool h_is_diskio_prog_name(const char *name)

@@ -482,8 +482,9 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 16	/* time pid comm device 7 counters avg_latency_us
-				 * dirtied_bytes writeback_bytes cgroup for */
+#define H_BATCH_FIELDS 18	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup for
+				 * iowait_pct swapin_pct */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may
@@ -502,6 +503,8 @@ struct h_batch_row {
 	struct h_counters c;
 	char latency[32];	/* "-" or a number */
 	char serves[64];	/* the "for" field: "-" or a device's name */
+	char iowait[32];	/* IO>, SWAPIN: "-" or a percentage */
+	char swapin[32];
 };
 
 /* Parse a batch data line: exactly H_BATCH_FIELDS fields, integers where

@@ -319,6 +319,7 @@ bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench_writeback.sh
+	$(Q)scripts/bench_switch.sh
 
 clean:
 	$(call msg,CLEAN)

@@ -696,12 +696,15 @@ static void check_iowait(const char *name, bool delayacct)
 	stop_diskio(&r);
 	expect_exit_0(&r);
 	expect(r.text && strstr(r.text, source), "no %s in the intervals", source);
-	/* {"pid":N,...,"iowait_pct":X,"swapin_pct":Y,...}: the child's rows */
+	/* {"pid":N,...,"latency_us":{...},"iowait_pct":X,"swapin_pct":Y}: the
+	 * child's rows, each up to the next row or the end of its line */
 	snprintf(pid_key, sizeof(pid_key), "{\"pid\":%d,", (int)child);
 	for (const char *p = r.text; p && (p = strstr(p, pid_key)); p++) {
-		const char *end = strchr(p, '}'), *io = strstr(p, "\"iowait_pct\":"),
-			   *sw = strstr(p, "\"swapin_pct\":");
+		const char *end = strstr(p + 1, "{\"pid\":"), *eol = strchr(p, '\n');
+		const char *io = strstr(p, "\"iowait_pct\":"), *sw = strstr(p, "\"swapin_pct\":");
 
+		if (!end || (eol && eol < end))
+			end = eol;
 		if (!end || !io || !sw || io > end || sw > end)
 			continue;
 		rows++;

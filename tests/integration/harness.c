@@ -311,6 +311,23 @@ int h_run(const char *const argv[], const char *const env_add[], const struct h_
 	return h_runx(argv[0], argv, env_add, as, timeout_ms, r);
 }
 
+void h_drop_notes(char *text)
+{
+	char *to = text;
+
+	for (char *line = text; *line;) {
+		char *next = strchr(line, '\n');
+		size_t len = next ? (size_t)(next + 1 - line) : strlen(line);
+
+		if (strncmp(line, "diskio: note: ", 14)) {
+			memmove(to, line, len);
+			to += len;
+		}
+		line += len;
+	}
+	*to = '\0';
+}
+
 bool h_have_program(const char *name)
 {
 	const char *path = getenv("PATH");

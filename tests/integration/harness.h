@@ -163,6 +163,12 @@ int h_runx(const char *exe, const char *const argv[], const char *const env_add[
 int h_run(const char *const argv[], const char *const env_add[], const struct h_creds *as,
 	  int timeout_ms, struct h_result *r);
 
+/* Remove, in place, the lines of text that start with "diskio: note: ": what
+ * the output cannot show and how to change it (SWAPIN without delay
+ * accounting), printed at start whatever the test; its warnings and errors
+ * stay. */
+void h_drop_notes(char *text);
+
 /* Whether a program is found in PATH. */
 bool h_have_program(const char *name);
 

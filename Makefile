@@ -27,8 +27,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR
 LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
-PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.c tally.c frame.c \
-	snapshot.c event_records.c users.c ioprio.c cmdline.c procfs.c \
+PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c iowait.c options.c tally.c \
+	frame.c snapshot.c event_records.c users.c ioprio.c cmdline.c procfs.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_lines.c top_keys.c top_layout.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
@@ -319,6 +319,7 @@ bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio $(BENCH_OUTPUT)/empty_loader
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench_writeback.sh
+	$(Q)scripts/bench_switch.sh
 
 # The bench's floor (bench/README.md): empty programs on the hooks diskio runs per I/O,
 # built as diskio.bpf.c is.

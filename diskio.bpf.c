@@ -33,6 +33,7 @@
  *  - inflight.bpf.h: I/Os tracked to their completion (-L, -T, filters);
  *  - stacks.bpf.h: --stacks;
  *  - crashes.bpf.h: processes ended by a signal that dumps core;
+ *  - waits.bpf.h: who waits for I/O and swap-in (IO>, SWAPIN), per task;
  *  - core_fixes.bpf.h: fields that moved between kernels.
  * A disk's flushes, counted by one hook only, stay here with it.  Still one
  * object and one skeleton: the headers are compiled only as part of this file.
@@ -54,6 +55,7 @@
 #include "inflight.bpf.h"
 #include "stacks.bpf.h"
 #include "crashes.bpf.h"
+#include "waits.bpf.h"
 
 static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 {
@@ -425,6 +427,7 @@ int BPF_PROG(handle_exit, struct task_struct *task, bool group_dead)
 {
 	__u32 code;
 
+	note_exit_waits(task);
 	if (!group_dead)
 		return 0;
 	note_stack_process_exit(ctx, task);
@@ -444,6 +447,7 @@ int BPF_PROG(handle_exit_legacy, struct task_struct *task)
 	__u8 claimed = 1;
 	__u32 code;
 
+	note_exit_waits(task);
 	if (task->signal->live.counter != 0)
 		return 0;
 	note_stack_process_exit(ctx, task);
@@ -455,6 +459,31 @@ int BPF_PROG(handle_exit_legacy, struct task_struct *task)
 	if (bpf_map_update_elem(&crashed_groups, &group, &claimed, BPF_NOEXIST))
 		return 0;
 	report_crash(ctx, task, code);
+	return 0;
+}
+
+/* ---- IO> and SWAPIN (waits.bpf.h) ---- */
+
+/* Every task's waits, once an interval: user space reads the iterator's
+ * records (bpf_iter_create(), read()). */
+SEC("iter/task")
+int read_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct task_waits w = {};
+
+	if (task && task_waits_readable(task, &w))
+		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
+	return 0;
+}
+
+/* Delay accounting off: diskio measures blkio waits itself (loaded only
+ * then: it runs at every context switch). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	switch_waits(preempt, prev, next, prev_state);
 	return 0;
 }
 

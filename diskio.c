@@ -332,6 +332,7 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.filter_comm = opts->filter_comm ? opts->comm : NULL,
 		.nr_filter_cgroups = opts->nr_cgroups,
 		.filter_devices = opts->nr_devices != 0,
+		.wait_rows_without_device = !opts->nr_devices,
 	};
 
 	memcpy(config.filter_cgroups, filters->cgroup_ids,

@@ -51,6 +51,13 @@ struct frame {
 	 * without --only.  Not sorted; only the top view shows them. */
 	struct proc_io *const *idle_rows;
 	size_t nidle_rows;
+	/* IO> and SWAPIN (iowait.h): how blkio waits were measured (WAITS_NONE:
+	 * not), whether the rows' waits of this interval are known (delay
+	 * accounting on through it, for both or for SWAPIN), and the run's
+	 * length, what -a's shares are of. */
+	enum waits_source waits_source;
+	bool iowait_known, swapin_known;
+	double run_s;
 };
 
 /*

@@ -8,6 +8,8 @@
 const struct sort_key_info sort_keys[SORT_NR_KEYS] = {
 	{ SORT_PID, "pid", true },
 	{ SORT_COMM, "comm", true },
+	{ SORT_SWAPIN, "swapin", false },
+	{ SORT_IOWAIT, "iowait", false },
 	{ SORT_DEVICE, "device", true },
 	{ SORT_BYTES, "bytes", false },
 	{ SORT_READ, "read", false },
@@ -81,6 +83,7 @@ void iostats_begin_interval(struct iostats *t)
 	free_retired(t);
 	for (size_t i = 0; i < t->count; i++) {
 		memset(t->rows[i].delta, 0, sizeof(t->rows[i].delta));
+		memset(&t->rows[i].wait_delta, 0, sizeof(t->rows[i].wait_delta));
 		if (t->rows[i].latency)
 			memset(&t->rows[i].latency->delta, 0, sizeof(t->rows[i].latency->delta));
 		t->rows[i].updated = false;
@@ -180,26 +183,40 @@ bool iostats_latency_summary(const struct proc_io *row, bool cumulative,
 	       latency_percentile_us(hist, 0.99, &summary->p99_us);
 }
 
-struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
-			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created)
+/* The row of key, made (zeroed) if there is none. */
+static struct proc_io *row_of(struct iostats *t, const struct proc_dev_key *key, bool *created)
 {
 	struct proc_io *row;
 	size_t slot;
-	bool restarted = false;
 
 	*created = false;
 	if (t->count == t->capacity && grow(t))
 		return NULL;
 	slot = index_slot(t, key);
-	if (t->index[slot]) {
-		row = &t->rows[t->index[slot] - 1];
-	} else {
-		row = &t->rows[t->count++];
-		memset(row, 0, sizeof(*row));
-		row->key = *key;
-		t->index[slot] = t->count;
-		*created = true;
-	}
+	if (t->index[slot])
+		return &t->rows[t->index[slot] - 1];
+	row = &t->rows[t->count++];
+	memset(row, 0, sizeof(*row));
+	row->key = *key;
+	t->index[slot] = t->count;
+	*created = true;
+	return row;
+}
+
+struct proc_io *iostats_wait_row(struct iostats *t, const struct proc_dev_key *key,
+				 bool *created)
+{
+	return row_of(t, key, created);
+}
+
+struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key,
+			       const uint64_t counters[PMEM_NR_COUNTERS], bool *created)
+{
+	struct proc_io *row = row_of(t, key, created);
+	bool restarted = false;
+
+	if (!row)
+		return NULL;
 	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
 		if (counters[i] < row->seen[i])
 			restarted = true;
@@ -235,7 +252,7 @@ static bool row_changed(const struct proc_io *row)
 	for (int i = 0; i < PMEM_NR_COUNTERS; i++)
 		if (row->delta[i])
 			return true;
-	return false;
+	return row->wait_delta.blkio_ns || row->wait_delta.swapin_ns;
 }
 
 size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_totals,
@@ -370,6 +387,18 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		order = strcmp(a->cgroup_name ? res_name(names, a->cgroup_name, NULL) : "",
 			       b->cgroup_name ? res_name(names, b->cgroup_name, NULL) : "");
 		break;
+	case SORT_IOWAIT:
+	case SORT_SWAPIN: {
+		/* Rows of one frame share its interval: the longer wait is the
+		 * larger share. */
+		const struct iowait_ns *wa = iostats_waits(a, cumulative);
+		const struct iowait_ns *wb = iostats_waits(b, cumulative);
+		uint64_t na = key == SORT_IOWAIT ? wa->blkio_ns : wa->swapin_ns;
+		uint64_t nb = key == SORT_IOWAIT ? wb->blkio_ns : wb->swapin_ns;
+
+		order = (na < nb) - (na > nb);
+		break;
+	}
 	}
 	if (order)
 		return order;

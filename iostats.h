@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "abi.h"
+#include "iowait.h"
 #include "pmem_metrics.h"
 #include "resources.h"
 
@@ -29,8 +30,10 @@ enum sort_key {
 	SORT_DISCARD_IOS,
 	SORT_DEVICE,
 	SORT_CGROUP,
+	SORT_IOWAIT,		/* IO>: waited for block I/O */
+	SORT_SWAPIN,		/* SWAPIN: swapping in */
 };
-#define SORT_NR_KEYS (SORT_CGROUP + 1)
+#define SORT_NR_KEYS (SORT_SWAPIN + 1)
 
 struct sort_key_info {
 	enum sort_key key;
@@ -103,6 +106,11 @@ struct proc_io {
 	res_key user_name;
 	char *cmdline;
 	bool idle;				/* listed from /proc: no I/O, no disk */
+	/* IO> and SWAPIN (iowait.h): what the process (with -t, the thread)
+	 * waited in the interval and since start, on the one of its rows the
+	 * tally gave it to (a row of key.dev IOWAIT_NO_DEVICE when it had no
+	 * I/O in the interval). */
+	struct iowait_ns wait_delta, wait_total;
 };
 
 struct iostats {
@@ -149,6 +157,13 @@ struct proc_io *iostats_record(struct iostats *t, const struct proc_dev_key *key
 /* The row of key, or NULL. */
 struct proc_io *iostats_find(struct iostats *t, const struct proc_dev_key *key);
 
+/* The row of key that holds only waits (key->dev IOWAIT_NO_DEVICE): found,
+ * or made with no counters (*created; its names are then unset).  Such a
+ * row has no kernel entry.  NULL on allocation failure; pointers as for
+ * iostats_record(). */
+struct proc_io *iostats_wait_row(struct iostats *t, const struct proc_dev_key *key,
+				 bool *created);
+
 /* After the forgotten rows' kernel entries as they were deleted are
  * recorded: their next entries count from zero. */
 void iostats_restart_forgotten(struct iostats *t);
@@ -191,6 +206,18 @@ void iostats_sort(struct proc_io **rows, size_t n, enum sort_key key, bool cumul
 static inline const uint64_t *iostats_values(const struct proc_io *row, bool cumulative)
 {
 	return cumulative ? row->total : row->delta;
+}
+
+/* The waits a row shows: of the interval or since start. */
+static inline const struct iowait_ns *iostats_waits(const struct proc_io *row, bool cumulative)
+{
+	return cumulative ? &row->wait_total : &row->wait_delta;
+}
+
+/* Whether a row holds I/O of a disk (not only waits). */
+static inline bool iostats_has_device(const struct proc_io *row)
+{
+	return row->key.dev != IOWAIT_NO_DEVICE;
 }
 
 #endif /* DISKIO_IOSTATS_H */

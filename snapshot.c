@@ -16,5 +16,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->crashes);
 	free(s->stacks);
 	free(s->traces);
+	free(s->waits.tasks);
+	free(s->start_waits.tasks);
 	memset(s, 0, sizeof(*s));
 }

@@ -8,6 +8,7 @@
 #ifndef DISKIO_SNAPSHOT_H
 #define DISKIO_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "abi.h"
@@ -54,6 +55,16 @@ struct snapshot_trace {
 	uint64_t frames[STACK_MAX_FRAMES];
 };
 
+/* IO> and SWAPIN: every task's waits as one reading found them (iowait.h):
+ * the task iterator's records, then those of tasks that exited since the
+ * reading before (TASK_WAITS_EXITED). */
+struct waits_reading {
+	struct task_waits *tasks;
+	size_t n, capacity;
+	bool delayacct_on;		/* kernel.task_delayacct when they were read */
+	bool taken;			/* read at all */
+};
+
 /* Every number is a running total since the programs were loaded. */
 struct snapshot {
 	struct snapshot_row *rows;
@@ -82,6 +93,11 @@ struct snapshot {
 	size_t nfinal_row_latency, final_row_latency_capacity;
 	struct snapshot_stack *final_stacks;	/* of tally_close_interval()'s forget_stacks */
 	size_t nfinal_stacks, final_stacks_capacity;
+	/* IO> and SWAPIN: how blkio waits are measured (WAITS_NONE: not), the
+	 * reading with this snapshot and, in the first snapshot only, the one
+	 * taken as the programs were attached (the totals before diskio). */
+	enum waits_source waits_source;
+	struct waits_reading waits, start_waits;
 };
 
 void snapshot_free(struct snapshot *s);

@@ -22,6 +22,7 @@
 #include "abi.h"
 #include "frame.h"
 #include "iostats.h"
+#include "iowait.h"
 #include "pmem_metrics.h"
 #include "procfs.h"
 #include "resources.h"
@@ -93,6 +94,9 @@ struct tally_config {
 	uint64_t filter_cgroups[MAX_FILTER_CGROUPS];	/* ids (cgroup_resolve()) */
 	uint32_t nr_filter_cgroups;
 	bool filter_devices;
+	/* IO> and SWAPIN: a process that waited without I/O of its own in an
+	 * interval gets a row of no disk (not with -D, which selects disks). */
+	bool wait_rows_without_device;
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -112,6 +116,18 @@ struct tally_flushes_seen {
 struct tally_dirtier {
 	uint32_t tgid;
 	uint64_t dirtied_ns;
+};
+
+/* IO> and SWAPIN: a row's waits in the interval being counted, and the row
+ * they go to (tally.c, count_waits()). */
+struct tally_wait_sum {
+	struct proc_dev_key key;	/* dev IOWAIT_NO_DEVICE */
+	uint32_t tgid;			/* the process of the tasks summed */
+	struct row_owner owner;		/* the first task's (issue 33) */
+	struct iowait_ns ns;
+	size_t row;			/* index in procs.rows, when has_row */
+	bool has_row;
+	unsigned __int128 row_bytes;	/* that row's bytes in the interval */
 };
 
 struct tally_crash_seen {
@@ -163,6 +179,16 @@ struct tally {
 	 * next tally_frame() (struct snapshot's final_rows). */
 	struct proc_dev_key *forget;
 	size_t nforget, forget_capacity;
+
+	/* IO> and SWAPIN: each task's totals as last read, the interval's sums
+	 * per row, how waits are measured and whether delay accounting was on
+	 * at the last reading (one warning when it goes off). */
+	struct iowait_tasks waits;
+	struct tally_wait_sum *wait_sums;
+	size_t nwait_sums, wait_sums_capacity;
+	enum waits_source waits_source;
+	bool delayacct_was_on;
+	bool delayacct_off_warned;
 
 	struct row_stacks stacks;	/* --stacks */
 	struct symbolizer *symbolizer;	/* config.symbols: names of frames */

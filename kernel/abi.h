@@ -390,7 +390,10 @@ enum lost_cause {
 					 * not kept (its bytes stay with its row) */
 	LOST_STACKED_MAP_FULL = 13,	/* a bio dm or md sent to a disk below not
 					 * remembered: counted as its submitter's own */
-	LOST_NR_CAUSES = 14,
+	LOST_EXITED_WAITS_FULL = 14,	/* IO>, SWAPIN: a task's waits at its exit not
+					 * kept (exited_waits full): those since the
+					 * last reading are not counted */
+	LOST_NR_CAUSES = 15,
 };
 
 /*
@@ -528,6 +531,47 @@ struct stack_process_exit_event {
 	__u32 type;			/* EVENT_STACK_PROCESS_EXIT */
 	__u32 tgid;
 	__u64 start_ns;
+};
+
+/* ---- IO> and SWAPIN: who waits (iotop's columns) ---- */
+
+/*
+ * How long a task waited for block I/O (it slept in io_schedule(): iotop's
+ * IO>) and spent swapping in (SWAPIN), as running totals in nanoseconds.
+ * The task iterator (read_waits) gives every task's once an interval; a task
+ * that exits meanwhile leaves its last totals in exited_waits, so that its
+ * waits since the last reading are still counted.  Nothing is kept per I/O.
+ */
+enum waits_source {
+	WAITS_NONE = 0,		/* not measured: -T, or a kernel without the hooks */
+	WAITS_DELAYACCT = 1,	/* the kernel's delay accounting (task->delays) */
+	WAITS_SCHED = 2,	/* diskio's own, from sched_switch (delay accounting off) */
+};
+
+#define EXITED_WAITS_ENTRIES	8192	/* tasks that exited since the last reading */
+#define TASK_WAITS_EXITED	1	/* task_waits.flags: its last totals, at exit */
+
+/* A task: a thread id and when it started (a tid used again is another task). */
+struct task_id {
+	__u32 tid;
+	__u32 pad;
+	__u64 start_ns;		/* task->start_time: CLOCK_MONOTONIC */
+};
+
+struct task_waits {
+	/* The row an I/O of the task would go to (its process, or with -t
+	 * itself; its name and cgroup), dev 0: user space puts the waits on
+	 * the row of the process's I/O in the interval, else on a row of no
+	 * disk. */
+	struct proc_dev_key row;
+	struct task_id id;
+	__u32 tgid;		/* its process */
+	__u32 flags;		/* TASK_WAITS_* */
+	/* WAITS_DELAYACCT: delays->blkio_delay, with the wait in progress;
+	 * WAITS_SCHED: diskio's measure since it started. */
+	__u64 blkio_ns;
+	__u64 swapin_ns;	/* delays->swapin_delay (0 without delay accounting) */
+	struct row_owner owner;	/* whose: a row of no disk made for the waits */
 };
 
 #endif /* DISKIO_ABI_H */

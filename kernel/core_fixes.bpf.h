@@ -162,6 +162,45 @@ static __always_inline __u64 folio_nr_pages(struct folio *folio)
 }
 
 /*
+ * A cgroup's ancestors, for --cgroup of tasks other than the current one (the
+ * task iterator's): Linux 6.0 (commit 7f203bc89eb6 "cgroup: Replace
+ * cgroup->ancestor_ids[] with ->ancestors[]") keeps pointers to them; before,
+ * their ids.  The ancestor at level (0: the root), or its id: false when the
+ * group is not that deep.
+ */
+struct cgroup___with_ancestor_ids {
+	u64 ancestor_ids[0];
+} __attribute__((preserve_access_index));
+
+static __always_inline bool cgroup_ancestor_id(struct cgroup *cgrp, __u32 level, __u64 *id)
+{
+	__u64 at = (__u64)cgrp;
+	struct cgroup *ancestor = NULL;
+
+	if (level > (__u32)BPF_CORE_READ(cgrp, level))
+		return false;
+	if (bpf_core_field_exists(cgrp->ancestors)) {
+		at += bpf_core_field_offset(cgrp->ancestors) + level * sizeof(void *);
+		if (bpf_probe_read_kernel(&ancestor, sizeof(ancestor), (void *)at) || !ancestor)
+			return false;
+		*id = BPF_CORE_READ(ancestor, kn, id);
+		return true;
+	}
+	at += bpf_core_field_offset(((struct cgroup___with_ancestor_ids *)cgrp)->ancestor_ids) +
+	      level * sizeof(__u64);
+	return !bpf_probe_read_kernel(id, sizeof(*id), (void *)at);
+}
+
+/*
+ * struct task_delay_info (delay accounting, IO> and SWAPIN) has kept
+ * blkio_start, blkio_delay and swapin_delay under these names since Linux
+ * 2.6.18 (6.1, 6.12 and 6.18 checked; the *_delay_total names are taskstats',
+ * the netlink record, not this struct's): no flavour, but every read is
+ * guarded by bpf_core_field_exists(), and a kernel without
+ * CONFIG_TASK_DELAY_ACCT has no task->delays at all (waits.bpf.h).
+ */
+
+/*
  * Recent kernels (6.18 has it) pass sched_process_exit whether the whole
  * thread group is gone (group_dead); older ones pass only the task, and
  * diskio then reads signal->live instead (see handle_exit_legacy).  Which

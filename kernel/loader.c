@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,53 @@ static void choose_exec_hook(struct loader *l, const struct kernel_hooks *hooks)
 		     "are shown by name, without their command line");
 }
 
+/* kernel.task_delayacct (or the delayacct boot option, which sets it):
+ * whether delay accounting counts now.  diskio never changes it. */
+static bool delayacct_on(void)
+{
+	int fd = open("/proc/sys/kernel/task_delayacct", O_RDONLY | O_CLOEXEC);
+	char value = '0';
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &value, 1) != 1)
+		value = '0';
+	close(fd);
+	return value == '1';
+}
+
+/*
+ * IO> and SWAPIN: the kernel's delay accounting when it is on at start (read
+ * by the task iterator: nothing runs in between), else diskio's own measure
+ * of blkio waits from sched_switch, a program at every context switch,
+ * loaded only then; not in trace mode.  Chosen for the run.
+ */
+static void choose_waits(struct loader *l, const struct kernel_hooks *hooks)
+{
+	struct diskio_bpf *skel = l->skel;
+	const struct options *opts = l->opts;
+	bool delayacct = hooks->task_delays && delayacct_on();
+	enum waits_source source = WAITS_NONE;
+
+	if (!opts->trace && hooks->task_iter)
+		source = delayacct ? WAITS_DELAYACCT : hooks->sched_switch ? WAITS_SCHED : WAITS_NONE;
+	l->waits_source = source;
+	skel->rodata->waits_source = source;
+	bpf_program__set_autoload(skel->progs.read_waits, source != WAITS_NONE);
+	bpf_program__set_autoload(skel->progs.handle_switch, source == WAITS_SCHED);
+	if (opts->trace || opts->quiet)
+		return;
+	if (source == WAITS_NONE)
+		warn("this kernel has no task iterator or sched_switch hook with BTF: IO> and "
+		     "SWAPIN are not known");
+	else if (!hooks->task_delays)
+		note("this kernel has no delay accounting (CONFIG_TASK_DELAY_ACCT): SWAPIN is "
+		     "not known");
+	else if (!delayacct)
+		note("delay accounting is off: SWAPIN is not known (sysctl "
+		     "kernel.task_delayacct=1 turns it on)");
+}
+
 static uint32_t pages_for_kb(uint32_t kb)
 {
 	uint32_t pages = 1, wanted = (kb * 1024ULL + 4095) / 4096;
@@ -188,6 +236,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		.threads = opts->threads || (opts->output == OUTPUT_AUTO && !opts->quiet &&
 					     !opts->trace && isatty(STDOUT_FILENO)),
 		.exec_cmdlines = l->exec_cmdlines && hooks->process_exec,
+		.waits = l->waits_source != WAITS_NONE,
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -225,6 +274,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.stacked_bios, plan->stacked_bios_entries);
 	bpf_map__set_max_entries(skel->maps.exec_cmdlines, plan->exec_cmdlines_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
+	bpf_map__set_max_entries(skel->maps.exited_waits, plan->exited_waits_entries);
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
 }
@@ -247,6 +297,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight);
 	choose_exit_hook(skel, hooks);
 	choose_exec_hook(l, hooks);
+	choose_waits(l, hooks);
 	choose_events_channel(skel, opts, l->use_ringbuf);
 	size_maps(l, hooks);
 }
@@ -266,9 +317,22 @@ static int attach_bio_complete(struct loader *l)
 	return 0;
 }
 
+/* IO> and SWAPIN: every task's totals as diskio starts, the past of the
+ * first interval's; with delay accounting's state then. */
+static int read_start_waits(struct loader *l)
+{
+	int err;
 
+	if (l->waits_source == WAITS_NONE)
+		return 0;
+	err = waits_read(bpf_link__fd(l->skel->links.read_waits),
+			 bpf_map__fd(l->skel->maps.exited_waits), &l->start_waits);
+	l->start_waits.delayacct_on = delayacct_on();
+	if (err)
+		fail("cannot read the tasks' waits: %s", strerror(-err));
+	return err ? -1 : 0;
+}
 
-//----
 int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		 const struct loader_filters *filters)
 {
@@ -301,7 +365,7 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		fail("cannot attach to the block tracepoints: %s", strerror(-err));
 		return -1;
 	}
-	return 0;
+	return read_start_waits(l);
 }
 
 int loader_open_events(struct loader *l, void (*on_event)(void *ctx, const void *data,
@@ -351,11 +415,37 @@ static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 	};
 }
 
+/* IO> and SWAPIN: every task's waits now; in the first snapshot, also
+ * the reading taken at start (given to it: the loader keeps none after). */
+static int snapshot_waits(struct loader *l, struct snapshot *s)
+{
+	struct waits_reading given;
+	int err;
+
+	s->waits_source = l->waits_source;
+	s->waits.taken = false;
+	s->start_waits.taken = false;
+	if (l->waits_source == WAITS_NONE)
+		return 0;
+	err = waits_read(bpf_link__fd(l->skel->links.read_waits),
+			 bpf_map__fd(l->skel->maps.exited_waits), &s->waits);
+	s->waits.delayacct_on = delayacct_on();
+	if (l->start_waits.taken) {
+		given = s->start_waits;
+		s->start_waits = l->start_waits;
+		l->start_waits = given;
+		l->start_waits.taken = false;
+	}
+	return err;
+}
+
 int loader_snapshot(struct loader *l, struct snapshot *s, bool at_exit)
 {
 	struct snapshot_maps maps = snapshot_maps_of(l, at_exit);
 	int err = snapshot_read(s, &maps, l->nr_cpus);
 
+	if (!err)
+		err = snapshot_waits(l, s);
 	s->perf_lost_records = l->events.perf_lost_records;
 	if (err)
 		fail("reading the BPF maps failed: %s", strerror(-err));
@@ -423,4 +513,5 @@ void loader_free(struct loader *l)
 	diskio_bpf__destroy(l->skel);
 	free(l->stack_ids_read);
 	free(l->retired.slots);
+	free(l->start_waits.tasks);
 }

@@ -46,6 +46,10 @@ struct loader {
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;
 	struct retired_slots retired;	/* forgotten rows' slots, given back next */
+	/* IO> and SWAPIN: how blkio waits are measured, and the reading taken
+	 * as the programs were attached, for the first snapshot. */
+	enum waits_source waits_source;
+	struct waits_reading start_waits;
 };
 
 /* libbpf's messages: warnings always, the rest (the verifier's log) with -v. */

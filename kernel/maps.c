@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include "array.h"
 #include "maps.h"
@@ -471,5 +472,67 @@ int owners_forget_older(int fd, uint64_t before_ns)
 	for (size_t i = 0; i < old.n; i++)
 		bpf_map_delete_elem(fd, &old.keys[i]);
 	free(old.keys);
+	return err;
+}
+
+/* ---- IO> and SWAPIN ---- */
+
+/* The iterator's output: whole records, however read() cuts it. */
+static int read_task_iterator(int link_fd, struct waits_reading *r)
+{
+	int fd = bpf_iter_create(link_fd), err = 0;
+	size_t bytes = 0;
+
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t got;
+
+		if (array_reserve((void **)&r->tasks, &r->capacity, bytes / sizeof(*r->tasks) + 64,
+				  sizeof(*r->tasks))) {
+			err = -ENOMEM;
+			break;
+		}
+		got = read(fd, (char *)r->tasks + bytes, r->capacity * sizeof(*r->tasks) - bytes);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			err = -errno;
+		if (got <= 0)
+			break;
+		bytes += (size_t)got;
+	}
+	close(fd);
+	r->n = bytes / sizeof(*r->tasks);
+	return err;
+}
+
+static int copy_exited_waits(const void *key, const void *value, void *arg)
+{
+	struct waits_reading *r = arg;
+
+	(void)key;
+	if (array_reserve((void **)&r->tasks, &r->capacity, r->n + 1, sizeof(*r->tasks)))
+		return -ENOMEM;
+	memcpy(&r->tasks[r->n++], value, sizeof(*r->tasks));
+	return 0;
+}
+
+int waits_read(int link_fd, int exited_fd, struct waits_reading *r)
+{
+	size_t first_exited;
+	int err;
+
+	r->n = 0;
+	r->taken = false;
+	err = read_task_iterator(link_fd, r);
+	first_exited = r->n;
+	if (!err)
+		err = map_for_each(exited_fd, sizeof(struct task_id), sizeof(struct task_waits),
+				   copy_exited_waits, r);
+	/* A task exits once: its key is not written again after it is read. */
+	for (size_t i = first_exited; i < r->n; i++)
+		bpf_map_delete_elem(exited_fd, &r->tasks[i].id);
+	r->taken = !err;
 	return err;
 }

@@ -58,6 +58,11 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 int snapshot_forget_stacks(struct snapshot *s, const struct snapshot_maps *maps,
 			   const struct stack_key *keys, size_t n);
 
+/* IO> and SWAPIN: r := the records of a new task iterator of the link
+ * link_fd, read to its end, then the entries of the exited_waits map
+ * exited_fd, each deleted once read (r's array is reused).  0 or -errno. */
+int waits_read(int link_fd, int exited_fd, struct waits_reading *r);
+
 /* Delete the owners map's entries last dirtied before before_ns
  * (CLOCK_MONOTONIC).  0 or -errno. */
 int owners_forget_older(int fd, uint64_t before_ns);

@@ -84,6 +84,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	 * buffer, one entry a CPU, only for the perf buffer. */
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
 					   (uint32_t)nr_cpus : 1;
+	plan->exited_waits_entries = needs->waits ? EXITED_WAITS_ENTRIES : 1;
 	plan->ringbuf_bytes = needs->ringbuf_bytes;
 	plan->perf_pages_per_cpu = 0;
 	if (!needs->ringbuf_bytes) {
@@ -100,6 +101,11 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	while (plan->exec_cmdlines_entries > EXEC_CMDLINES_MIN_ENTRIES &&
 	       map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
 		plan->exec_cmdlines_entries /= 2;
+	/* Then the exited tasks' waits (an interval's exits beyond them are
+	 * counted lost, exited_waits_full). */
+	while (plan->exited_waits_entries > EXITED_WAITS_MIN_ENTRIES &&
+	       map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
+		plan->exited_waits_entries /= 2;
 }
 
 uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
@@ -190,6 +196,10 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += array_map_bytes(1, sizeof(struct exec_cmdline), true, nr_cpus);	/* exec_scratch */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
+	/* IO>: the tasks' own storage (sched_waits) is the kernel's per task,
+	 * allocated as each first waits, and freed with it. */
+	bytes += hash_map_bytes(plan->exited_waits_entries, sizeof(struct task_id),
+				sizeof(struct task_waits), false, false, nr_cpus);
 	if (plan->ringbuf_bytes)
 		bytes += ringbuf_bytes(plan->ringbuf_bytes);
 	else

@@ -19,6 +19,8 @@
 /* The command lines at exec (abi.h's EXEC_CMDLINES_ENTRIES) are halved down
  * to this many while the maps would pass the budget. */
 #define EXEC_CMDLINES_MIN_ENTRIES 256
+/* Then the exited tasks' waits (abi.h's EXITED_WAITS_ENTRIES), down to this. */
+#define EXITED_WAITS_MIN_ENTRIES 256
 
 /* The sizes one run loads its maps with; 1 for a map the mode does not use
  * (libbpf cannot create a map of 0 entries). */
@@ -41,6 +43,7 @@ struct map_plan {
 	uint32_t stacked_bios_entries;	/* rows: bios dm and md sent below */
 	uint32_t exec_cmdlines_entries;	/* command lines at exec (issue 33) */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
+	uint32_t exited_waits_entries;	/* IO>, SWAPIN: tasks that exited, an interval's */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
 };
@@ -55,6 +58,7 @@ struct map_needs {
 	bool stacks;			/* --stacks: about 20 MiB more, beyond the budget */
 	bool threads;			/* -t: the thread_groups map */
 	bool exec_cmdlines;		/* rows shown with their command line */
+	bool waits;			/* IO> and SWAPIN are measured (not -T) */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */

@@ -75,6 +75,19 @@ static int btf_tracepoint_args(const struct btf *btf, const char *name)
 	return btf_vlen(type) - 1;
 }
 
+/* Whether struct name has a member called member. */
+static bool btf_has_member(const struct btf *btf, const char *name, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	const struct btf_type *type = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = type ? btf_members(type) : NULL;
+
+	for (int i = 0; type && i < btf_vlen(type); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), member))
+			return true;
+	return false;
+}
+
 int probe_hooks(struct kernel_hooks *hooks)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -94,6 +107,9 @@ int probe_hooks(struct kernel_hooks *hooks)
 	hooks->dirty_folio = btf_has_tracepoint(btf, "writeback_dirty_folio");
 	hooks->process_exec = btf_has_tracepoint(btf, "sched_process_exec");
 	hooks->exit_group_dead = btf_tracepoint_args(btf, "sched_process_exit") >= 2;
+	hooks->task_iter = btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0;
+	hooks->sched_switch = btf_tracepoint_args(btf, "sched_switch") >= 4;
+	hooks->task_delays = btf_has_member(btf, "task_struct", "delays");
 	btf__free(btf);
 	if (!hooks->bio_queue || !(hooks->io_start || hooks->rq_issue)) {
 		fail("this kernel has no block tracepoints (block_bio_queue, block_io_start or "

@@ -15,6 +15,10 @@ struct kernel_hooks {
 	bool process_exit;
 	bool dirty_folio;	/* writeback_dirty_folio (Linux 5.17+) */
 	bool process_exec;	/* sched_process_exec: command lines (issue 33) */
+	/* IO> and SWAPIN (waits.bpf.h) */
+	bool task_iter;		/* the task iterator, iter/task (Linux 5.8+) */
+	bool sched_switch;	/* sched_switch passing prev_state (Linux 5.18+) */
+	bool task_delays;	/* task->delays: delay accounting built in */
 };
 
 /* Privileges and BTF: 0, or -1 after one "diskio: ..." line. */

@@ -77,6 +77,10 @@ bool bio_stamps_seen = false;
  * user space sets this once it is attached (at start, unless -T). */
 bool stacked_tracked = false;
 
+/* IO> and SWAPIN (waits.bpf.h): how blkio waits are measured
+ * (enum waits_source, abi.h), chosen at start from kernel.task_delayacct. */
+const volatile __u32 waits_source = WAITS_NONE;
+
 /* Set by user space once every hook is attached.  An I/O that starts before
  * its completion hook is attached would hold its in-flight slot until the
  * address is used again, and be counted as a completion unseen (a latency

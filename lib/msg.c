@@ -30,3 +30,13 @@ void warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+
+/* What the output cannot show, and how to change that. */
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("diskio: note: ", fmt, ap);
+	va_end(ap);
+}

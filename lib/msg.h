@@ -7,5 +7,7 @@
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Something diskio goes on without: "diskio: warning: ...". */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What the output cannot show and how to change that: "diskio: note: ...". */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* DISKIO_MSG_H */

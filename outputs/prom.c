@@ -339,7 +339,7 @@ static bool row_changed(const struct proc_io *row)
 	for (int c = 0; c < PROM_NR_COUNTS; c++)
 		if (row->delta[counted_from[c]])
 			return true;
-	return false;
+	return row->wait_delta.blkio_ns != 0;
 }
 
 /* A label value of a name in the frame's table, escaped; NULL when memory
@@ -373,6 +373,8 @@ static int add_row(struct prom_totals *p, const struct frame *f, const struct pr
 		return -ENOMEM;
 	for (int c = 0; c < PROM_NR_COUNTS; c++)
 		s->count[c] += row->delta[counted_from[c]];
+	if (f->iowait_known)
+		s->iowait_ns += row->wait_delta.blkio_ns;
 	s->changed_ns = now_ns;
 	return 0;
 }
@@ -400,6 +402,7 @@ void prom_add_frame(struct prom_totals *p, const struct frame *f, uint64_t now_n
 			p->alloc_failed++;
 	for (int cause = 0; cause < LOST_NR_CAUSES; cause++)
 		p->lost[cause] += f->lost[cause];
+	p->iowait_measured |= f->iowait_known;
 	/* A row that found no memory is lost like one the tally could not keep. */
 	p->lost[LOST_ROW_ALLOC] += p->alloc_failed;
 	p->alloc_failed = 0;
@@ -452,6 +455,24 @@ static void sample_unlabelled(FILE *out, const struct prom_totals *p, const char
 
 static const char *const op_names[IO_NR_CLASSES] = { "read", "write", "discard" };
 
+/* IO>: the seconds the series' processes waited for block I/O, on the
+ * series of the disk they did most I/O on in each interval (device "-":
+ * none); written once diskio measured it. */
+static void render_iowait(FILE *out, const struct prom_totals *p)
+{
+	char seconds[32];
+
+	if (!p->iowait_measured)
+		return;
+	family(out, "diskio_process_iowait_seconds_total", "counter",
+	       "Seconds the process waited for block I/O (iotop's IO>, io_schedule()).");
+	for (size_t i = 0; i < p->nseries; i++) {
+		prom_format_ns_as_seconds(seconds, sizeof(seconds), p->series[i].iowait_ns);
+		sample(out, p, "diskio_process_iowait_seconds_total", "%s", p->series[i].labels);
+		fprintf(out, "%s\n", seconds);
+	}
+}
+
 static void render_series(FILE *out, const struct prom_totals *p)
 {
 	static const struct {
@@ -491,6 +512,7 @@ static void render_series(FILE *out, const struct prom_totals *p)
 		sample(out, p, "diskio_flushes_total", "%s", p->series[i].labels);
 		fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_FLUSHES]);
 	}
+	render_iowait(out, p);
 }
 
 /* A device's name as a label value. */

@@ -60,6 +60,7 @@ struct prom_series {
 	char *device;		/* the device label's value, escaped */
 	bool folded;		/* the "other" series of its device */
 	uint64_t count[PROM_NR_COUNTS];
+	uint64_t iowait_ns;	/* IO>: waited for block I/O (iowait.h) */
 	uint64_t changed_ns;	/* when a count last grew */
 };
 
@@ -70,6 +71,7 @@ struct prom_totals {
 	uint64_t lost[LOST_NR_CAUSES];	/* since diskio started */
 	uint64_t alloc_failed;		/* rows not counted: no memory for a series */
 	bool finished;			/* diskio is exiting: diskio_up 0 */
+	bool iowait_measured;		/* a frame knew IO>: its family is written */
 	char *user_labels;		/* config.labels as the file writes them, NULL: none */
 };
 

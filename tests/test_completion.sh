@@ -76,7 +76,7 @@ expect "--stacks then an option" "--sort --state --submitter" \
 	"$(complete_line 'diskio --stacks --s' diskio --stacks --s | grep -v -- '--st\(acks\|acks-\)')"
 
 # -s: the one list of sort keys (iostats.c), every one of them.
-expect "-s" "bytes cgroup comm d_iops device dirty discard ios latency pid r_iops read w_iops write" \
+expect "-s" "bytes cgroup comm d_iops device dirty discard ios iowait latency pid r_iops read swapin w_iops write" \
 	"$(complete_line 'diskio -s ' diskio -s '')"
 expect "-s r" "r_iops read" "$(complete_line 'diskio -s r' diskio -s r)"
 expect "--sort d" "d_iops device dirty discard" "$(complete_line 'diskio --sort d' diskio --sort d)"

@@ -31,6 +31,7 @@ Test(mapsize_formulas, match_the_kernels_accounting)
 	cr_assert_eq(hash_map_bytes(4096, 4, 272, false, true, 2), 1409920);	/* exec_cmdlines */
 	cr_assert_eq(array_map_bytes(1, 272, true, 2), 864);			/* exec_scratch */
 	cr_assert_eq(array_map_bytes(1, 72, true, 2), 464);			/* last_owner */
+	cr_assert_eq(hash_map_bytes(8192, 16, 88, false, false, 2), 1377472);	/* exited_waits */
 	/* A per-CPU hash map of the same rows. */
 	cr_assert_eq(hash_map_bytes(10240, 32, 88, true, false, 2), 2966400);
 	cr_assert_eq(hash_map_bytes(16384, 32, 88, true, false, 2), 4588416);
@@ -66,6 +67,7 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 	cr_assert_eq(sizeof(struct row_entry), 32);
 	cr_assert_eq(sizeof(struct overflow_row), 104);
 	cr_assert_eq(sizeof(struct exec_cmdline), 272);
+	cr_assert_eq(sizeof(struct task_waits), 88);
 	cr_assert_eq(sizeof(struct inflight), 64);
 	cr_assert_eq(sizeof(struct inflight_bucket), 64);
 	cr_assert_eq(sizeof(struct latency_sample), 16);
@@ -84,18 +86,18 @@ Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 }
 
 static const struct map_needs default_mode = {
-	.rows = true, .latency_samples = true, .owners = true, .ringbuf_bytes = 1 << 20,
-	.exec_cmdlines = true,
+	.rows = true, .latency_samples = true, .owners = true, .waits = true,
+	.ringbuf_bytes = 1 << 20, .exec_cmdlines = true,
 };
 static const struct map_needs latency_mode = {
-	.rows = true, .track_inflight = true, .owners = true, .ringbuf_bytes = 1 << 20,
-	.exec_cmdlines = true, .threads = true,
+	.rows = true, .track_inflight = true, .owners = true, .waits = true,
+	.ringbuf_bytes = 1 << 20, .exec_cmdlines = true, .threads = true,
 };
 static const struct map_needs trace_mode = {
 	.track_inflight = true, .ringbuf_bytes = 16 << 20,
 };
 static const struct map_needs old_kernel_mode = {	/* perf buffer, legacy exit hook */
-	.rows = true, .track_inflight = true, .legacy_exit_hook = true,
+	.rows = true, .track_inflight = true, .legacy_exit_hook = true, .waits = true,
 	.perf_pages_wanted = 64, .exec_cmdlines = true,
 };
 static const struct map_needs old_kernel_trace = {
@@ -139,6 +141,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.latency_sample_slots, LATENCY_SAMPLE_SLOTS);
 	cr_assert_eq(plan.owners_entries, OWNERS_ENTRIES);
 	cr_assert_eq(plan.crashed_groups_entries, 1);
+	cr_assert_eq(plan.exited_waits_entries, EXITED_WAITS_ENTRIES);
 	cr_assert_eq(plan.perf_pages_per_cpu, 0);
 
 	map_plan_for(&latency_mode, 2, &plan);
@@ -154,6 +157,7 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.device_flushes_entries, 1);
 	cr_assert_eq(plan.overflow_stats_entries, 1);
 	cr_assert_eq(plan.owners_entries, 1);
+	cr_assert_eq(plan.exited_waits_entries, 1, "-T reads no waits");
 	cr_assert_eq(plan.ringbuf_bytes, 16 << 20);
 }
 
@@ -204,6 +208,9 @@ Test(mapsize_plan, exec_command_lines_take_what_the_budget_leaves)
 	cr_assert_lt(plan.exec_cmdlines_entries, EXEC_CMDLINES_ENTRIES);
 	cr_assert_geq(plan.exec_cmdlines_entries, EXEC_CMDLINES_MIN_ENTRIES);
 	cr_assert_leq(map_plan_bytes(&plan, 1024), MAPS_BUDGET_BYTES);
+	/* then the exited tasks' waits, down to their least */
+	cr_assert_lt(plan.exited_waits_entries, EXITED_WAITS_ENTRIES);
+	cr_assert_geq(plan.exited_waits_entries, EXITED_WAITS_MIN_ENTRIES);
 	/* not wanted (-T, -q, --by cgroup): one entry */
 	map_plan_for(&trace_mode, 2, &plan);
 	cr_assert_eq(plan.exec_cmdlines_entries, 1);

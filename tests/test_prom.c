@@ -274,6 +274,41 @@ Test(prom_totals, add_up_across_intervals)
 	fx_free(f);
 }
 
+/* IO>: the seconds each series' processes waited, summed over intervals,
+ * a process that only waited on device "-"; none counted where not known,
+ * and no family at all until a frame knew it. */
+Test(prom_totals, iowait_seconds_add_up)
+{
+	struct fx *f = fx_new(0, 0);
+	char *text;
+	const char *line;
+
+	fx_row(f, "dd", 2, "zram0", 4096, 0)->wait_delta.blkio_ns = 250000000;
+	prom_add_frame(&f->prom, &f->frame, 1 * NS_PER_S);
+	text = render(f);
+	cr_assert_null(strstr(text, "diskio_process_iowait_seconds_total"), "not measured");
+	free(text);
+	fx_next(f);
+	f->frame.iowait_known = true;
+	fx_row(f, "dd", 2, "zram0", 4096, 0)->wait_delta.blkio_ns = 750000000;
+	fx_row(f, "db", 2, "-", 0, 0)->wait_delta.blkio_ns = 1500000000;
+	prom_add_frame(&f->prom, &f->frame, 2 * NS_PER_S);
+	fx_next(f);
+	fx_row(f, "dd", 2, "zram0", 0, 0)->wait_delta.blkio_ns = 1000;
+	prom_add_frame(&f->prom, &f->frame, 3 * NS_PER_S);
+	text = render(f);
+	check_exposition(text);
+	cr_assert_not_null(strstr(text, "# TYPE diskio_process_iowait_seconds_total counter\n"));
+	line = strstr(text, "diskio_process_iowait_seconds_total{device=\"zram0\",comm=\"dd\"} ");
+	cr_assert_not_null(line, "%s", text);
+	cr_assert_eq(strncmp(strchr(line, ' ') + 1, "0.750001\n", 9), 0, "%s", line);
+	line = strstr(text, "diskio_process_iowait_seconds_total{device=\"-\",comm=\"db\"} ");
+	cr_assert_not_null(line, "%s", text);
+	cr_assert_eq(strncmp(strchr(line, ' ') + 1, "1.5\n", 4), 0, "%s", line);
+	free(text);
+	fx_free(f);
+}
+
 /* Processes that exit are forgotten by the tally: prom keeps their totals. */
 Test(prom_totals, outlive_the_rows)
 {

@@ -73,8 +73,8 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 
 #define MAXROWS 512
 /* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup
- * for; uid user ioprio cmdline (issue 33) */
-#define BATCH_FIELDS 20
+ * for; iowait_pct swapin_pct uid user ioprio cmdline (issue 33) */
+#define BATCH_FIELDS 22
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -256,7 +256,7 @@ static const struct {
 
 /* ---- batch ---- */
 
-Test(render_batch, data_lines_have_twenty_fields_whatever_the_names)
+Test(render_batch, data_lines_have_every_field_whatever_the_names)
 {
 	static const char *const devices[] = { "vda", "my disk", "dm\t0", "", "nvme0n1" };
 	struct fx *f = fx_new();
@@ -272,12 +272,50 @@ Test(render_batch, data_lines_have_twenty_fields_whatever_the_names)
 	for (size_t i = 0; i < n; i++) {
 		if (lines[i][0] == '#')
 			continue;
-		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not 20 fields: %s",
-			     i, lines[i]);
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "line %zu has not %d fields: %s",
+			     i, BATCH_FIELDS, lines[i]);
 		cr_assert_str_eq(fields[0], WALL_TEXT);
 		data++;
 	}
 	cr_assert_eq(data, NHOSTILE, "%zu data lines for %zu rows", data, NHOSTILE);
+	free(out);
+	fx_free(f);
+}
+
+/* Fields 17 and 18: IO> and SWAPIN, two decimals, "-" where not known;
+ * a process that only waited has device "-" and no I/O. */
+Test(render_batch, waits_are_the_fields_after_for)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[16];
+	static char fields[MAXFIELDS][FIELDLEN];
+	struct proc_io *row;
+	size_t len, n, data = 0;
+
+	f->frame.interval_s = 2;
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 100, "dd", 2, "vda", 4096, 0, 0)->wait_delta.blkio_ns = 1234567890;
+	row = add_row(f, 101, "postgres", 8, "-", 0, 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 100000000;
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 16);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
+		cr_assert_str_eq(fields[15], "-", "for");
+		cr_assert_str_eq(fields[17], "-", "SWAPIN without delay accounting");
+		if (data++ == 0) {
+			cr_assert_str_eq(fields[16], "61.73");
+		} else {
+			cr_assert_str_eq(fields[3], "-");
+			cr_assert_str_eq(fields[4], "0");
+			cr_assert_str_eq(fields[16], "5.00");
+		}
+	}
+	cr_assert_eq(data, 2);
 	free(out);
 	fx_free(f);
 }
@@ -628,7 +666,7 @@ Test(render_batch, crash_events_are_hash_lines)
 	fx_free(f);
 }
 
-Test(render_batch, columns_line_names_twenty_fields)
+Test(render_batch, columns_line_names_every_field)
 {
 	struct cap c;
 	static char fields[MAXFIELDS][FIELDLEN];
@@ -647,10 +685,12 @@ Test(render_batch, columns_line_names_twenty_fields)
 	cr_assert_str_eq(fields[13], "writeback_bytes");
 	cr_assert_str_eq(fields[14], "cgroup");
 	cr_assert_str_eq(fields[15], "for");
-	cr_assert_str_eq(fields[16], "uid");
-	cr_assert_str_eq(fields[17], "user");
-	cr_assert_str_eq(fields[18], "ioprio");
-	cr_assert_str_eq(fields[19], "cmdline");
+	cr_assert_str_eq(fields[16], "iowait_pct");
+	cr_assert_str_eq(fields[17], "swapin_pct");
+	cr_assert_str_eq(fields[18], "uid");
+	cr_assert_str_eq(fields[19], "user");
+	cr_assert_str_eq(fields[20], "ioprio");
+	cr_assert_str_eq(fields[21], "cmdline");
 	free(c.buf);
 }
 
@@ -746,7 +786,9 @@ static const struct jnode *check_frame(const struct jnode *root, const struct fx
 		cr_assert_eq(p->type, J_OBJ);
 		cr_assert_eq(jkey_u64(p, "pid"), row->key.tgid);
 		jmust(p, "comm", J_STR);
-		jmust(p, "device", J_STR);
+		jmust(p, "device", iostats_has_device(row) ? J_STR : J_NULL);
+		jmust(p, "iowait_pct", f->frame.iowait_known ? J_NUM : J_NULL);
+		jmust(p, "swapin_pct", f->frame.swapin_known ? J_NUM : J_NULL);
 		check_counters(p, iostats_values(row, f->frame.cumulative));
 		lat = jget(p, "avg_latency_us");
 		cr_assert_not_null(lat, "avg_latency_us missing");
@@ -841,6 +883,60 @@ Test(render_json, one_row)
 	cr_assert_eq(jkey_u64(p, "write_ios"), 256);
 	cr_assert_eq(jkey_u64(p, "read_bytes"), 0);
 	cr_assert_eq(jmust(p, "avg_latency_us", J_NULL)->type, J_NULL);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+/* IO> and SWAPIN: the interval's source, each row's shares (null where not
+ * known), and a process that only waited: device null, no I/O. */
+Test(render_json, waits_and_a_row_of_no_disk)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs, *p;
+	struct proc_io *row;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	f->frame.interval_s = 2;
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 123, "dd", 2, "vda", 0, 1048576, 0)->wait_delta.blkio_ns = 500000000;
+	row = add_row(f, 124, "postgres", 8, "-", 0, 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 1999990000;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert(jstr_is(jmust(&root, "iowait_source", J_STR), "sched", 5));
+	p = &procs->kids[0];
+	cr_assert_str_eq(jmust(p, "iowait_pct", J_NUM)->str, "25.00");
+	cr_assert_eq(jmust(p, "swapin_pct", J_NULL)->type, J_NULL);
+	p = &procs->kids[1];
+	cr_assert_eq(jmust(p, "device", J_NULL)->type, J_NULL);
+	cr_assert_str_eq(jmust(p, "iowait_pct", J_NUM)->str, "100.00");
+	cr_assert_eq(jkey_u64(p, "read_bytes") + jkey_u64(p, "write_bytes"), 0);
+	j_free(&root);
+	free(out);
+
+	/* delay accounting: both known; not measured at all: a null source */
+	f->frame.waits_source = WAITS_DELAYACCT;
+	f->frame.swapin_known = true;
+	f->rows[0].wait_delta.swapin_ns = 20000000;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert(jstr_is(jmust(&root, "iowait_source", J_STR), "delayacct", 9));
+	cr_assert_str_eq(jmust(&procs->kids[0], "swapin_pct", J_NUM)->str, "1.00");
+	j_free(&root);
+	free(out);
+	f->frame.waits_source = WAITS_NONE;
+	f->frame.iowait_known = f->frame.swapin_known = false;
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	check_frame(&root, f);
+	cr_assert_eq(jmust(&root, "iowait_source", J_NULL)->type, J_NULL);
 	j_free(&root);
 	free(out);
 	fx_free(f);
@@ -1998,7 +2094,7 @@ static void own_row(struct fx *f, struct proc_io *row, uint32_t uid, const char 
 	row->cmdline = cmdline;
 }
 
-Test(render_batch, uid_user_ioprio_and_cmdline_come_after_for)
+Test(render_batch, uid_user_ioprio_and_cmdline_come_after_the_waits)
 {
 	static char dd_line[] = "dd if=/dev/zero of=/mnt/a b\xc3\xa9\\";
 	static char sh_line[] = "sh";
@@ -2017,23 +2113,26 @@ Test(render_batch, uid_user_ioprio_and_cmdline_come_after_for)
 		if (lines[i][0] == '#')
 			continue;
 		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
+		/* IO> and SWAPIN first, not measured in this frame */
+		cr_assert_str_eq(fields[16], "-");
+		cr_assert_str_eq(fields[17], "-");
 		switch (data++) {
 		case 0:
-			cr_assert_str_eq(fields[16], "65534");
-			cr_assert_str_eq(fields[17], "nobody");
-			cr_assert_str_eq(fields[18], "idle");
-			cr_assert_str_eq(fields[19],
+			cr_assert_str_eq(fields[18], "65534");
+			cr_assert_str_eq(fields[19], "nobody");
+			cr_assert_str_eq(fields[20], "idle");
+			cr_assert_str_eq(fields[21],
 					 "dd\\x20if=/dev/zero\\x20of=/mnt/a\\x20b\\xc3\\xa9\\x5c",
 					 "escaped as names are: one awk field");
 			break;
 		case 1:
-			cr_assert_str_eq(fields[16], "0");
-			cr_assert_str_eq(fields[17], "root");
-			cr_assert_str_eq(fields[18], "be/6", "nice 10");
-			cr_assert_str_eq(fields[19], "sh");
+			cr_assert_str_eq(fields[18], "0");
+			cr_assert_str_eq(fields[19], "root");
+			cr_assert_str_eq(fields[20], "be/6", "nice 10");
+			cr_assert_str_eq(fields[21], "sh");
 			break;
 		default:
-			for (int k = 16; k < 20; k++)
+			for (int k = 18; k < 22; k++)
 				cr_assert_str_eq(fields[k], "-", "field %d", k + 1);
 		}
 	}

@@ -83,20 +83,21 @@ Test(top_layout, process_columns_at_60_80_120_200)
 		bool latency;
 		const char *expect;
 	} cases[] = {
-		/* issue 33: iotop's USER and PRIO at 80, COMMAND last with the
-		 * rest of the line; the IOPS from 84 */
+		/* issue 33: iotop's USER, IO> and PRIO by 80, COMMAND last with
+		 * the rest of the line; the IOPS from 90 */
 		{ 60, false, "PID DEVICE READ/s WRITE/s COMMAND" },
 		{ 60, true, "PID DEVICE READ/s WRITE/s COMMAND" },
-		{ 80, false, "PID PRIO USER DEVICE READ/s WRITE/s COMMAND" },
-		{ 80, true, "PID PRIO USER DEVICE READ/s WRITE/s COMMAND" },
-		{ 84, false, "PID PRIO USER DEVICE READ/s WRITE/s R_IOPS W_IOPS COMMAND" },
-		{ 100, true, "PID PRIO USER DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms COMMAND" },
-		{ 120, false, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS "
+		{ 73, false, "PID USER IO> DEVICE READ/s WRITE/s COMMAND" },
+		{ 80, false, "PID PRIO USER IO> DEVICE READ/s WRITE/s COMMAND" },
+		{ 80, true, "PID PRIO USER IO> DEVICE READ/s WRITE/s COMMAND" },
+		{ 90, false, "PID PRIO USER IO> DEVICE READ/s WRITE/s R_IOPS W_IOPS COMMAND" },
+		{ 100, true, "PID PRIO USER IO> DEVICE READ/s WRITE/s R_IOPS W_IOPS LAT_ms COMMAND" },
+		{ 120, false, "PID PRIO USER IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS "
 			      "DIRTY/s COMMAND" },
-		{ 120, true, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS LAT_ms "
+		{ 120, true, "PID PRIO USER IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS LAT_ms "
 			     "DIRTY/s COMMAND" },
-		{ 200, true, "PID PRIO USER DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS LAT_ms "
-			     "DIRTY/s CGROUP COMMAND" },
+		{ 200, true, "PID PRIO USER SWAPIN IO> DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS "
+			     "D_IOPS LAT_ms DIRTY/s CGROUP COMMAND" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -680,7 +681,7 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "zram0  ");
 	cr_assert_geq(y, 0);
 	cr_assert_eq(term_line(&t, y)[strlen(term_line(&t, y)) - 1], '-', "%s", term_line(&t, y));
-	/* issue 33: iotop's columns at 80, the IOPS at 84 */
+	/* issue 33: iotop's columns at 80, the IOPS at 90 */
 	y = term_find(&t, "COMM");
 	cr_assert(strstr(term_line(&t, y), "    PID PRIO USER     DEVICE ") &&
 		  ends_with(term_line(&t, y), " COMMAND") && !strstr(term_line(&t, y), "W_IOPS"),
@@ -695,6 +696,50 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
+	fx_free(f);
+}
+
+/* Who waits: IO> between the user and the disk at 80 columns, a process
+ * that only waited on a row of disk "-", SWAPIN "-" without delay
+ * accounting at 130, and the rows in IO> order with -s iowait. */
+Test(top_view, iowait_column_and_a_row_of_no_disk)
+{
+	struct top_settings settings = { .interval_s = 2, .sort = SORT_IOWAIT };
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	struct term t;
+	int y;
+
+	f->frame.waits_source = WAITS_SCHED;
+	f->frame.iowait_known = true;
+	add_row(f, 300, "backup", 6, "vda", 0, 8 << 20)->wait_delta.blkio_ns = 50000000;
+	row = add_row(f, 301, "postgres", 8, "-", 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 1500000000;
+	row = add_row(f, 302, "java", 4, "-", 0, 0);
+	row->key.dev = IOWAIT_NO_DEVICE;
+	row->wait_delta.blkio_ns = 5000000000;	/* threads: it passes 100 */
+	fx_view(f, 24, 80, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	y = term_find(&t, "    PID PRIO USER       IO> DEVICE");
+	cr_assert_geq(y, 0, "no IO> heading at 80 columns");
+	cr_assert(!strstr(term_line(&t, y), "SWAPIN"), "%s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y + 1), "    302 -    -         250% -  "), "%s",
+		  term_line(&t, y + 1));
+	cr_assert(strstr(term_line(&t, y + 2), "    301 -    -        75.0% -  "), "%s",
+		  term_line(&t, y + 2));
+	cr_assert(strstr(term_line(&t, y + 3), "    300 -    -         2.5% vda "), "%s",
+		  term_line(&t, y + 3));
+	fx_recapture(f);
+	f->view.screen.cols = 130;
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	y = term_find(&t, "USER     SWAPIN   IO> DEVICE");
+	cr_assert_geq(y, 0, "no SWAPIN at 130 columns");
+	cr_assert(strstr(term_line(&t, y + 1), "    302 -    -             -  250% -"), "%s",
+		  term_line(&t, y + 1));
 	fx_free(f);
 }
 

@@ -22,9 +22,23 @@ static void batch_start(struct view *v)
 {
 	fputs("# time pid comm device read_bytes write_bytes discard_bytes read_ios write_ios"
 	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for", v->out);
-	/* issue 33: who the process is (batch_row_owner()) */
-	fputs(" uid user ioprio cmdline", v->out);
+	/* issue 33: who waited (batch_waits()), who the process is (batch_row_owner()) */
+	fputs(" iowait_pct swapin_pct uid user ioprio cmdline", v->out);
 	fputc('\n', v->out);
+}
+
+/* Fields 17 and 18, after `for`: IO> and SWAPIN, percent of the interval
+ * with two decimals, "-" where not known. */
+static void batch_waits(FILE *out, const struct frame *f, const struct proc_io *row)
+{
+	for (int swapin = 0; swapin <= 1; swapin++) {
+		double pct;
+
+		if (frame_wait_pct(f, row, f->cumulative, swapin, &pct))
+			fprintf(out, " %.2f", pct);
+		else
+			fputs(" -", out);
+	}
 }
 
 static void batch_counters(FILE *out, const uint64_t *values)
@@ -323,6 +337,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 		fputc('-', v->out);
 	}
 	/* issue 33: after the last field of before (for) */
+	batch_waits(v->out, f, row);
 	batch_row_owner(v, f, row);
 	fputc('\n', v->out);
 	if (v->stacks)

@@ -32,6 +32,49 @@ static void json_crash(struct jsonw *w, const struct crashfree *crash)
 	jsonw_object_end(w);
 }
 
+/* ---- IO> and SWAPIN (iowait.h) ---- */
+
+/* "delayacct", "sched": how IO> was measured; NULL: it was not. */
+static const char *waits_source_name(enum waits_source source)
+{
+	switch (source) {
+	case WAITS_DELAYACCT:
+		return "delayacct";
+	case WAITS_SCHED:
+		return "sched";
+	case WAITS_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/* "iowait_source": "delayacct" or "sched", null when IO> is not measured. */
+static void json_waits_source(struct jsonw *w, const struct frame *f)
+{
+	const char *source = waits_source_name(f->waits_source);
+
+	if (source)
+		jsonw_string(w, "iowait_source", source, strlen(source));
+	else
+		jsonw_null(w, "iowait_source");
+}
+
+/* IO> and SWAPIN: "iowait_pct", "swapin_pct", percent of the interval with
+ * two decimals, or null where not known. */
+static void json_row_waits(struct jsonw *w, const struct frame *f, const struct proc_io *row)
+{
+	static const char *const keys[] = { "iowait_pct", "swapin_pct" };
+
+	for (int swapin = 0; swapin <= 1; swapin++) {
+		double pct;
+
+		if (frame_wait_pct(f, row, f->cumulative, swapin, &pct))
+			jsonw_double(w, keys[swapin], "%.2f", pct);
+		else
+			jsonw_null(w, keys[swapin]);
+	}
+}
+
 static void json_begin(struct view *v, const struct frame *f)
 {
 	v->rows_shown = 0;
@@ -40,6 +83,7 @@ static void json_begin(struct view *v, const struct frame *f)
 	json_write_record_head(&v->json, "interval", &f->wall, v->host);
 	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
 	jsonw_bool(&v->json, "partial", f->partial);
+	json_waits_source(&v->json, f);
 	jsonw_array(&v->json, "processes");
 }
 
@@ -164,8 +208,12 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		name = res_name(f->names, row->comm_name, &len);
 		jsonw_string(w, "comm", name, len);
 	}
-	name = res_name(f->names, row->device_name, &len);
-	jsonw_string(w, "device", name, len);
+	if (iostats_has_device(row)) {
+		name = res_name(f->names, row->device_name, &len);
+		jsonw_string(w, "device", name, len);
+	} else {
+		jsonw_null(w, "device");	/* a process that only waited */
+	}
 	for (size_t i = 0; i < NR_SHOWN; i++)
 		jsonw_u64(w, pmem_counter_names[shown_counters[i]], values[shown_counters[i]]);
 	if (row_latency_tenths(f, values, &tenths))
@@ -192,6 +240,7 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	else
 		jsonw_null(w, "tid");
 	json_row_latency(w, f, row);
+	json_row_waits(w, f, row);
 	json_row_owner(w, f, row);	/* issue 33 */
 	if (v->stacks)
 		json_row_stacks(v, f, row);

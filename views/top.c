@@ -279,6 +279,21 @@ static void cell_avg_ms(char *buf, size_t size, const uint64_t *values)
 	cell_ms(buf, size, (double)values[PMEM_LATENCY_NS] / (double)values[PMEM_LATENCY_IOS] / 1e6);
 }
 
+/* IO> or SWAPIN: "12.5%", "250%" (a process sums its threads), "-" when
+ * not known (SWAPIN without delay accounting). */
+static void cell_wait(char *buf, size_t size, const struct top *t, const struct proc_io *row,
+		      bool swapin)
+{
+	double pct;
+
+	if (!frame_wait_pct(&t->frame, row, t->state.cumulative, swapin, &pct))
+		snprintf(buf, size, "-");
+	else if (pct < 99.95)
+		snprintf(buf, size, "%.1f%%", pct);
+	else
+		snprintf(buf, size, "%.0f%%", pct);
+}
+
 /* ---- the header ---- */
 
 /* The losses the header shows: of the interval, or since start (-a, a). */
@@ -428,6 +443,16 @@ static bool has_values(const uint64_t *values)
 	return values[PMEM_DIRTIED_BYTES] != 0;
 }
 
+/* A process row to show: its I/O, or its waits (a process that only
+ * waited has a row of no disk). */
+static bool row_shown(const struct top *t, const struct proc_io *row)
+{
+	const struct iowait_ns *waits = iostats_waits(row, t->state.cumulative);
+
+	return has_values(row_values(t, row)) || waits->blkio_ns ||
+	       waits->swapin_ns;
+}
+
 /* "+N more" on the last line there is room for, when n were not shown. */
 static void put_more(struct view *v, size_t n)
 {
@@ -566,6 +591,10 @@ static int sort_column(enum sort_key sort)
 		return TOP_COL_DIRTY;
 	case SORT_CGROUP:
 		return TOP_COL_CGROUP;
+	case SORT_IOWAIT:
+		return TOP_COL_IOWAIT;
+	case SORT_SWAPIN:
+		return TOP_COL_SWAPIN;
 	case SORT_BYTES:
 	case SORT_IOS:
 		break;
@@ -628,6 +657,8 @@ static void process_line(struct view *v, const struct proc_io *row,
 		   top_proc_columns[TOP_COL_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
 	cell_avg_ms(cells[TOP_COL_LATENCY], sizeof(cells[0]), values);
 	cell_bytes(cells[TOP_COL_DIRTY], sizeof(cells[0]), t, values[PMEM_DIRTIED_BYTES]);
+	cell_wait(cells[TOP_COL_IOWAIT], sizeof(cells[0]), t, row, false);
+	cell_wait(cells[TOP_COL_SWAPIN], sizeof(cells[0]), t, row, true);
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		if (layout->shown[i])
 			line_cell(&l, text[i], layout->width[i], top_proc_columns[i].left);
@@ -658,7 +689,7 @@ static size_t select_rows(struct top *t)
 	for (size_t i = 0; i < f->nrows; i++) {
 		const struct proc_io *row = f->rows[i];
 
-		if (has_values(row_values(t, row)) && row_selected(t, row))
+		if (row_shown(t, row) && row_selected(t, row))
 			t->order[n++] = row;
 	}
 	for (size_t i = 0; i < nidle; i++)
@@ -786,6 +817,9 @@ static void process_table(struct view *v)
 	for (size_t i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = t->state.latency_columns && t->frame.per_process_latency;
+	/* IO> and SWAPIN where diskio measures who waits ("-" for a SWAPIN
+	 * not known); not where it cannot (trace mode, old kernels) */
+	wanted[TOP_COL_IOWAIT] = wanted[TOP_COL_SWAPIN] = t->frame.waits_source != WAITS_NONE;
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMMAND] = false;

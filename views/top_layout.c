@@ -16,10 +16,13 @@
 
 const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 	[TOP_COL_PID] = { "PID", "PID", 7, false, false, false },
-	/* issue 33: "be/4", "idle"; a name as ps -o user cuts it; the comm
-	 * (15 bytes) or the command line, with the rest of the line */
+	/* issue 33: "be/4", "idle"; a name as ps -o user cuts it; "99.9%",
+	 * "250%" (a process sums its threads); the comm (15 bytes) or the
+	 * command line, with the rest of the line */
 	[TOP_COL_PRIO] = { "PRIO", "PRIO", 4, true, false, false },
 	[TOP_COL_USER] = { "USER", "USER", 8, true, false, false },
+	[TOP_COL_SWAPIN] = { "SWAPIN", "SWAPIN", 6, false, false, false },
+	[TOP_COL_IOWAIT] = { "IO>", "IO>", 5, false, false, false },
 	[TOP_COL_COMMAND] = { "COMMAND", "COMMAND", 15, true, true, false },
 	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false, false },
 	RATE_COLUMNS(TOP_COL_READ, TOP_COL_WRITE, TOP_COL_DISCARD, TOP_COL_READ_IOPS,
@@ -31,14 +34,15 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 
 /* A row is a process on a disk: without DEVICE two rows of one process
  * look alike, so the disk comes right after the byte rates.  Then iotop's
- * columns (issue 33): 80 columns show PID PRIO USER DEVICE READ/s WRITE/s
- * and COMMAND, the IOPS come at 84. */
+ * columns (issue 33): 80 columns show PID USER IO> DEVICE READ/s WRITE/s
+ * and COMMAND, PRIO and the IOPS come at 84.  SWAPIN, mostly "-" (delay
+ * accounting is off by default), comes late. */
 const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
 	{ TOP_COL_COMMAND, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
-	{ TOP_COL_DEVICE, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_PRIO, -1 },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_IOWAIT, -1 }, { TOP_COL_PRIO, -1 },
 	{ TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
 	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
-	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_CGROUP, -1 },
+	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_SWAPIN, -1 }, { TOP_COL_CGROUP, -1 },
 };
 
 const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {

@@ -15,10 +15,11 @@
  * ... COMMAND), the command last, where it takes the rest of the line. */
 enum top_proc_column {
 	TOP_COL_PID,
-	/* issue 33: USER and PRIO (COMMAND is last) */
+	/* issue 33: USER and PRIO (COMMAND is last), who waits */
 	TOP_COL_PRIO,
 	TOP_COL_USER,
-	/* end of issue 33's */
+	TOP_COL_SWAPIN,		/* share of the interval swapping in (delay accounting) */
+	TOP_COL_IOWAIT,		/* IO>: share of the interval waiting for block I/O */
 	TOP_COL_DEVICE,
 	TOP_COL_READ,
 	TOP_COL_WRITE,
@@ -80,7 +81,7 @@ struct top_step {
 
 /* Most needed first: what stays on a narrow terminal (doc/outputs.md,
  * "Columns by width"). */
-#define TOP_PROC_STEPS 12
+#define TOP_PROC_STEPS 14
 #define TOP_DEV_STEPS 10
 extern const struct top_step top_proc_priority[TOP_PROC_STEPS];
 extern const struct top_step top_dev_priority[TOP_DEV_STEPS];

@@ -311,6 +311,23 @@ int h_run(const char *const argv[], const char *const env_add[], const struct h_
 	return h_runx(argv[0], argv, env_add, as, timeout_ms, r);
 }
 
+void h_drop_notes(char *text)
+{
+	char *to = text;
+
+	for (char *line = text; *line;) {
+		char *next = strchr(line, '\n');
+		size_t len = next ? (size_t)(next + 1 - line) : strlen(line);
+
+		if (strncmp(line, "diskio: note: ", 14)) {
+			memmove(to, line, len);
+			to += len;
+		}
+		line += len;
+	}
+	*to = '\0';
+}
+
 bool h_have_program(const char *name)
 {
 	const char *path = getenv("PATH");
@@ -1603,6 +1620,8 @@ bool h_batch_parse_row(const char *line, struct h_batch_row *row)
 			ok = h__parse_u64_field(f[4 + i], counters[i]);
 		snprintf(row->latency, sizeof(row->latency), "%s", f[11]);
 		snprintf(row->serves, sizeof(row->serves), "%s", f[15]);
+		snprintf(row->iowait, sizeof(row->iowait), "%s", f[16]);
+		snprintf(row->swapin, sizeof(row->swapin), "%s", f[17]);
 	}
 	h_free_fields(f, n, H_BATCH_FIELDS + 1);
 	return ok;
@@ -1616,7 +1635,7 @@ static const char *const h__diskio_prog_names[] = {
 	"handle_bio_queue", "handle_bio_complete", "handle_io_start", "handle_io_done",
 	"handle_rq_issue", "handle_rq_complete", "handle_rq_issue_raw",
 	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio",
-	"handle_bio_remap", "handle_getrq",
+	"handle_bio_remap", "handle_getrq", "read_waits", "handle_switch",
 	"handle_exec",		/* issue 33: command lines at exec */
 	NULL,
 };

@@ -163,6 +163,12 @@ int h_runx(const char *exe, const char *const argv[], const char *const env_add[
 int h_run(const char *const argv[], const char *const env_add[], const struct h_creds *as,
 	  int timeout_ms, struct h_result *r);
 
+/* Remove, in place, the lines of text that start with "diskio: note: ": what
+ * the output cannot show and how to change it (SWAPIN without delay
+ * accounting), printed at start whatever the test; its warnings and errors
+ * stay. */
+void h_drop_notes(char *text);
+
 /* Whether a program is found in PATH. */
 bool h_have_program(const char *name);
 
@@ -482,9 +488,10 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 20	/* time pid comm device 7 counters avg_latency_us
-				 * dirtied_bytes writeback_bytes cgroup for;
-				 * uid user ioprio cmdline (issue 33) */
+#define H_BATCH_FIELDS 22	/* time pid comm device 7 counters avg_latency_us
+				 * dirtied_bytes writeback_bytes cgroup for
+				 * iowait_pct swapin_pct uid user ioprio cmdline
+				 * (issue 33) */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may
@@ -503,6 +510,8 @@ struct h_batch_row {
 	struct h_counters c;
 	char latency[32];	/* "-" or a number */
 	char serves[64];	/* the "for" field: "-" or a device's name */
+	char iowait[32];	/* IO>, SWAPIN: "-" or a percentage */
+	char swapin[32];
 };
 
 /* Parse a batch data line: exactly H_BATCH_FIELDS fields, integers where

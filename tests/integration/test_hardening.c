@@ -49,6 +49,7 @@ static int run_with_stdout(enum stdout_setup how, const char *const args[], char
 	       (got = read(errpipe[0], err + len, err_size - 1 - len)) > 0)
 		len += got;
 	err[len] = '\0';
+	h_drop_notes(err);
 	close(errpipe[0]);
 	cr_assert_eq(h_wait_pid(pid, 20000, &status), 0, "diskio did not exit");
 	h_untrack_child(pid);

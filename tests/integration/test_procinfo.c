@@ -164,9 +164,9 @@ Test(procinfo, twenty_short_lived_dds_are_twenty_command_lines)
 		cr_assert_eq(n, H_BATCH_FIELDS, "%s", d.lines[i]);
 		if (strcmp(row.comm, "dd"))
 			continue;
-		snprintf(got, sizeof(got), "%.*s", (int)lens[19], fields[19]);
-		cr_assert(lens[16] == 1 && fields[16][0] == '0', "uid: %s", d.lines[i]);
-		cr_assert(lens[17] == 4 && !strncmp(fields[17], "root", 4), "user: %s", d.lines[i]);
+		snprintf(got, sizeof(got), "%.*s", (int)lens[21], fields[21]);
+		cr_assert(lens[18] == 1 && fields[18][0] == '0', "uid: %s", d.lines[i]);
+		cr_assert(lens[19] == 4 && !strncmp(fields[19], "root", 4), "user: %s", d.lines[i]);
 		for (int k = 1; k <= TWENTY; k++) {
 			escaped_dd(want, sizeof(want), zram->path, k);
 			if (strcmp(got, want))

@@ -216,6 +216,7 @@ static void run_once(const char *path, char **err)
 	cr_assert(!r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
 		  "`diskio --state %s -b 0.2 1`: %s, expected exit 0 (stderr: %.500s)", path,
 		  h_status_str(r.status, why, sizeof(why)), r.err);
+	h_drop_notes(r.err);
 	*err = strdup(r.err);
 	cr_assert_not_null(*err);
 	h_result_free(&r);

@@ -853,27 +853,27 @@ Test(writeback, cgroup_rows_filter_and_fold)
 		pid = cgroup_run(&d, H_ARGS("-b", "-D", dev->name, INTERVAL), dev, s_cg, rel);
 		for (size_t i = 0; i < d.nlines; i++) {
 			const char *line = d.lines[i];
-			char *f[16];
+			char *f[H_BATCH_FIELDS];
 			int n;
 
 			if (line[0] == '#')
 				continue;
 			data++;
-			n = h_split_fields(line, f, 16);
+			n = h_split_fields(line, f, H_BATCH_FIELDS);
 			if (n != H_BATCH_FIELDS) {
 				if (bad_fields++ < 5)
-					cr_log_error("batch line %zu has %d fields, not 16: %s", i, n,
-						     line);
+					cr_log_error("batch line %zu has %d fields, not %d: %s", i, n,
+						     H_BATCH_FIELDS, line);
 			} else if (atoi(f[1]) == (int)pid) {
 				mine++;
 				cr_expect_str_eq(f[14], rel, "-b: the child's line has cgroup %s, "
 						 "expected %s: %s", f[14], rel, line);
 				written += atoll(f[5]);
 			}
-			h_free_fields(f, n, 16);
+			h_free_fields(f, n, H_BATCH_FIELDS);
 		}
-		cr_expect_eq(bad_fields, 0, "-b: %d of %d data lines do not have 16 fields",
-			     bad_fields, data);
+		cr_expect_eq(bad_fields, 0, "-b: %d of %d data lines do not have %d fields",
+			     bad_fields, data, H_BATCH_FIELDS);
 		cr_expect_gt(mine, 0, "-b: no line for the child (pid %d)", (int)pid);
 		cr_expect_eq(written, MiB, "-b: the child's write_bytes (field 6) sum to %" PRId64
 			     ", expected 1 MiB", written);

@@ -694,6 +694,85 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 	end_check(name);
 }
 
+/* ---------------------------------------------------------- IO> and SWAPIN -- */
+
+#define DELAYACCT	"/proc/sys/kernel/task_delayacct"
+
+/*
+ * IO> and SWAPIN's programs load and count on this kernel: diskio -b while
+ * the known-I/O child does its O_DIRECT I/O on the virtio disk, where every
+ * I/O sleeps until the host completes it.  The child's rows (any disk, or
+ * "-") have an IO> above 0 (batch field 17); SWAPIN (field 18) is "-" with
+ * delay accounting off, a number with it on; the interval's source says
+ * which measured it.
+ */
+static void check_iowait(const char *name, bool delayacct)
+{
+	const char *args[] = { "--json", INTERVAL, NULL };
+	const char *source = delayacct ? "\"iowait_source\":\"delayacct\"" :
+					 "\"iowait_source\":\"sched\"";
+	char buf[64], pid_key[32];
+	double iowait = 0;
+	int rows = 0, swapin_null = 0;
+	struct run r;
+	pid_t child;
+	int status;
+
+	begin_check();
+	if (write_file(DELAYACCT, delayacct ? "1" : "0")) {
+		expect(false, "cannot write %s", DELAYACCT);
+		end_check(name);
+		return;
+	}
+	if (!start_diskio(&r, args, no_env)) {
+		expect(false, "cannot start diskio");
+		goto out;
+	}
+	if (!wait_lines(&r, "{\"type\":\"interval\"", 1, ATTACH_MS)) {
+		kill(r.pid, SIGKILL);
+		finish_diskio(&r);
+		expect(false, "diskio did not attach: %s", r.err);
+		free_run(&r);
+		goto out;
+	}
+	child = spawn_known_io("kio-waits", "/dev/vda");
+	status = wait_child(child, CHILD_MS);
+	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
+	wait_lines(&r, "{\"type\":\"interval\"", count_lines(&r, "{\"type\":\"interval\"") + 2,
+		   INTERVALS_MS);
+	stop_diskio(&r);
+	expect_exit_0(&r);
+	expect(r.text && strstr(r.text, source), "no %s in the intervals", source);
+	/* {"pid":N,...,"latency_us":{...},"iowait_pct":X,"swapin_pct":Y}: the
+	 * child's rows, each up to the next row or the end of its line */
+	snprintf(pid_key, sizeof(pid_key), "{\"pid\":%d,", (int)child);
+	for (const char *p = r.text; p && (p = strstr(p, pid_key)); p++) {
+		const char *end = strstr(p + 1, "{\"pid\":"), *eol = strchr(p, '\n');
+		const char *io = strstr(p, "\"iowait_pct\":"), *sw = strstr(p, "\"swapin_pct\":");
+
+		if (!end || (eol && eol < end))
+			end = eol;
+		if (!end || !io || !sw || io > end || sw > end)
+			continue;
+		rows++;
+		iowait += strtod(io + strlen("\"iowait_pct\":"), NULL);
+		swapin_null += !strncmp(sw + strlen("\"swapin_pct\":"), "null", 4);
+	}
+	note("%s: the child's rows %d, IO> summed %.2f%%, SWAPIN null in %d",
+	     delayacct ? "delay accounting" : "sched_switch", rows, iowait, swapin_null);
+	expect(rows > 0, "no row of the child");
+	expect(iowait > 0, "the child's IO> is 0");
+	expect(delayacct ? swapin_null == 0 : swapin_null == rows,
+	       "SWAPIN null in %d of %d rows", swapin_null, rows);
+	if (!delayacct)
+		expect(strstr(r.err, "delay accounting is off"), "no note on stderr: %s", r.err);
+	free_run(&r);
+out:
+	write_file(DELAYACCT, "0");
+	end_check(name);
+}
+
 /*
  * diskio -T -b -D dev while a child does the known I/O: one event per I/O,
  * each naming the child (on Linux 6.1 a kblockd worker dispatches its
@@ -1863,6 +1942,8 @@ int main(int argc, char **argv)
 	check_known_io("known-io-zram-stacks", "zram0", "--stacks", no_env);
 	check_flushes("flushes-virtio", "vda", no_env);
 	check_flushes("flushes-virtio-rq-hooks", "vda", rq_env);
+	check_iowait("iowait-sched", false);
+	check_iowait("iowait-delayacct", true);
 
 	check_crashes();
 

@@ -265,8 +265,8 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 	cr_assert_geq(wait_until(shows_a_frame, NULL, FRAME_TIMEOUT_MS), 0, "no first frame");
 
 	/* At 80x24: the lost count, p99 and iostat -x's utilisation, queue
-	 * size and awaits are on screen, and iotop's USER and PRIO; the I/O
-	 * rates, read and write alike, do not fit (the processes' from 84
+	 * size and awaits are on screen, and iotop's USER, PRIO and IO>; the
+	 * I/O rates, read and write alike, do not fit (the processes' from 90
 	 * columns, issue 33). */
 	line = screen_line("diskio ");
 	cr_assert(line && strstr(line, "lost "), "no lost count in the header: %s", line);
@@ -276,8 +276,8 @@ Test(top, every_key_changes_the_screen_and_q_leaves_the_shell_as_it_was)
 		  strstr(line, "AQU-SZ") && strstr(line, "R_AWAIT") && strstr(line, "W_AWAIT"),
 		  "%s", line);
 	line = screen_line("COMM");
-	cr_assert(line && strstr(line, " PRIO USER ") && strstr(line, " COMMAND") &&
-		  !strstr(line, "R_IOPS") && !strstr(line, "W_IOPS"),
+	cr_assert(line && strstr(line, " PRIO USER ") && strstr(line, " IO> DEVICE ") &&
+		  strstr(line, " COMMAND") && !strstr(line, "R_IOPS") && !strstr(line, "W_IOPS"),
 		  "process table at 80 columns: %s", line);
 	cr_assert(has("per second"), "the header does not say rates are per second");
 
@@ -630,9 +630,9 @@ Test(top, a_utf8_name_as_written_under_utf8_and_escaped_under_c)
 	h_untrack_child(writer);
 }
 
-/* ---- issue 33: iotop's USER and PRIO, c for the command line, / ---- */
+/* ---- issue 33: iotop's USER, PRIO and IO>, c for the command line, / ---- */
 
-/* A writer's row at 80x24: its user and priority; c shows its whole command
+/* A writer's row at 80x24: its user, priority and IO>; c shows its whole command
  * line (fio's, with the job's name), c again its name; / filters by
  * COMMAND as shown. */
 Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
@@ -651,7 +651,7 @@ Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
 	run_in_pane(args);
 	cr_assert_geq(wait_until(has_row, " fio", FRAME_TIMEOUT_MS), 0, "no writer's row");
 	line = screen_line("COMM");
-	cr_assert(line && strstr(line, "    PID PRIO USER     DEVICE ") &&
+	cr_assert(line && strstr(line, "    PID PRIO USER       IO> DEVICE ") &&
 		  strstr(line, " COMMAND"), "iotop's columns at 80: %s", line);
 	line = row_of(" fio");
 	cr_assert(line && strstr(line, " be/4 root     ") && strstr(line, zram->name),
@@ -659,7 +659,7 @@ Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
 	cr_assert_null(strstr(screen, "--name=cmdwriter"), "the name at first, not the command");
 
 	text("c");
-	expect_screen(has_row, "fio --name=cmdwriter --rw=w", "c: the command line, to the edge");
+	expect_screen(has_row, "fio --name=cmdwriter", "c: the command line, to the edge");
 	text("/cmdwriter");
 	key("Enter");
 	expect_screen(has, "filter cmdwriter", "/: the filter on the command line");

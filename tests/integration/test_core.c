@@ -233,7 +233,10 @@ static bool row_has_device(struct h_jv obj, const void *device)
 	return h_json_get(obj, "device", &v) && h_json_str_eq(v, device);
 }
 
-/* Every "devices" key over all intervals is name. */
+/* Every "devices" key over all intervals is name, but for disks with
+ * flushes alone: process filters do not apply to a disk's flush requests,
+ * which serve no one process (doc/numbers.md, "Filters"), and the root
+ * disk's journal may flush while the test runs. */
 static int count_devices_not(const struct h_diskio *d, const char *name)
 {
 	int bad = 0;
@@ -245,7 +248,11 @@ static int count_devices_not(const struct h_diskio *d, const char *name)
 		if (!h_json_is_interval(d->lines[i]) || !h_json_devices(d->lines[i], &devices))
 			continue;
 		while (h_json_next_member(devices, &pos, &key, &val)) {
-			if (!h_json_str_eq(key, name)) {
+			struct h_counters c;
+
+			if (!h_json_str_eq(key, name) &&
+			    (!h_json_counters(val, &c) || c.read_bytes || c.write_bytes ||
+			     c.discard_bytes || c.read_ios || c.write_ios || c.discard_ios)) {
 				bad++;
 				cr_log_error("unexpected device: %.*s", (int)key.len, key.p);
 			}
@@ -424,6 +431,32 @@ Test(core, batch_fields_and_escaped_comm)
 
 /* ------------------------------------------------------------ lifecycle -- */
 
+/* Whether a live process holds program id: one of another diskio (a
+ * session's own, running beside the tests), not one ours left behind. */
+static bool held_by_a_live_process(uint32_t id)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	bool held = false;
+
+	if (!proc)
+		return false;
+	while (!held && (e = readdir(proc))) {
+		uint32_t ids[64];
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		int n;
+
+		if (*end || pid <= 0)
+			continue;
+		n = h_pid_bpf_prog_ids((pid_t)pid, ids, 64);
+		for (int k = 0; k < n && !held; k++)
+			held = ids[k] == id;
+	}
+	closedir(proc);
+	return held;
+}
+
 /* 6. SIGINT: exit 0, and every BPF program diskio had is gone. */
 Test(core, sigint_exits_0_and_unloads_programs)
 {
@@ -476,7 +509,8 @@ Test(core, sigint_exits_0_and_unloads_programs)
 				ours |= progs[i].id == ids[k];
 			for (int k = 0; k < nbefore && k < 512; k++)
 				old |= progs[i].id == before[k].id;
-			if (ours || (h_is_diskio_prog_name(progs[i].name) && !old)) {
+			if (ours || (h_is_diskio_prog_name(progs[i].name) && !old &&
+				     !held_by_a_live_process(progs[i].id))) {
 				left++;
 				if (h_now_ms() >= deadline)
 					cr_log_error("still loaded after diskio exited: id %u "

@@ -214,6 +214,15 @@ static inline const struct iowait_ns *iostats_waits(const struct proc_io *row, b
 	return cumulative ? &row->wait_total : &row->wait_delta;
 }
 
+/* Whether counters (a row's delta or totals) hold I/O or dirtying. */
+static inline bool iostats_has_io(const uint64_t *v)
+{
+	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
+		if (v[c])
+			return true;
+	return v[PMEM_DIRTIED_BYTES] != 0;
+}
+
 /* Whether a row holds I/O of a disk (not only waits). */
 static inline bool iostats_has_device(const struct proc_io *row)
 {

@@ -11,6 +11,7 @@
 #include "sorted.h"
 #include "symbolize.h"
 #include "tally.h"
+#include "tally_private.h"
 
 #define NAMES_TABLE_BYTES	(1U << 20)
 #define NAMES_TABLE_BUCKETS	4096
@@ -83,11 +84,10 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	return 0;
 }
 
-static void free_idle(struct tally *t);
 
 void tally_free(struct tally *t)
 {
-	free_idle(t);
+	tally_free_idle(t);
 	free(t->idle);
 	free(t->idle_ptrs);
 	free(t->shown_ids);
@@ -115,8 +115,7 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-
-static res_key intern_name(struct tally *t, const char *name, size_t len)
+res_key tally_intern_name(struct tally *t, const char *name, size_t len)
 {
 	res_key key;
 
@@ -248,7 +247,7 @@ static res_key cgroup_name(struct tally *t, uint64_t id)
 	if (!t->config.cgroup_mount)
 		return 0;
 	path = cgroup_names_lookup(&t->cgroups, id);
-	return path ? intern_name(t, path, strlen(path)) : t->unknown_name;
+	return path ? tally_intern_name(t, path, strlen(path)) : t->unknown_name;
 }
 
 void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t size)
@@ -288,13 +287,13 @@ static const char *sysfs_root_of(const struct tally *t)
  * named after the device above, which it serves, as does a worker whose
  * work is a block device's own (a loop device's).
  */
-static void name_row(struct tally *t, struct proc_io *row)
+void tally_name_row(struct tally *t, struct proc_io *row)
 {
 	const struct proc_dev_key *key = &row->key;
 	const char *device = iostats_has_device(row) ? devname_lookup(&t->devnames, key->dev) : "-";
 	char name[TASK_COMM_LEN + 64], comm[64];
 
-	row->device_name = intern_name(t, device, strlen(device));
+	row->device_name = tally_intern_name(t, device, strlen(device));
 	row->tgid = key->tgid;
 	if (t->config.per_thread && key->tgid)
 		row->tgid = t->config.thread_group ?
@@ -303,7 +302,7 @@ static void name_row(struct tally *t, struct proc_io *row)
 	case KEY_MARK_STACKED: {
 		const char *above = devname_lookup(&t->devnames, (uint32_t)key->cgroup);
 
-		row->comm_name = intern_name(t, above, strlen(above));
+		row->comm_name = tally_intern_name(t, above, strlen(above));
 		row->serves_name = row->comm_name;
 		return;
 	}
@@ -314,123 +313,19 @@ static void name_row(struct tally *t, struct proc_io *row)
 		desc[TASK_COMM_LEN - 1] = '\0';
 		worker_row_name(read_task_comm(t, key->tgid, comm, sizeof(comm)) ? comm : NULL,
 				desc, name, sizeof(name));
-		row->comm_name = intern_name(t, name, strlen(name));
+		row->comm_name = tally_intern_name(t, name, strlen(name));
 		/* a worker whose work is named after a disk (a loop device's
 		 * "loop0") does that disk's I/O */
 		if (devlayers_is_disk(sysfs_root_of(t), desc))
-			row->serves_name = intern_name(t, desc, strlen(desc));
+			row->serves_name = tally_intern_name(t, desc, strlen(desc));
 		break;
 	}
 	default:
-		row->comm_name = intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
+		row->comm_name = tally_intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
 	}
 	row->cgroup_name = cgroup_name(t, key->cgroup);
 }
 
-/* ---- issue 33: whose a row is (USER, PRIO, COMMAND) ---- */
-
-/* uid's name as `ps -o user` shows it, or its number. */
-static res_key user_name(struct tally *t, uint32_t uid)
-{
-	char buf[USER_NAME_SIZE];
-	const char *name = users_name(&t->users, uid, buf, sizeof(buf));
-
-	return intern_name(t, name, strlen(name));
-}
-
-/* Process tgid's command line as the kernel kept it at its last exec, if
- * that was the process that started at start_ns: its length, else 0. */
-static size_t exec_cmdline_of(struct tally *t, uint32_t tgid, uint64_t start_ns,
-			      char line[CMDLINE_SIZE])
-{
-	struct exec_cmdline kept;
-
-	if (!t->config.exec_cmdline ||
-	    !t->config.exec_cmdline(tgid, &kept, t->config.exec_cmdline_arg) ||
-	    kept.start_ns != start_ns)
-		return 0;
-	return cmdline_join(kept.args, kept.kept < EXEC_CMDLINE_BYTES ? kept.kept :
-			    EXEC_CMDLINE_BYTES, kept.len, line);
-}
-
-/* A copy of line[0..len] for a row to keep; NULL without memory (the row
- * then shows none). */
-static char *keep_line(const char *line, size_t len)
-{
-	char *copy = malloc(len + 1);
-
-	if (copy)
-		memcpy(copy, line, len + 1);
-	return copy;
-}
-
-/*
- * The command line of a row's process: /proc/PID/cmdline while the process
- * that started when the kernel says the row's did is there (ps's); else the
- * kernel's copy from its exec, of that same process (it exited within the
- * interval); else, and for a kernel thread, its name in brackets, as ps
- * shows a process without one.  A row of no process has none.
- */
-static void learn_cmdline(struct tally *t, struct proc_io *row)
-{
-	const struct row_owner *owner = &row->owner;
-	uint32_t pid = row->tgid ? row->tgid : row->key.tgid;
-	char line[CMDLINE_SIZE];
-	size_t len = 0;
-
-	free(row->cmdline);
-	row->cmdline = NULL;
-	if (!(owner->flags & ROW_OWNER_KNOWN) || !row->key.tgid)
-		return;
-	if (!(owner->flags & ROW_OWNER_KTHREAD) &&
-	    row->key.comm[TASK_COMM_LEN - 1] != KEY_MARK_WORKER) {
-		if (t->config.proc_root)
-			len = proc_cmdline(t->config.proc_root, pid,
-					   t->config.clock_ticks ?
-					   proc_start_ticks(owner->start_ns, t->config.clock_ticks) :
-					   UINT64_MAX, line);
-		if (!len)
-			len = exec_cmdline_of(t, pid, owner->start_ns, line);
-	}
-	if (!len) {
-		uint32_t name_len;
-		const char *name = res_name(&t->names, row->comm_name, &name_len);
-
-		len = cmdline_bracketed(name, name_len, line);
-	}
-	row->cmdline = keep_line(line, len);
-}
-
-/* Whose row it is, as the kernel's entry says (once it says: a row made
- * again where its process is not known keeps what it had).  Its command
- * line is learnt anew when the row is new or its process is another. */
-static void note_owner(struct tally *t, struct proc_io *row, const struct row_owner *owner,
-		       bool created)
-{
-	bool same_process = !created && owner->start_ns == row->owner.start_ns &&
-			    owner->flags == row->owner.flags;
-
-	if (!created && (!(owner->flags & ROW_OWNER_KNOWN) ||
-			 !memcmp(owner, &row->owner, sizeof(*owner))))
-		return;
-	row->owner = *owner;
-	row->user_name = owner->flags & ROW_OWNER_KNOWN ? user_name(t, owner->uid) : 0;
-	if (!same_process)
-		learn_cmdline(t, row);
-}
-
-/* The passwd file changed: every row's user anew. */
-static void rename_users(struct tally *t)
-{
-	for (size_t i = 0; i < t->procs.count; i++) {
-		struct proc_io *row = &t->procs.rows[i];
-
-		if (row->owner.flags & ROW_OWNER_KNOWN)
-			row->user_name = user_name(t, row->owner.uid);
-	}
-}
-
-/* ---- end of issue 33's rows ---- */
 
 /*
  * What a row gained from one kernel entry goes to its disk: a device's
@@ -487,8 +382,8 @@ static void record_rows(struct tally *t, const struct snapshot_row *entries, siz
 		if (row->latency && row->delta[PMEM_LATENCY_IOS] != before[PMEM_LATENCY_IOS])
 			row->latency->incomplete = true;
 		if (created)
-			name_row(t, row);
-		note_owner(t, row, &entry->owner, created);	/* issue 33 */
+			tally_name_row(t, row);
+		tally_note_owner(t, row, &entry->owner, created);	/* issue 33 */
 		add_row_change(t, row, before);
 	}
 }
@@ -660,190 +555,11 @@ static void count_row_latency(struct tally *t, const struct snapshot *s)
 		count_one_row_latency(t, &s->row_latency[i]);
 }
 
-static bool row_has_io(const uint64_t *v)
-{
-	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
-		if (v[c])
-			return true;
-	return v[PMEM_DIRTIED_BYTES] != 0;
-}
-
 static bool row_has_values(const struct proc_io *row, bool cumulative)
 {
 	const struct iowait_ns *waits = iostats_waits(row, cumulative);
 
-	return row_has_io(iostats_values(row, cumulative)) || waits->blkio_ns || waits->swapin_ns;
-}
-
-/* ---- IO> and SWAPIN (iowait.h) ---- */
-
-/* What a reading's changes are counted against. */
-struct wait_reading {
-	struct tally *t;
-	uint64_t interval_ns;
-	bool iowait_known, swapin_known;
-};
-
-static int compare_wait_key(const void *pa, const void *pb)
-{
-	return memcmp(&((const struct tally_wait_sum *)pa)->key,
-		      &((const struct tally_wait_sum *)pb)->key, sizeof(struct proc_dev_key));
-}
-
-/* A task's change in the interval (each at most the interval: a task waits
- * no longer than it) joins its row's sum; unknown figures count nothing. */
-static void sum_wait(const struct task_waits *rec, const struct iowait_ns *change, void *arg)
-{
-	struct wait_reading *r = arg;
-	struct tally *t = r->t;
-	struct tally_wait_sum *sum;
-	struct iowait_ns ns = {
-		.blkio_ns = r->iowait_known ? iowait_clamp(change->blkio_ns, r->interval_ns) : 0,
-		.swapin_ns = r->swapin_known ? iowait_clamp(change->swapin_ns, r->interval_ns) : 0,
-	};
-
-	if (!ns.blkio_ns && !ns.swapin_ns)
-		return;
-	if (array_reserve((void **)&t->wait_sums, &t->wait_sums_capacity, t->nwait_sums + 1,
-			  sizeof(*t->wait_sums))) {
-		t->lost[LOST_ROW_ALLOC]++;
-		return;
-	}
-	sum = &t->wait_sums[t->nwait_sums++];
-	memset(sum, 0, sizeof(*sum));
-	sum->key = rec->row;
-	sum->key.dev = IOWAIT_NO_DEVICE;
-	sum->tgid = rec->tgid;
-	sum->owner = rec->owner;
-	sum->ns = ns;
-}
-
-/* The sums of one row key (the threads of a process) made one, sorted by key. */
-static void merge_wait_sums(struct tally *t)
-{
-	size_t merged = 0;
-
-	if (t->nwait_sums > 1)
-		qsort(t->wait_sums, t->nwait_sums, sizeof(*t->wait_sums), compare_wait_key);
-	for (size_t i = 0; i < t->nwait_sums; i++) {
-		struct tally_wait_sum *sum = &t->wait_sums[i];
-
-		if (merged && !compare_wait_key(sum, &t->wait_sums[merged - 1])) {
-			t->wait_sums[merged - 1].ns.blkio_ns += sum->ns.blkio_ns;
-			t->wait_sums[merged - 1].ns.swapin_ns += sum->ns.swapin_ns;
-		} else {
-			t->wait_sums[merged++] = *sum;
-		}
-	}
-	t->nwait_sums = merged;
-}
-
-/*
- * Where each sum goes: the row of the same process, name and cgroup that
- * read, wrote and discarded most bytes in the interval (ties: the lowest
- * disk number), among those with I/O in it; none: a row of no disk.
- */
-static void choose_wait_rows(struct tally *t)
-{
-	for (size_t i = 0; i < t->procs.count; i++) {
-		const struct proc_io *row = &t->procs.rows[i];
-		struct tally_wait_sum key, *sum;
-		unsigned __int128 bytes;
-		size_t at;
-
-		if (!iostats_has_device(row) || !row_has_io(row->delta))
-			continue;
-		key.key = row->key;
-		key.key.dev = IOWAIT_NO_DEVICE;
-		sum = bsearch(&key, t->wait_sums, t->nwait_sums, sizeof(*sum), compare_wait_key);
-		if (!sum)
-			continue;
-		bytes = (unsigned __int128)row->delta[PMEM_READ_BYTES] +
-			row->delta[PMEM_WRITE_BYTES] + row->delta[PMEM_DISCARD_BYTES];
-		at = sum->has_row ? sum->row : 0;
-		if (!sum->has_row || bytes > sum->row_bytes ||
-		    (bytes == sum->row_bytes && row->key.dev < t->procs.rows[at].key.dev)) {
-			sum->has_row = true;
-			sum->row = i;
-			sum->row_bytes = bytes;
-		}
-	}
-}
-
-static void add_waits(struct proc_io *row, const struct iowait_ns *ns)
-{
-	row->wait_delta.blkio_ns += ns->blkio_ns;
-	row->wait_delta.swapin_ns += ns->swapin_ns;
-	row->wait_total.blkio_ns += ns->blkio_ns;
-	row->wait_total.swapin_ns += ns->swapin_ns;
-}
-
-/* Each sum onto its row, made for it when the process had no I/O in the
- * interval (rows of no disk: not with -D). */
-static void put_waits_on_rows(struct tally *t)
-{
-	for (size_t i = 0; i < t->nwait_sums; i++) {
-		const struct tally_wait_sum *sum = &t->wait_sums[i];
-		struct proc_io *row;
-		bool created;
-
-		if (sum->has_row) {
-			add_waits(&t->procs.rows[sum->row], &sum->ns);
-			continue;
-		}
-		if (!t->config.wait_rows_without_device)
-			continue;
-		row = iostats_wait_row(&t->procs, &sum->key, &created);
-		if (!row) {
-			t->lost[LOST_ROW_ALLOC]++;
-			continue;
-		}
-		if (created) {
-			name_row(t, row);
-			row->tgid = sum->tgid;	/* -t: no I/O row told its process */
-		}
-		note_owner(t, row, &sum->owner, created);	/* issue 33 */
-		add_waits(row, &sum->ns);
-	}
-}
-
-/*
- * The interval's waits: each task's change since the last reading (the
- * reading at start first, when this is the first snapshot), summed per row
- * and put on the rows.  Blkio waits are known when diskio measures them, or
- * when delay accounting was on at both readings; swap-in only then.
- */
-static void count_waits(struct tally *t, const struct snapshot *s, uint64_t interval_ns,
-			struct frame *frame)
-{
-	struct wait_reading r = { .t = t, .interval_ns = interval_ns };
-
-	t->waits_source = s->waits_source;
-	frame->waits_source = s->waits_source;
-	if (s->waits_source == WAITS_NONE || !s->waits.taken)
-		return;
-	if (s->start_waits.taken) {
-		if (iowait_tasks_read(&t->waits, s->start_waits.tasks, s->start_waits.n, NULL, NULL))
-			t->lost[LOST_ROW_ALLOC]++;
-		t->delayacct_was_on = s->start_waits.delayacct_on;
-	}
-	r.swapin_known = t->delayacct_was_on && s->waits.delayacct_on;
-	r.iowait_known = s->waits_source == WAITS_SCHED || r.swapin_known;
-	frame->iowait_known = r.iowait_known;
-	frame->swapin_known = r.swapin_known;
-	if (s->waits_source == WAITS_DELAYACCT && !s->waits.delayacct_on &&
-	    !t->delayacct_off_warned && t->config.warn) {
-		fprintf(t->config.warn, "diskio: warning: delay accounting was turned off "
-			"(kernel.task_delayacct=0): IO> and SWAPIN are not known while it is\n");
-		t->delayacct_off_warned = true;
-	}
-	t->nwait_sums = 0;
-	if (iowait_tasks_read(&t->waits, s->waits.tasks, s->waits.n, sum_wait, &r))
-		t->lost[LOST_ROW_ALLOC]++;
-	t->delayacct_was_on = s->waits.delayacct_on;
-	merge_wait_sums(t);
-	choose_wait_rows(t);
-	put_waits_on_rows(t);
+	return iostats_has_io(iostats_values(row, cumulative)) || waits->blkio_ns || waits->swapin_ns;
 }
 
 static int compare_cgroup_dev(const void *pa, const void *pb)
@@ -928,145 +644,6 @@ static void attach_stacks(struct tally *t, size_t nshown)
 				  t->config.cumulative);
 }
 
-/* ---- issue 33: the idle processes (the top view's o) ---- */
-
-static void free_idle(struct tally *t)
-{
-	for (size_t i = 0; i < t->nidle; i++)
-		free(t->idle[i].cmdline);
-	t->nidle = 0;
-}
-
-static int compare_id(const void *key, const void *element)
-{
-	uint32_t a = *(const uint32_t *)key, b = *(const uint32_t *)element;
-
-	return (a > b) - (a < b);
-}
-
-static int compare_ids(const void *a, const void *b)
-{
-	return compare_id(a, b);
-}
-
-/* Whether the frame has a row of process (or thread) id. */
-static bool has_shown_row(const struct tally *t, uint32_t id)
-{
-	size_t at = sorted_find(&id, t->shown_ids, t->nshown_ids, sizeof(*t->shown_ids),
-				compare_id);
-
-	return at < t->nshown_ids && t->shown_ids[at] == id;
-}
-
-/* Whether path is group or below it (both paths under the cgroup2 mount). */
-static bool cgroup_within(const char *path, const char *group)
-{
-	size_t len = strlen(group);
-
-	if (!strcmp(group, "/"))
-		return true;
-	while (len > 1 && group[len - 1] == '/')
-		len--;
-	return !strncmp(path, group, len) && (path[len] == '\0' || path[len] == '/');
-}
-
-/* The process filters, as the kernel holds rows to them: -p (its process,
- * or with -t its thread), -c (its name), --cgroup (its group or one below). */
-static bool idle_selected(struct tally *t, const struct proc_entry *e)
-{
-	const struct tally_config *c = &t->config;
-	bool in_group = !c->nr_filter_cgroups;
-
-	if (c->nr_filter_pids) {
-		bool listed = false;
-
-		for (uint32_t i = 0; i < c->nr_filter_pids && !listed; i++)
-			listed = c->filter_pids[i] == e->tgid ||
-				 (c->per_thread && c->filter_pids[i] == e->pid);
-		if (!listed)
-			return false;
-	}
-	if (c->filter_comm && strcmp(e->comm, c->filter_comm))
-		return false;
-	for (uint32_t i = 0; i < c->nr_filter_cgroups && !in_group && e->cgroup; i++) {
-		const char *group = cgroup_names_lookup(&t->cgroups, c->filter_cgroups[i]);
-
-		in_group = group && cgroup_within(e->cgroup, group);
-	}
-	return in_group;
-}
-
-/* A process /proc lists: an idle row, unless it has a row in the frame or
- * the filters leave it out.  Stops the listing (1) when memory is out. */
-static int take_idle(const struct proc_entry *e, void *arg)
-{
-	struct tally *t = arg;
-	struct proc_io *row;
-	char line[CMDLINE_SIZE];
-	size_t len;
-
-	if (has_shown_row(t, e->pid) || !idle_selected(t, e))
-		return 0;
-	if (array_reserve((void **)&t->idle, &t->idle_capacity, t->nidle + 1, sizeof(*t->idle))) {
-		t->lost[LOST_ROW_ALLOC]++;
-		return 1;
-	}
-	row = &t->idle[t->nidle++];
-	memset(row, 0, sizeof(*row));
-	row->idle = true;
-	row->key.tgid = e->pid;
-	memcpy(row->key.comm, e->comm, strnlen(e->comm, TASK_COMM_LEN - 1));
-	row->tgid = e->tgid;
-	row->comm_name = intern_name(t, e->name, strlen(e->name));
-	row->device_name = t->no_device_name;
-	row->cgroup_name = e->cgroup && t->config.cgroup_mount ?
-			   intern_name(t, e->cgroup, strlen(e->cgroup)) : 0;
-	row->owner = (struct row_owner){
-		.start_ns = 0, .uid = e->uid, .ioprio = e->ioprio, .nice = (int8_t)e->nice,
-		.flags = ROW_OWNER_KNOWN | (e->kthread ? ROW_OWNER_KTHREAD : 0) |
-			 (e->policy & ROW_OWNER_POLICY),
-	};
-	row->user_name = user_name(t, e->uid);
-	len = e->cmdline[0] && !e->kthread ? strlen(e->cmdline) :
-	      cmdline_bracketed(e->name, strlen(e->name), line);
-	row->cmdline = keep_line(e->cmdline[0] && !e->kthread ? e->cmdline : line, len);
-	return 0;
-}
-
-/* The processes of no row in the frame's n rows, as /proc lists them now. */
-static size_t list_idle(struct tally *t, size_t n)
-{
-	struct proc_lister lister = {
-		.proc_root = t->config.proc_root,
-		.threads = t->config.per_thread,
-		.cgroups = t->config.cgroup_mount != NULL,
-		.ioprio_of = t->config.ioprio_of,
-		.ioprio_arg = t->config.ioprio_arg,
-	};
-
-	free_idle(t);
-	if (!t->config.all_processes || t->config.by_cgroup || t->config.filter_devices ||
-	    !t->config.proc_root)
-		return 0;
-	if (array_reserve((void **)&t->shown_ids, &t->shown_ids_capacity, n,
-			  sizeof(*t->shown_ids)))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		t->shown_ids[i] = t->shown[i]->key.tgid;
-	t->nshown_ids = n;
-	if (n)
-		qsort(t->shown_ids, n, sizeof(*t->shown_ids), compare_ids);
-	proc_list(&lister, take_idle, t);
-	if (array_reserve((void **)&t->idle_ptrs, &t->idle_ptrs_capacity, t->nidle,
-			  sizeof(*t->idle_ptrs))) {
-		free_idle(t);
-		return 0;
-	}
-	for (size_t i = 0; i < t->nidle; i++)
-		t->idle_ptrs[i] = &t->idle[i];
-	return t->nidle;
-}
-
 /* ---- the step ---- */
 
 /* Each device's iostat -x figures, from /proc/diskstats as it is now: over
@@ -1130,7 +707,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	devname_refresh(&t->devnames);
 	cgroup_names_refresh(&t->cgroups);
 	if (users_refresh(&t->users))
-		rename_users(t);
+		tally_rename_users(t);
 	crashfree_update(&t->crash, now_ns);
 
 	memset(frame, 0, sizeof(*frame));
@@ -1148,7 +725,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	if (!t->config.trace) {
 		count_rows(t, s);
 		/* as the frame shows it: no task waits more than 100% of it */
-		count_waits(t, s, (uint64_t)(frame->interval_s * 1e9 + 0.5), frame);
+		tally_count_waits(t, s, (uint64_t)(frame->interval_s * 1e9 + 0.5), frame);
 		count_device_flushes(t, s);
 		note_dirtiers(t);
 		count_device_latency(t, s);
@@ -1160,7 +737,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 			row_stacks_count(&t->stacks, s, t->lost);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;
-		frame->nidle_rows = list_idle(t, frame->nrows);
+		frame->nidle_rows = tally_list_idle(t, frame->nrows);
 		frame->idle_rows = t->idle_ptrs;
 		if (t->config.stacks_mem)
 			attach_stacks(t, frame->nrows);

@@ -5,7 +5,7 @@
 # is measured by a program at every sched_switch (kernel/waits.bpf.h); what
 # does it cost a machine that switches a lot?
 #
-#   scripts/bench_switch.sh          (make bench runs it after the other parts)
+#   scripts/bench_switch.sh          (part D: make bench runs it after A, B and C)
 #
 # Load: a pipe ping-pong between two processes pinned to one CPU, so that
 # every message is a context switch: ns per switch = the CPU time of both
@@ -30,9 +30,15 @@
 #   BENCH_SWITCH_ROUNDS=5      rounds
 #   BENCH_SWITCH_TRIPS=200000  round trips per ping-pong
 #   DISKIO=./diskio            the binary under test
+#   BENCH_PARTS                runs only if it has a D, as scripts/bench.sh reads it
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [[ ${BENCH_PARTS:-D} != *D* ]]; then
+	echo "diskio bench: part D (cost per context switch) not run: BENCH_PARTS=$BENCH_PARTS"
+	exit 0
+fi
 
 ROUNDS=${BENCH_SWITCH_ROUNDS:-5}
 TRIPS=${BENCH_SWITCH_TRIPS:-200000}

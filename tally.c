@@ -49,6 +49,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	iowait_tasks_init(&t->waits);
 	crashfree_init(&t->crash, config->crash_interval_ns, start_ns);
 	users_init(&t->users, config->passwd_path);
+	files_init(&t->files, config->files_mountinfo);
 	t->names_buf = malloc(NAMES_TABLE_BYTES);
 	if (!t->names_buf ||
 	    res_table_init(&t->names, t->names_buf, NAMES_TABLE_BYTES, NAMES_TABLE_BUCKETS) ||
@@ -92,6 +93,7 @@ void tally_free(struct tally *t)
 	free(t->idle_ptrs);
 	free(t->shown_ids);
 	users_free(&t->users);
+	files_free(&t->files);
 	devname_free(&t->devnames);
 	cgroup_names_free(&t->cgroups);
 	iostats_free(&t->procs);
@@ -1121,6 +1123,26 @@ static double measured_interval_s(struct tally *t, uint64_t now_ns)
 	return (double)((ns + 500000) / 1000000) / 1e3;
 }
 
+/* --files: the interval's file rows, named after their process rows. */
+static void count_files(struct tally *t, const struct snapshot *s, struct frame *frame)
+{
+	if (files_step(&t->files, s->files, s->nfiles, t->config.cumulative, t->config.files_top))
+		t->lost[LOST_ROW_ALLOC]++;
+	for (size_t i = 0; i < t->files.nrows; i++) {
+		struct file_row *r = &t->files.rows[i];
+		const struct proc_io *row = iostats_find(&t->procs, &r->key.who);
+		const char *device = devname_lookup(&t->devnames, r->key.who.dev);
+
+		r->tgid = row ? row->tgid : r->key.who.tgid;
+		r->comm_name = row ? row->comm_name :
+			       intern_name(t, r->key.who.comm, strnlen(r->key.who.comm, TASK_COMM_LEN - 1));
+		r->device_name = row ? row->device_name : intern_name(t, device, strlen(device));
+	}
+	frame->files_on = true;
+	frame->files = t->files.rows;
+	frame->nfiles = t->files.nrows;
+}
+
 void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		 const struct timespec *wall, bool final, struct frame *frame)
 {
@@ -1164,6 +1186,8 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		frame->idle_rows = t->idle_ptrs;
 		if (t->config.stacks_mem)
 			attach_stacks(t, frame->nrows);
+		if (t->config.files_mountinfo)
+			count_files(t, s, frame);
 		/* A copy: events arriving before the next frame go to
 		 * t->crash_events, emptied by tally_close_interval(). */
 		memcpy(t->frame_crash_events, t->crash_events,
@@ -1172,6 +1196,12 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		frame->ncrash_events = t->ncrash_events;
 	}
 	memcpy(frame->lost, t->lost, sizeof(frame->lost));
+}
+
+void tally_file_name(struct tally *t, const void *data, size_t size)
+{
+	if (t->config.files_mountinfo && files_name_event(&t->files, data, size))
+		t->lost[LOST_NAMES_TABLE_FULL]++;
 }
 
 static void forget_row(const struct proc_dev_key *key, void *arg)

@@ -98,13 +98,16 @@ bool filepath_mounted(const char *mountinfo, size_t len, uint32_t major, uint32_
 		      const char *inside, char *out, size_t outsize)
 {
 	char want[32], root[FILEPATH_MAX], point[FILEPATH_MAX];
-	const char *line = mountinfo, *end = mountinfo + len;
+	const char *line = mountinfo, *end;
 	size_t best = 0;
 	bool found = false;
 
 	if (!outsize)
 		return false;
 	out[0] = '\0';
+	if (!mountinfo)		/* not read yet, or unreadable */
+		return false;
+	end = mountinfo + len;
 	snprintf(want, sizeof(want), "%u:%u", major, minor);
 	while (line < end) {
 		const char *eol = memchr(line, '\n', (size_t)(end - line));
@@ -127,7 +130,7 @@ bool filepath_mounted(const char *mountinfo, size_t len, uint32_t major, uint32_
 		if (nfields == 5 && flen[2] == strlen(want) && !memcmp(field[2], want, flen[2]) &&
 		    unescape(field[3], flen[3], root, sizeof(root)) &&
 		    unescape(field[4], flen[4], point, sizeof(point)) &&
-		    holds(root, inside, &rest) && (!found || strlen(root) > best)) {
+		    root[0] == '/' && point[0] == '/' && holds(root, inside, &rest) && (!found || strlen(root) > best)) {
 			/* the mount point "/" and a rest "/a" make "/a", not "//a" */
 			const char *base = strcmp(point, "/") || !*rest ? point : "";
 			int n = snprintf(out, outsize, "%s%s", base, rest);

@@ -83,7 +83,8 @@ static const char *name_of(const struct files *f, uint32_t fs_dev, uint64_t ino)
 	struct file_name want = { .fs_dev = fs_dev, .ino = ino };
 	size_t at = sorted_find(&want, f->names, f->nnames, sizeof(*f->names), compare_name);
 
-	return at < f->nnames ? f->names[at].path : NULL;
+	/* sorted_find() gives where it would be */
+	return at < f->nnames && !compare_name(&want, &f->names[at]) ? f->names[at].path : NULL;
 }
 
 /* The path of a named file: its mount point joined to its path inside. */
@@ -163,7 +164,7 @@ static struct file_seen *seen_of(struct files *f, size_t sorted, const struct fi
 	size_t at = sorted_find(key, f->seen, sorted, sizeof(*f->seen), compare_key);
 	struct file_seen *s;
 
-	if (at < sorted)
+	if (at < sorted && !compare_key(key, &f->seen[at]))
 		return &f->seen[at];
 	if (array_reserve((void **)&f->seen, &f->seen_capacity, f->nseen + 1, sizeof(*f->seen)))
 		return NULL;

@@ -247,6 +247,27 @@ Test(files_rows, an_interval_shows_the_changes_named)
 	files_free(&f);
 }
 
+Test(files_rows, a_new_file_before_the_others_takes_no_ones_counts)
+{
+	struct files f;
+	struct snapshot_file s[2] = {
+		entry(9, "cat", FILE_KIND_FILE, 13, 4096, 0),
+		entry(7, "dd", FILE_KIND_FILE, 12, 0, 8192),
+	};
+
+	files_init(&f, mountinfo_path);
+	cr_assert_eq(files_step(&f, s, 1, false, 0), 0);
+	/* dd's key sorts before cat's, which is seen already */
+	s[0].counts.bytes[IO_READ] += 4096;
+	cr_assert_eq(files_step(&f, s, 2, false, 0), 0);
+	cr_assert_eq(f.nrows, 2);
+	cr_assert_eq(f.rows[0].key.who.tgid, 7);
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 8192);
+	cr_assert_eq(f.rows[1].bytes[IO_READ], 4096, "cat's change, not its total");
+	cr_assert_eq(f.rows[1].bytes[IO_WRITE], 0);
+	files_free(&f);
+}
+
 Test(files_rows, a_new_name_replaces_the_old)
 {
 	struct files f;

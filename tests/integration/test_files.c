@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Integration tests of --files (issue 35), run as root against the real
- * kernel on a filesystem on a new zram disk, with exact known answers:
+ * kernel on ext4 and on XFS on a new zram disk, with exact known answers:
  * - `dd bs=1M count=16 conv=fsync` to `a`: 16 MiB written to `a`, by dd;
  * - an 8 MiB O_DIRECT write to `dir/b` from a buffer that maps file `c`:
  *   `dir/b` 8 MiB, `c` nothing (the file is the I/O's, not the buffer's);
@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 
 #define MiB		(1024LL * 1024LL)
-#define DEV_SIZE	(256ULL << 20)
+#define DEV_SIZE	(512ULL << 20)	/* XFS wants more than 300 MB */
 
 TestSuite(files, .init = h_setup, .fini = h_teardown, .timeout = 180);
 
@@ -166,10 +166,9 @@ static struct file_sum sum_files(const struct h_diskio *d, const char *device, c
 	return s;
 }
 
-Test(files, which_file_on_ext4)
+/* The acceptance list on the filesystem mounted at mnt, on zram. */
+static void which_file(const struct h_dev *zram, const char *mnt)
 {
-	const struct h_dev *zram = h_zram_create(DEV_SIZE);
-	const char *mnt = h_ext4_mount(zram)->path;
 	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], r[PATH_MAX], u[PATH_MAX], dir[PATH_MAX];
 	char want[PATH_MAX + 16], ddof[PATH_MAX + 8];
 	struct h_diskstats before, after, delta;
@@ -233,6 +232,20 @@ Test(files, which_file_on_ext4)
 	cr_assert_eq(device.read_ios, (int64_t)delta.read_ios);
 	cr_assert_eq(device.write_ios, (int64_t)delta.write_ios);
 	h_diskio_free(&d);
+}
+
+Test(files, which_file_on_ext4)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	which_file(zram, h_ext4_mount(zram)->path);
+}
+
+Test(files, which_file_on_xfs)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	which_file(zram, h_xfs_mount(zram)->path);
 }
 
 /* The value of field key= of a "# file" line, into buf. */

@@ -117,8 +117,7 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-
-static res_key intern_name(struct tally *t, const char *name, size_t len)
+res_key tally_intern_name(struct tally *t, const char *name, size_t len)
 {
 	res_key key;
 
@@ -250,7 +249,7 @@ static res_key cgroup_name(struct tally *t, uint64_t id)
 	if (!t->config.cgroup_mount)
 		return 0;
 	path = cgroup_names_lookup(&t->cgroups, id);
-	return path ? intern_name(t, path, strlen(path)) : t->unknown_name;
+	return path ? tally_intern_name(t, path, strlen(path)) : t->unknown_name;
 }
 
 void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t size)
@@ -296,7 +295,7 @@ static void name_row(struct tally *t, struct proc_io *row)
 	const char *device = iostats_has_device(row) ? devname_lookup(&t->devnames, key->dev) : "-";
 	char name[TASK_COMM_LEN + 64], comm[64];
 
-	row->device_name = intern_name(t, device, strlen(device));
+	row->device_name = tally_intern_name(t, device, strlen(device));
 	row->tgid = key->tgid;
 	if (t->config.per_thread && key->tgid)
 		row->tgid = t->config.thread_group ?
@@ -305,7 +304,7 @@ static void name_row(struct tally *t, struct proc_io *row)
 	case KEY_MARK_STACKED: {
 		const char *above = devname_lookup(&t->devnames, (uint32_t)key->cgroup);
 
-		row->comm_name = intern_name(t, above, strlen(above));
+		row->comm_name = tally_intern_name(t, above, strlen(above));
 		row->serves_name = row->comm_name;
 		return;
 	}
@@ -316,15 +315,15 @@ static void name_row(struct tally *t, struct proc_io *row)
 		desc[TASK_COMM_LEN - 1] = '\0';
 		worker_row_name(read_task_comm(t, key->tgid, comm, sizeof(comm)) ? comm : NULL,
 				desc, name, sizeof(name));
-		row->comm_name = intern_name(t, name, strlen(name));
+		row->comm_name = tally_intern_name(t, name, strlen(name));
 		/* a worker whose work is named after a disk (a loop device's
 		 * "loop0") does that disk's I/O */
 		if (devlayers_is_disk(sysfs_root_of(t), desc))
-			row->serves_name = intern_name(t, desc, strlen(desc));
+			row->serves_name = tally_intern_name(t, desc, strlen(desc));
 		break;
 	}
 	default:
-		row->comm_name = intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
+		row->comm_name = tally_intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
 	}
 	row->cgroup_name = cgroup_name(t, key->cgroup);
 }
@@ -337,7 +336,7 @@ static res_key user_name(struct tally *t, uint32_t uid)
 	char buf[USER_NAME_SIZE];
 	const char *name = users_name(&t->users, uid, buf, sizeof(buf));
 
-	return intern_name(t, name, strlen(name));
+	return tally_intern_name(t, name, strlen(name));
 }
 
 /* Process tgid's command line as the kernel kept it at its last exec, if
@@ -1019,10 +1018,10 @@ static int take_idle(const struct proc_entry *e, void *arg)
 	row->key.tgid = e->pid;
 	memcpy(row->key.comm, e->comm, strnlen(e->comm, TASK_COMM_LEN - 1));
 	row->tgid = e->tgid;
-	row->comm_name = intern_name(t, e->name, strlen(e->name));
+	row->comm_name = tally_intern_name(t, e->name, strlen(e->name));
 	row->device_name = t->no_device_name;
 	row->cgroup_name = e->cgroup && t->config.cgroup_mount ?
-			   intern_name(t, e->cgroup, strlen(e->cgroup)) : 0;
+			   tally_intern_name(t, e->cgroup, strlen(e->cgroup)) : 0;
 	row->owner = (struct row_owner){
 		.start_ns = 0, .uid = e->uid, .ioprio = e->ioprio, .nice = (int8_t)e->nice,
 		.flags = ROW_OWNER_KNOWN | (e->kthread ? ROW_OWNER_KTHREAD : 0) |
@@ -1123,26 +1122,6 @@ static double measured_interval_s(struct tally *t, uint64_t now_ns)
 	return (double)((ns + 500000) / 1000000) / 1e3;
 }
 
-/* --files: the interval's file rows, named after their process rows. */
-static void count_files(struct tally *t, const struct snapshot *s, struct frame *frame)
-{
-	if (files_step(&t->files, s->files, s->nfiles, t->config.cumulative, t->config.files_top))
-		t->lost[LOST_ROW_ALLOC]++;
-	for (size_t i = 0; i < t->files.nrows; i++) {
-		struct file_row *r = &t->files.rows[i];
-		const struct proc_io *row = iostats_find(&t->procs, &r->key.who);
-		const char *device = devname_lookup(&t->devnames, r->key.who.dev);
-
-		r->tgid = row ? row->tgid : r->key.who.tgid;
-		r->comm_name = row ? row->comm_name :
-			       intern_name(t, r->key.who.comm, strnlen(r->key.who.comm, TASK_COMM_LEN - 1));
-		r->device_name = row ? row->device_name : intern_name(t, device, strlen(device));
-	}
-	frame->files_on = true;
-	frame->files = t->files.rows;
-	frame->nfiles = t->files.nrows;
-}
-
 void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		 const struct timespec *wall, bool final, struct frame *frame)
 {
@@ -1187,7 +1166,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		if (t->config.stacks_mem)
 			attach_stacks(t, frame->nrows);
 		if (t->config.files_mountinfo)
-			count_files(t, s, frame);
+			tally_count_files(t, s, frame);
 		/* A copy: events arriving before the next frame go to
 		 * t->crash_events, emptied by tally_close_interval(). */
 		memcpy(t->frame_crash_events, t->crash_events,
@@ -1196,12 +1175,6 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		frame->ncrash_events = t->ncrash_events;
 	}
 	memcpy(frame->lost, t->lost, sizeof(frame->lost));
-}
-
-void tally_file_name(struct tally *t, const void *data, size_t size)
-{
-	if (t->config.files_mountinfo && files_name_event(&t->files, data, size))
-		t->lost[LOST_NAMES_TABLE_FULL]++;
 }
 
 static void forget_row(const struct proc_dev_key *key, void *arg)

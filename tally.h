@@ -294,6 +294,13 @@ void tally_user_stack(struct tally *t, const struct user_stack_event *event);
 
 /* --files: a file's name as the kernel sent it (size bytes, unchecked). */
 void tally_file_name(struct tally *t, const void *data, size_t size);
+
+/* --files (tally_files.c): the step's file lines into frame, named as
+ * their process rows are. */
+void tally_count_files(struct tally *t, const struct snapshot *s, struct frame *frame);
+
+/* name's key in the tally's table of names; "?" and a loss when it is full. */
+res_key tally_intern_name(struct tally *t, const char *name, size_t len);
 void tally_stack_process_exit(struct tally *t, uint32_t tgid, uint64_t start_ns);
 
 #endif /* DISKIO_TALLY_H */

@@ -166,8 +166,8 @@ static struct file_sum sum_files(const struct h_diskio *d, const char *device, c
 	return s;
 }
 
-/* The acceptance list on the filesystem mounted at mnt, on zram. */
-static void which_file(const struct h_dev *zram, const char *mnt)
+/* The acceptance list on the filesystem mounted at mnt, on disk. */
+static void which_file(const struct h_dev *disk, const char *mnt)
 {
 	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], r[PATH_MAX], u[PATH_MAX], dir[PATH_MAX];
 	char want[PATH_MAX + 16], ddof[PATH_MAX + 8];
@@ -187,9 +187,9 @@ static void which_file(const struct h_dev *zram, const char *mnt)
 	make_file(r, 16 * MiB, true);
 	run_ok(H_ARGS("sync"));
 
-	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", disk->name, "0.5"), NULL);
 	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	cr_assert(h_diskstats_read(zram->name, &before));
+	cr_assert(h_diskstats_read(disk->name, &before));
 	snprintf(ddof, sizeof(ddof), "of=%s", a);
 	run_ok(H_ARGS("dd", "if=/dev/zero", ddof, "bs=1M", "count=16", "conv=fsync",
 		      "status=none"));
@@ -198,29 +198,29 @@ static void which_file(const struct h_dev *zram, const char *mnt)
 	h_expect_child_ok(spawn_unlinked_writer("unlinker", u), H_CHILD_TIMEOUT_MS);
 	run_ok(H_ARGS("sync"));
 	h_diskio_finish(&d, 3);
-	cr_assert(h_diskstats_read(zram->name, &after));
+	cr_assert(h_diskstats_read(disk->name, &after));
 	delta = h_diskstats_delta(&before, &after);
 
-	s = sum_files(&d, zram->name, a);
+	s = sum_files(&d, disk->name, a);
 	cr_assert_eq(s.write_bytes, 16 * MiB, "a: %" PRId64 " bytes written", s.write_bytes);
 	cr_assert(!strcmp(s.comm, "dd") && !s.other_comm, "a is dd's, not %s", s.comm);
-	s = sum_files(&d, zram->name, b);
+	s = sum_files(&d, disk->name, b);
 	cr_assert_eq(s.write_bytes, 8 * MiB, "dir/b: %" PRId64 " bytes written", s.write_bytes);
 	cr_assert(!strcmp(s.comm, "dio-mmap"), "dir/b is dio-mmap's, not %s", s.comm);
-	s = sum_files(&d, zram->name, c);
+	s = sum_files(&d, disk->name, c);
 	cr_assert_eq(s.read_bytes + s.write_bytes, 0, "c: %" PRId64 " bytes",
 		     s.read_bytes + s.write_bytes);
-	s = sum_files(&d, zram->name, r);
+	s = sum_files(&d, disk->name, r);
 	cr_assert_eq(s.read_bytes, 16 * MiB, "r: %" PRId64 " bytes read", s.read_bytes);
 	cr_assert(!strcmp(s.comm, "cat") && !s.other_comm, "r is cat's, not %s", s.comm);
 	snprintf(want, sizeof(want), "%s (deleted)", u);
-	s = sum_files(&d, zram->name, want);
+	s = sum_files(&d, disk->name, want);
 	cr_assert_eq(s.write_bytes, 4 * MiB, "%s: %" PRId64 " bytes written", want, s.write_bytes);
 	cr_assert(s.deleted && !strcmp(s.comm, "unlinker"));
 
 	/* every byte and I/O of the disk is in a file line, metadata or unknown */
-	all = sum_files(&d, zram->name, NULL);
-	h_json_sum_device(d.lines, d.nlines, zram->name, &device);
+	all = sum_files(&d, disk->name, NULL);
+	h_json_sum_device(d.lines, d.nlines, disk->name, &device);
 	cr_assert_eq(all.read_bytes, device.read_bytes, "files read %" PRId64 ", device %" PRId64,
 		     all.read_bytes, device.read_bytes);
 	cr_assert_eq(all.write_bytes, device.write_bytes, "files wrote %" PRId64 ", device %"
@@ -239,6 +239,14 @@ Test(files, which_file_on_ext4)
 	const struct h_dev *zram = h_zram_create(DEV_SIZE);
 
 	which_file(zram, h_ext4_mount(zram)->path);
+}
+
+/* A blk-mq disk: I/Os are requests, counted for the file of their first bio. */
+Test(files, which_file_on_ext4_on_loop)
+{
+	const struct h_dev *loop = h_loop_create(DEV_SIZE);
+
+	which_file(loop, h_ext4_mount(loop)->path);
 }
 
 Test(files, which_file_on_xfs)

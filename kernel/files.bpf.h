@@ -70,8 +70,10 @@ static __always_inline struct file *direct_io_file(struct bio *bio)
 {
 	struct iomap_dio *dio;
 
-	/* a weak symbol the kernel lacks is 0: no bio ends there */
-	if ((void *)bio->bi_end_io != (void *)&iomap_dio_bio_end_io)
+	/* a weak symbol the kernel lacks is 0: no bio ends there; a kernel
+	 * without iomap (CONFIG_FS_IOMAP) has no struct iomap_dio either */
+	if (!bpf_core_type_exists(struct iomap_dio) ||
+	    (void *)bio->bi_end_io != (void *)&iomap_dio_bio_end_io)
 		return NULL;
 	dio = (struct iomap_dio *)bio->bi_private;
 	return BPF_CORE_READ(dio, iocb, ki_filp);

@@ -345,7 +345,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 }
 
 /* --files (issue 35): "# file pid=… comm=… device=… dev=MAJ:MIN ino=…
- * path=… deleted=0|1 files=… read_bytes=… write_bytes=… read_ios=…
+ * path=… deleted=0|1 file_count=… read_bytes=… write_bytes=… read_ios=…
  * write_ios=…" for each line of the frame's files, after the rows; dev and
  * ino "-" for [metadata], [unknown] and [other files]. */
 static void batch_files(struct view *v, const struct frame *f)
@@ -368,7 +368,7 @@ static void batch_files(struct view *v, const struct frame *f)
 			fputs(" dev=- ino=-", v->out);
 		fputs(" path=", v->out);
 		batch_write_name(v->out, r->path, strlen(r->path));
-		fprintf(v->out, " deleted=%d files=%" PRIu32 " read_bytes=%" PRIu64
+		fprintf(v->out, " deleted=%d file_count=%" PRIu32 " read_bytes=%" PRIu64
 			" write_bytes=%" PRIu64 " read_ios=%" PRIu64 " write_ios=%" PRIu64 "\n",
 			r->unlinked, r->nfiles, r->bytes[IO_READ], r->bytes[IO_WRITE],
 			r->ios[IO_READ], r->ios[IO_WRITE]);

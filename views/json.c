@@ -288,7 +288,7 @@ static void json_file(struct jsonw *w, const struct frame *f, const struct file_
 		jsonw_string(w, "path", r->path, strlen(r->path));
 	}
 	jsonw_bool(w, "deleted", r->unlinked);
-	jsonw_u64(w, "files", r->nfiles);
+	jsonw_u64(w, "file_count", r->nfiles);
 	jsonw_u64(w, "read_bytes", r->bytes[IO_READ]);
 	jsonw_u64(w, "write_bytes", r->bytes[IO_WRITE]);
 	jsonw_u64(w, "read_ios", r->ios[IO_READ]);

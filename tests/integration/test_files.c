@@ -314,7 +314,7 @@ Test(files, batch_lines_escape_paths)
 		} else if (!strcmp(value, "[other\\x20files]")) {
 			cr_assert(file_field(line, "write_bytes", value, sizeof(value)));
 			others += atoll(value);
-			cr_assert(file_field(line, "files", value, sizeof(value)));
+			cr_assert(file_field(line, "file_count", value, sizeof(value)));
 			cr_assert_str_eq(value, "2", "%s", line);
 		}
 	}

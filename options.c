@@ -171,10 +171,12 @@ static int check_quiet(const struct parse_state *ps, struct argp_state *state)
 	const struct options *opts = ps->opts;
 	static const char *const option[] = {
 		"-b", "--json", "-C", "-a", "-r", "-s", "--histogram", "-T",
+		"--files",	/* issue 35: shown on stdout only */
 	};
 	bool given[] = {
 		opts->output == OUTPUT_BATCH, opts->output == OUTPUT_JSON, opts->no_clear,
 		opts->cumulative, opts->rows != 0, ps->sort_given, opts->histograms, opts->trace,
+		opts->files,
 	};
 
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {

@@ -1144,6 +1144,8 @@ Test(options_files, files_and_their_top)
 	expect_usage_error(&r, "--files-top needs --files");
 	PARSE(&r, "--files", "-T");
 	expect_usage_error(&r, "-T");
+	PARSE(&r, "--files", "-q", "--prom", "x.prom");
+	expect_usage_error(&r, "--files has no effect with --quiet");
 }
 
 Test(options_stacks, debug_dir_is_an_absolute_directory)

@@ -27,10 +27,11 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR
 LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
-PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c iowait.c options.c tally.c \
-	tally_owners.c tally_waits.c frame.c snapshot.c event_records.c users.c ioprio.c cmdline.c procfs.c \
+PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c iostats.c iowait.c \
+	options.c tally.c tally_owners.c tally_waits.c tally_files.c frame.c snapshot.c event_records.c users.c \
+	ioprio.c cmdline.c procfs.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
-	top.c top_lines.c top_keys.c top_layout.c) $(addprefix stacks/,stacks.c row_stacks.c \
+	top.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
 	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c)
@@ -74,7 +75,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline
+FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline filenames
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES) -Itests/fuzz \

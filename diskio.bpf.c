@@ -34,6 +34,7 @@
  *  - stacks.bpf.h: --stacks;
  *  - crashes.bpf.h: processes ended by a signal that dumps core;
  *  - waits.bpf.h: who waits for I/O and swap-in (IO>, SWAPIN), per task;
+ *  - files.bpf.h: --files, which file a read or write was for;
  *  - core_fixes.bpf.h: fields that moved between kernels.
  * A disk's flushes, counted by one hook only, stay here with it.  Still one
  * object and one skeleton: the headers are compiled only as part of this file.
@@ -56,6 +57,7 @@
 #include "stacks.bpf.h"
 #include "crashes.bpf.h"
 #include "waits.bpf.h"
+#include "files.bpf.h"
 
 static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 {
@@ -410,6 +412,74 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	}
 	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(task, &key))
 		remember_owner(host, task, &key, selected);
+	return 0;
+}
+
+/*
+ * --files (issue 35): programs of their own, loaded only with --files, so
+ * that the default mode's programs stay what they were, instruction for
+ * instruction.  Each finds again whose row an I/O goes to, as the counting
+ * programs above do, and counts it for its file (files.bpf.h): bytes at
+ * block_bio_queue, and the I/O where the rows count it (a bio-based disk's
+ * bio there, a blk-mq disk's request where it starts).
+ */
+static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
+				      struct proc_dev_key *key)
+{
+	struct row_who who = {};
+	bool on_behalf, counted;
+
+	/* a stacked device's bio: its files are counted on the device above */
+	if (stacked_row(io_number(bio), dev, key, &counted))
+		return false;
+	if (class == IO_WRITE)
+		return write_charged_to(current_task(), bio, dev, key, &on_behalf, &who);
+	return current_submitter(current_task(), key, dev);
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(files_bio_queue, struct bio *bio)
+{
+	struct gendisk *disk = bio_disk(bio);
+	__u32 class = io_classify(bio->bi_opf);
+	struct proc_dev_key key = {};
+
+	if (class >= IO_DISCARD || !files_row(bio, disk_dev(disk), class, &key))
+		return 0;
+	count_file(ctx, bio, &key, class, bio->bi_iter.bi_size, disk_is_bio_based(disk));
+	return 0;
+}
+
+/* A blk-mq disk's request: one I/O, for the file of its first bio. */
+static __always_inline void files_request(void *ctx, struct bio *bio, __u32 opf, __u32 dev)
+{
+	__u32 class = io_classify(opf);
+	struct proc_dev_key key = {};
+
+	if (!bio || class >= IO_DISCARD || !files_row(bio, dev, class, &key))
+		return;
+	count_file(ctx, bio, &key, class, 0, 1);
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(files_io_start, struct request *rq)
+{
+	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
+	return 0;
+}
+
+/* Before Linux 6.5, where handle_getrq or handle_rq_issue count requests. */
+SEC("tp_btf/block_getrq")
+int BPF_PROG(files_getrq, struct bio *bio)
+{
+	files_request(ctx, bio, bio->bi_opf, disk_dev(bio_disk(bio)));
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(files_rq_issue, struct request *rq)
+{
+	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
 	return 0;
 }
 

@@ -63,6 +63,8 @@ void event_record(void *router, const void *data, size_t size)
 
 		memcpy(&event, data, sizeof(event));
 		tally_stack_process_exit(r->tally, event.tgid, event.start_ns);
+	} else if (type == EVENT_FILE_NAME) {
+		tally_file_name(r->tally, data, size);
 	} else if (type == EVENT_CRASH && size >= sizeof(struct crash_event)) {
 		struct crash_event event;
 		struct event_time when;

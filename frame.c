@@ -79,6 +79,9 @@ int frame_keep(struct kept_frame *k, const struct frame *f)
 		return -ENOMEM;
 
 	k->frame = *f;
+	/* The top view shows no files: not kept (they point into the tally). */
+	k->frame.files = NULL;
+	k->frame.nfiles = 0;
 	nlatency = nstacks = 0;
 	keep_rows(k, f->rows, f->nrows, 0, &nlatency, &nstacks, &ncmdline);
 	keep_rows(k, f->idle_rows, f->nidle_rows, f->nrows, &nlatency, &nstacks, &ncmdline);
@@ -130,6 +133,7 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 	[LOST_STACKS_TABLE_FULL] = "stacks_table_full",
 	[LOST_STACKED_MAP_FULL] = "stacked_map_full",
 	[LOST_EXITED_WAITS_FULL] = "exited_waits_full",
+	[LOST_FILES_MAP_FULL] = "files_map_full",
 };
 
 /* The order causes are shown in: a cause added later comes last, so that
@@ -139,6 +143,7 @@ const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
 	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
 	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL, LOST_STACK_UNAVAILABLE, LOST_STACKS_MAP_FULL,
 	LOST_STACKS_TABLE_FULL, LOST_STACKED_MAP_FULL, LOST_EXITED_WAITS_FULL,
+	LOST_FILES_MAP_FULL,
 };
 
 uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])

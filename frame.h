@@ -25,6 +25,7 @@
 #include "iostats.h"
 #include "pmem_metrics.h"
 #include "resources.h"
+#include "files.h"
 
 struct frame {
 	struct timespec wall;		/* end of the interval, CLOCK_REALTIME */
@@ -58,6 +59,11 @@ struct frame {
 	enum waits_source waits_source;
 	bool iowait_known, swapin_known;
 	double run_s;
+	/* --files (issue 35): the interval's file rows, grouped by process
+	 * row (files.h); files_on: asked for (nfiles may be 0). */
+	bool files_on;
+	const struct file_row *files;
+	size_t nfiles;
 };
 
 /*

@@ -84,6 +84,8 @@ enum {
 	OPT_FOLDED,
 	OPT_DEBUG_DIR,
 	OPT_LATENCY_SAMPLE,
+	OPT_FILES,
+	OPT_FILES_TOP,
 };
 
 static const struct argp_option option_table[] = {
@@ -140,6 +142,10 @@ static const struct argp_option option_table[] = {
 	  "At exit, write the run's stacks to FILE as folded lines for flame graphs", 0 },
 	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
 	  "Also look for separate debug files in DIR/.build-id/ (after /usr/lib/debug)", 0 },
+	{ "files", OPT_FILES, NULL, 0,
+	  "Which file: bytes and I/Os per process, file and disk (costs more per I/O)", 0 },
+	{ "files-top", OPT_FILES_TOP, "N", 0,
+	  "At most N files per process and disk, the rest as one line (default: all)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -155,7 +161,7 @@ struct parse_state {
 	struct options *opts;
 	bool sort_given;	/* -s, even -s bytes */
 	bool prom_rows_given, prom_idle_given;
-	bool stacks_mem_given, stacks_top_given;
+	bool stacks_mem_given, stacks_top_given, files_top_given;
 	bool latency_sample_given;
 };
 
@@ -165,10 +171,12 @@ static int check_quiet(const struct parse_state *ps, struct argp_state *state)
 	const struct options *opts = ps->opts;
 	static const char *const option[] = {
 		"-b", "--json", "-C", "-a", "-r", "-s", "--histogram", "-T",
+		"--files",	/* issue 35: shown on stdout only */
 	};
 	bool given[] = {
 		opts->output == OUTPUT_BATCH, opts->output == OUTPUT_JSON, opts->no_clear,
 		opts->cumulative, opts->rows != 0, ps->sort_given, opts->histograms, opts->trace,
+		opts->files,
 	};
 
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
@@ -262,6 +270,14 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 			   opts->folded_path ? "--folded" :
 			   opts->debug_dir ? "--debug-dir" :
 			   ps->stacks_mem_given ? "--stacks-mem" : "--stacks-top");
+		return EINVAL;
+	}
+	if (opts->trace && opts->files) {
+		argp_error(state, "--files has no effect with -T (trace mode): it keeps no rows");
+		return EINVAL;
+	}
+	if (!opts->files && ps->files_top_given) {
+		argp_error(state, "--files-top needs --files: without it no files are kept");
 		return EINVAL;
 	}
 	if (opts->debug_dir && !(opts->stacks & STACKS_USER)) {
@@ -600,6 +616,18 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		ps->stacks_mem_given = true;
+		break;
+	case OPT_FILES:
+		opts->files = true;
+		break;
+	case OPT_FILES_TOP:
+		if (parse_uint(arg, 1, MAX_FILES_TOP, &value)) {
+			argp_error(state, "invalid --files-top '%s': a whole number from 1 to %d",
+				   arg, MAX_FILES_TOP);
+			return EINVAL;
+		}
+		opts->files_top = value;
+		ps->files_top_given = true;
 		break;
 	case OPT_STACKS_TOP:
 		if (parse_uint(arg, 0, MAX_STACKS_TOP, &value)) {

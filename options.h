@@ -60,6 +60,8 @@ struct options {
 	uint32_t stacks_top;	/* --stacks-top: stacks shown per row */
 	const char *folded_path;	/* --folded FILE, NULL without */
 	const char *debug_dir;		/* --debug-dir DIR, NULL without */
+	bool files;		/* --files: rows per (process, file, disk) too */
+	uint32_t files_top;	/* --files-top: files shown per process row, 0: all */
 };
 
 /* doc/performance.md says why: the cost per I/O against the samples a
@@ -68,6 +70,7 @@ struct options {
 #define MAX_LATENCY_SAMPLE	65536
 #define DEFAULT_STACKS_MEM	(16ULL << 20)
 #define DEFAULT_STACKS_TOP	5
+#define MAX_FILES_TOP		100000
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also

@@ -15,6 +15,7 @@ void snapshot_free(struct snapshot *s)
 	free(s->final_stacks);
 	free(s->crashes);
 	free(s->stacks);
+	free(s->files);
 	free(s->traces);
 	free(s->waits.tasks);
 	free(s->start_waits.tasks);

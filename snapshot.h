@@ -55,6 +55,12 @@ struct snapshot_trace {
 	uint64_t frames[STACK_MAX_FRAMES];
 };
 
+/* --files: an entry of the kernel's file_counts. */
+struct snapshot_file {
+	struct file_key key;
+	struct file_counts counts;
+};
+
 /* IO> and SWAPIN: every task's waits as one reading found them (iowait.h):
  * the task iterator's records, then those of tasks that exited since the
  * reading before (TASK_WAITS_EXITED). */
@@ -81,6 +87,8 @@ struct snapshot {
 	size_t nstacks, stacks_capacity;
 	struct snapshot_trace *traces;		/* --stacks: ids new in this snapshot */
 	size_t ntraces, traces_capacity;
+	struct snapshot_file *files;		/* --files */
+	size_t nfiles, files_capacity;
 	uint64_t lost[LOST_NR_CAUSES];	/* summed over CPUs */
 	uint64_t perf_lost_records;	/* sum of the perf buffer's PERF_RECORD_LOST */
 	uint64_t unfinished;		/* tracked I/Os still in flight (read at exit) */

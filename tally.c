@@ -50,6 +50,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	iowait_tasks_init(&t->waits);
 	crashfree_init(&t->crash, config->crash_interval_ns, start_ns);
 	users_init(&t->users, config->passwd_path);
+	files_init(&t->files, config->files_mountinfo);
 	t->names_buf = malloc(NAMES_TABLE_BYTES);
 	if (!t->names_buf ||
 	    res_table_init(&t->names, t->names_buf, NAMES_TABLE_BYTES, NAMES_TABLE_BUCKETS) ||
@@ -92,6 +93,7 @@ void tally_free(struct tally *t)
 	free(t->idle_ptrs);
 	free(t->shown_ids);
 	users_free(&t->users);
+	files_free(&t->files);
 	devname_free(&t->devnames);
 	cgroup_names_free(&t->cgroups);
 	iostats_free(&t->procs);
@@ -741,6 +743,8 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 		frame->idle_rows = t->idle_ptrs;
 		if (t->config.stacks_mem)
 			attach_stacks(t, frame->nrows);
+		if (t->config.files_mountinfo)
+			tally_count_files(t, s, frame);
 		/* A copy: events arriving before the next frame go to
 		 * t->crash_events, emptied by tally_close_interval(). */
 		memcpy(t->frame_crash_events, t->crash_events,

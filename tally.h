@@ -19,6 +19,7 @@
 #include "crashfree.h"
 #include "devname.h"
 #include "diskstats.h"
+#include "files.h"
 #include "abi.h"
 #include "frame.h"
 #include "iostats.h"
@@ -97,6 +98,10 @@ struct tally_config {
 	/* IO> and SWAPIN: a process that waited without I/O of its own in an
 	 * interval gets a row of no disk (not with -D, which selects disks). */
 	bool wait_rows_without_device;
+	/* --files (issue 35): the mount table files are named against (NULL:
+	 * no files), and --files-top (0: all) */
+	const char *files_mountinfo;
+	uint32_t files_top;
 };
 
 #define TALLY_CRASH_EVENTS 16		/* crash events listed per interval */
@@ -208,6 +213,7 @@ struct tally {
 	uint32_t *shown_ids;
 	size_t nshown_ids, shown_ids_capacity;
 	res_key no_device_name;		/* "-": an idle row's disk */
+	struct files files;		/* --files (issue 35) */
 };
 
 /* The name `ps` gives a workqueue worker doing work desc ("flush-254:0"):
@@ -285,6 +291,10 @@ const struct stack_namer *tally_stack_namer(const struct tally *t);
 /* --stacks' events (EVENT_USER_STACK, EVENT_STACK_PROCESS_EXIT), for the
  * names of user frames; nothing without config.symbols. */
 void tally_user_stack(struct tally *t, const struct user_stack_event *event);
+
+/* --files: a file's name as the kernel sent it (size bytes, unchecked). */
+void tally_file_name(struct tally *t, const void *data, size_t size);
+
 void tally_stack_process_exit(struct tally *t, uint32_t tgid, uint64_t start_ns);
 
 #endif /* DISKIO_TALLY_H */

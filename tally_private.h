@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What tally.c shares with the files that do a part of its step
- * (tally_owners.c, tally_waits.c): for them only, not for the tally's users.
+ * (tally_owners.c, tally_waits.c, tally_files.c): for them only, not for the
+ * tally's users.
  */
 #ifndef DISKIO_TALLY_PRIVATE_H
 #define DISKIO_TALLY_PRIVATE_H
@@ -17,7 +18,8 @@ struct row_owner;
 struct snapshot;
 struct tally;
 
-/* tally.c: name interned in the frame's names table (0 when it is full). */
+/* tally.c: name's key in the tally's table of names; "?" and a loss when
+ * it is full. */
 res_key tally_intern_name(struct tally *t, const char *name, size_t len);
 /* tally.c: a new row's names (its disk, process and cgroup). */
 void tally_name_row(struct tally *t, struct proc_io *row);
@@ -32,6 +34,10 @@ void tally_rename_users(struct tally *t);
  * idle, as /proc lists them now (with the top view's o): how many. */
 size_t tally_list_idle(struct tally *t, size_t n);
 void tally_free_idle(struct tally *t);
+
+/* tally_files.c (--files): the step's file lines into frame, named as
+ * their process rows are. */
+void tally_count_files(struct tally *t, const struct snapshot *s, struct frame *frame);
 
 /* tally_waits.c: the interval's IO> and SWAPIN onto the rows. */
 void tally_count_waits(struct tally *t, const struct snapshot *s, uint64_t interval_ns,

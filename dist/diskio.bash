@@ -121,7 +121,7 @@ _diskio()
 		fi
 		;;
 	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --prom-label | \
-		--stacks-mem | --stacks-top | --latency-sample)
+		--stacks-mem | --stacks-top | --latency-sample | --files-top)
 		return
 		;;
 	esac
@@ -131,7 +131,7 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --debug-dir --folded --histogram --json --latency-sample --prom
+			--crash-interval --debug-dir --files --files-top --folded --histogram --json --latency-sample --prom
 			--prom-idle --prom-label --prom-rows
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter -t --threads --usage' -- "$cur"))

@@ -393,7 +393,9 @@ enum lost_cause {
 	LOST_EXITED_WAITS_FULL = 14,	/* IO>, SWAPIN: a task's waits at its exit not
 					 * kept (exited_waits full): those since the
 					 * last reading are not counted */
-	LOST_NR_CAUSES = 15,
+	LOST_FILES_MAP_FULL = 15,	/* --files: no room in file_counts: the I/O is
+					 * in its process's row, in no file's */
+	LOST_NR_CAUSES = 16,
 };
 
 /*
@@ -440,6 +442,7 @@ enum event_type {
 	EVENT_CRASH = 2,
 	EVENT_USER_STACK = 3,
 	EVENT_STACK_PROCESS_EXIT = 4,
+	EVENT_FILE_NAME = 5,
 };
 
 struct block_io_event {
@@ -573,5 +576,103 @@ struct task_waits {
 	__u64 swapin_ns;	/* delays->swapin_delay (0 without delay accounting) */
 	struct row_owner owner;	/* whose: a row of no disk made for the waits */
 };
+
+/* ---- issue 35: which file (--files) ---- */
+
+#define FILE_COUNTS_ENTRIES	16384	/* (row, file) pairs */
+#define FILE_NAMES_SENT_ENTRIES	16384	/* files whose name was sent (LRU) */
+
+/* What a bio's bytes belong to.  Only reads and writes are counted. */
+enum file_kind {
+	FILE_KIND_FILE = 0,		/* a file of a filesystem: fs_dev, ino */
+	FILE_KIND_METADATA = 1,		/* filesystem metadata and journal */
+	FILE_KIND_UNKNOWN = 2,		/* none of the above (swap, user buffers) */
+};
+
+/*
+ * What the kernel side found out about a bio, as bits, for file_kind_of():
+ * one rule for the BPF program, which classifies with it, and the unit tests.
+ */
+enum file_fact {
+	/* its completion is iomap's direct I/O, whose iocb names a file */
+	FILE_FACT_DIRECT = 1 << 0,
+	FILE_FACT_META = 1 << 1,	/* REQ_META */
+	FILE_FACT_PAGE = 1 << 2,	/* it has a first page */
+	FILE_FACT_MAPPING = 1 << 3,	/* whose folio has a mapping */
+	FILE_FACT_ANON = 1 << 4,	/* which is anonymous or movable (low bits) */
+	FILE_FACT_HOST = 1 << 5,	/* with a host inode */
+	FILE_FACT_BDEV = 1 << 6,	/* which is a block device's */
+	FILE_FACT_REGULAR = 1 << 7,	/* which is a regular file */
+	/* The folio is in the page cache's own I/O: a write's is under
+	 * writeback, a read's locked and not up to date.  A direct I/O to or
+	 * from a buffer that maps a file is neither: the file is not the one
+	 * read or written. */
+	FILE_FACT_CACHE_IO = 1 << 8,
+};
+
+static inline enum file_kind file_kind_of(__u32 facts)
+{
+	if (facts & FILE_FACT_DIRECT)
+		return FILE_KIND_FILE;
+	if (facts & FILE_FACT_META)
+		return FILE_KIND_METADATA;
+	if (!(facts & FILE_FACT_PAGE))
+		return FILE_KIND_UNKNOWN;
+	/* a filesystem's own buffers: journal blocks, log buffers */
+	if (!(facts & FILE_FACT_MAPPING))
+		return FILE_KIND_METADATA;
+	if ((facts & FILE_FACT_ANON) || !(facts & FILE_FACT_HOST))
+		return FILE_KIND_UNKNOWN;
+	if (facts & FILE_FACT_BDEV)
+		return FILE_KIND_METADATA;
+	if (!(facts & FILE_FACT_REGULAR))
+		return FILE_KIND_METADATA;	/* directories' and symlinks' own pages */
+	return (facts & FILE_FACT_CACHE_IO) ? FILE_KIND_FILE : FILE_KIND_UNKNOWN;
+}
+
+/* A row's I/O to one file, or to its disk's metadata or unknown (ino and
+ * fs_dev 0).  who is the row's key: the same charging rules. */
+struct file_key {
+	struct proc_dev_key who;
+	__u64 ino;		/* the file's inode number */
+	__u32 fs_dev;		/* its filesystem's s_dev (MKDEV) */
+	__u32 kind;		/* enum file_kind */
+};
+
+#define FILE_UNLINKED	1	/* file_counts.flags: i_nlink was 0 at an I/O */
+
+struct file_counts {
+	__u64 bytes[2];		/* IO_READ, IO_WRITE */
+	__u64 ios[2];
+	__u64 flags;		/* FILE_* */
+};
+
+/*
+ * A file's name, sent the first time one of its I/Os is counted (the
+ * first since its entry left the LRU of names sent): the names of the
+ * dentries from the file up to its filesystem's root, innermost first, each
+ * NUL-terminated, `bytes` of names in all, `depth` of them.  User space adds
+ * the mount point.  FILE_NAME_ROOT: the walk reached the root (else the path
+ * was deeper than FILE_PATH_DEPTH, or longer than FILE_NAMES_BYTES).
+ * Only the header and the bytes of names are sent.
+ */
+#define FILE_PATH_DEPTH		32
+#define FILE_NAME_MAX		256	/* NAME_MAX and its NUL */
+#define FILE_NAMES_BYTES	4096
+#define FILE_NAME_ROOT		1
+
+struct file_name_event {
+	__u32 type;		/* EVENT_FILE_NAME */
+	__u32 fs_dev;
+	__u64 ino;
+	__u32 depth;
+	__u32 flags;		/* FILE_NAME_* */
+	__u32 bytes;
+	__u32 pad;
+	/* room for one more name read at the last offset */
+	char names[FILE_NAMES_BYTES + FILE_NAME_MAX];
+};
+
+/* ---- end of issue 35's block ---- */
 
 #endif /* DISKIO_ABI_H */

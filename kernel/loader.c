@@ -105,7 +105,7 @@ static void choose_dirty_hook(struct loader *l, const struct kernel_hooks *hooks
  * where the default mode also ends requests: block_io_done only times
  * tracked I/Os. */
 static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hooks *hooks,
-			       bool trace, bool track_inflight)
+			       bool trace, bool track_inflight, bool files)
 {
 	bool fallback = !hooks->io_start || env_flag("DISKIO_FORCE_RQ_HOOKS");
 	bool flushes = !trace && hooks->rq_issue;
@@ -119,6 +119,11 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bpf_program__set_autoload(skel->progs.handle_io_done, !done_at_rq_complete);
 	bpf_program__set_autoload(skel->progs.handle_rq_issue, fallback || trace);
 	bpf_program__set_autoload(skel->progs.handle_rq_complete, fallback || flushes);
+	/* --files: its own programs, counting where these count */
+	bpf_program__set_autoload(skel->progs.files_bio_queue, files);
+	bpf_program__set_autoload(skel->progs.files_io_start, files && !fallback);
+	bpf_program__set_autoload(skel->progs.files_getrq, files && fallback && hooks->getrq);
+	bpf_program__set_autoload(skel->progs.files_rq_issue, files && fallback && !hooks->getrq);
 	/* Attached after the others: see stacked_tracked in settings.bpf.h. */
 	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
 }
@@ -237,6 +242,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 					     !opts->trace && isatty(STDOUT_FILENO)),
 		.exec_cmdlines = l->exec_cmdlines && hooks->process_exec,
 		.waits = l->waits_source != WAITS_NONE,
+		.files = opts->files,
 		.ringbuf_bytes = l->use_ringbuf ? ring_bytes(opts) : 0,
 		.perf_pages_wanted = pages_for_kb(opts->buffer_kb ? opts->buffer_kb :
 						  opts->trace ? DEFAULT_PERF_KB :
@@ -275,6 +281,17 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.exec_cmdlines, plan->exec_cmdlines_entries);
 	bpf_map__set_max_entries(skel->maps.user_stack_scratch, plan->user_stack_scratch_entries);
 	bpf_map__set_max_entries(skel->maps.exited_waits, plan->exited_waits_entries);
+	/* Without --files its maps are not made: the programs' references to
+	 * them are in code the verifier drops (files_mode). */
+	bpf_map__set_autocreate(skel->maps.file_counts, plan->file_counts_entries != 0);
+	bpf_map__set_autocreate(skel->maps.file_names_sent, plan->file_names_sent_entries != 0);
+	bpf_map__set_autocreate(skel->maps.file_name_scratch, plan->file_name_scratch_entries != 0);
+	if (plan->file_counts_entries) {
+		bpf_map__set_max_entries(skel->maps.file_counts, plan->file_counts_entries);
+		bpf_map__set_max_entries(skel->maps.file_names_sent, plan->file_names_sent_entries);
+		bpf_map__set_max_entries(skel->maps.file_name_scratch,
+					 plan->file_name_scratch_entries);
+	}
 	if (plan->ringbuf_bytes)
 		bpf_map__set_max_entries(skel->maps.events, plan->ringbuf_bytes);
 }
@@ -294,7 +311,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
 	skel->bss->per_thread = opts->threads;
-	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight);
+	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight, opts->files && !opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_exec_hook(l, hooks);
 	choose_waits(l, hooks);
@@ -410,6 +427,7 @@ static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 				bpf_map__fd(skel->maps.inflight_ids) : -1,
 		.stack_counts = rows && l->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,
 		.stack_traces = bpf_map__fd(skel->maps.stack_traces),
+		.file_counts = rows && l->opts->files ? bpf_map__fd(skel->maps.file_counts) : -1,
 		.stack_ids_read = l->stack_ids_read,
 		.nstack_ids = l->nstack_ids,
 	};

@@ -268,7 +268,7 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	int err;
 
 	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = s->nflushes = 0;
-	s->nstacks = s->ntraces = 0;
+	s->nstacks = s->ntraces = s->nfiles = 0;
 	s->unfinished = 0;
 	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
 	if (!err)
@@ -298,6 +298,10 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->row_latency >= 0)
 		err = copy_map(maps->row_latency,
 			       ENTRY_ARRAY(s, row_latency, struct snapshot_row_latency, key, latency));
+	/* After the rows: a file's counts are at most its row's. */
+	if (!err && maps->file_counts >= 0)
+		err = copy_map(maps->file_counts,
+			       ENTRY_ARRAY(s, files, struct snapshot_file, key, counts));
 	/* After the rows: a stack's counts are at most its row's. */
 	if (!err && maps->stack_counts >= 0)
 		err = read_stacks(s, maps);

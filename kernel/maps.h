@@ -36,6 +36,7 @@ struct snapshot_maps {
 	int overflow_stats, device_latency, row_latency, inflight_ids;
 	int device_flushes;
 	int stack_counts, stack_traces;		/* --stacks */
+	int file_counts;			/* --files */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one
 	 * byte each, ids below nstack_ids); set here as they are read. */
 	uint8_t *stack_ids_read;

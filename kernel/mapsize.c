@@ -85,6 +85,11 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->user_stack_scratch_entries = needs->stacks && !needs->ringbuf_bytes ?
 					   (uint32_t)nr_cpus : 1;
 	plan->exited_waits_entries = needs->waits ? EXITED_WAITS_ENTRIES : 1;
+	/* Not even made without --files: a hash map of one entry still costs
+	 * an element and locks per CPU. */
+	plan->file_counts_entries = needs->rows && needs->files ? FILE_COUNTS_ENTRIES : 0;
+	plan->file_names_sent_entries = needs->rows && needs->files ? FILE_NAMES_SENT_ENTRIES : 0;
+	plan->file_name_scratch_entries = needs->rows && needs->files ? (uint32_t)nr_cpus : 0;
 	plan->ringbuf_bytes = needs->ringbuf_bytes;
 	plan->perf_pages_per_cpu = 0;
 	if (!needs->ringbuf_bytes) {
@@ -200,6 +205,14 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	 * allocated as each first waits, and freed with it. */
 	bytes += hash_map_bytes(plan->exited_waits_entries, sizeof(struct task_id),
 				sizeof(struct task_waits), false, false, nr_cpus);
+	if (plan->file_counts_entries) {
+		bytes += hash_map_bytes(plan->file_counts_entries, sizeof(struct file_key),
+					sizeof(struct file_counts), false, false, nr_cpus);
+		bytes += hash_map_bytes(plan->file_names_sent_entries, 16, sizeof(__u64), false,
+					true, nr_cpus);
+		bytes += array_map_bytes(plan->file_name_scratch_entries,
+					 sizeof(struct file_name_event), false, nr_cpus);
+	}
 	if (plan->ringbuf_bytes)
 		bytes += ringbuf_bytes(plan->ringbuf_bytes);
 	else

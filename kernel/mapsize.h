@@ -14,6 +14,8 @@
 /* The per-CPU rows: as many as this holds, at most STATS_MAX_ENTRIES
  * (abi.h, with the other maps' sizes). */
 #define STATS_PERCPU_BUDGET_BYTES (24ULL << 20)
+/* --files (issue 35): what its maps may add to the budget. */
+#define FILES_EXTRA_BYTES (12ULL << 20)
 /* Perf buffer (kernels without a ring buffer): at most this much in all. */
 #define PERF_BUFFER_BUDGET_BYTES (16ULL << 20)
 /* The command lines at exec (abi.h's EXEC_CMDLINES_ENTRIES) are halved down
@@ -23,7 +25,7 @@
 #define EXITED_WAITS_MIN_ENTRIES 256
 
 /* The sizes one run loads its maps with; 1 for a map the mode does not use
- * (libbpf cannot create a map of 0 entries). */
+ * (libbpf cannot create a map of 0 entries), 0 for one not made at all. */
 struct map_plan {
 	uint32_t stats_entries;		/* per-CPU rows */
 	uint32_t overflow_stats_entries;
@@ -44,6 +46,9 @@ struct map_plan {
 	uint32_t exec_cmdlines_entries;	/* command lines at exec (issue 33) */
 	uint32_t user_stack_scratch_entries;	/* --stacks with the perf buffer: a CPU's */
 	uint32_t exited_waits_entries;	/* IO>, SWAPIN: tasks that exited, an interval's */
+	uint32_t file_counts_entries;	/* --files: (row, file) counters, */
+	uint32_t file_names_sent_entries;	/* files named */
+	uint32_t file_name_scratch_entries;	/* --files: a name event, one a CPU */
 	uint32_t ringbuf_bytes;		/* 0: a perf buffer instead */
 	uint32_t perf_pages_per_cpu;	/* 0: a ring buffer instead */
 };
@@ -59,6 +64,8 @@ struct map_needs {
 	bool threads;			/* -t: the thread_groups map */
 	bool exec_cmdlines;		/* rows shown with their command line */
 	bool waits;			/* IO> and SWAPIN are measured (not -T) */
+	bool files;			/* --files: at most FILES_EXTRA_BYTES more, beyond
+					 * the budget (its name events, one a CPU) */
 	uint32_t ringbuf_bytes;		/* 0: perf buffer */
 	uint32_t perf_pages_wanted;	/* per CPU, a power of two */
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */

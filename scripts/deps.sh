@@ -16,8 +16,9 @@ fuzz_packages=(libclang-rt-14-dev)
 # the man page, bash-completion runs the completion, systemd's
 # systemd-analyze verifies the unit; strace and passwd (useradd) run the
 # symbolizer's attacks as another user and watch what diskio opens; sysstat's
-# iostat is the peer the devices' iostat -x figures are checked against.
-test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs mawk gawk bsdutils tmux lld
+# iostat is the peer the devices' iostat -x figures are checked against;
+# xfsprogs: --files' tests on XFS.
+test_packages=(libcriterion-dev fio util-linux mount kmod e2fsprogs xfsprogs mawk gawk bsdutils tmux lld
 	prometheus-node-exporter prometheus curl man-db groff-base bash-completion systemd
 	strace passwd sysstat "${fuzz_packages[@]}")
 bench_packages=(fio bpftrace python3)

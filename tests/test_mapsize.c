@@ -93,6 +93,11 @@ static const struct map_needs latency_mode = {
 	.rows = true, .track_inflight = true, .owners = true, .waits = true,
 	.ringbuf_bytes = 1 << 20, .exec_cmdlines = true, .threads = true,
 };
+/* --files -L: the files' maps, and a name event a CPU (issue 35) */
+static const struct map_needs files_mode = {
+	.rows = true, .track_inflight = true, .owners = true, .waits = true,
+	.ringbuf_bytes = 1 << 20, .exec_cmdlines = true, .files = true,
+};
 static const struct map_needs trace_mode = {
 	.track_inflight = true, .ringbuf_bytes = 16 << 20,
 };
@@ -127,6 +132,21 @@ Test(mapsize_plan, every_mode_fits_the_budget_at_2_to_1024_cpus)
 	check_budget(&old_kernel_trace, "perf buffer -T");
 }
 
+/* issue 35: --files adds at most FILES_EXTRA_BYTES to a mode. */
+Test(mapsize_plan, files_add_at_most_their_extra)
+{
+	static const int cpus[] = { 2, 64, 256, 1024 };
+
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		struct map_plan plan;
+
+		map_plan_for(&files_mode, cpus[i], &plan);
+		cr_assert_leq(map_plan_bytes(&plan, cpus[i]), MAPS_BUDGET_BYTES + FILES_EXTRA_BYTES,
+			      "--files -L at %d CPUs: %llu bytes", cpus[i],
+			      (unsigned long long)map_plan_bytes(&plan, cpus[i]));
+	}
+}
+
 Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 {
 	struct map_plan plan;
@@ -143,6 +163,14 @@ Test(mapsize_plan, the_maps_a_mode_does_not_use_hold_one_entry)
 	cr_assert_eq(plan.crashed_groups_entries, 1);
 	cr_assert_eq(plan.exited_waits_entries, EXITED_WAITS_ENTRIES);
 	cr_assert_eq(plan.perf_pages_per_cpu, 0);
+	cr_assert_eq(plan.file_counts_entries, 0, "not made without --files");
+	cr_assert_eq(plan.file_names_sent_entries, 0);
+	cr_assert_eq(plan.file_name_scratch_entries, 0);
+
+	map_plan_for(&files_mode, 64, &plan);
+	cr_assert_eq(plan.file_counts_entries, FILE_COUNTS_ENTRIES);
+	cr_assert_eq(plan.file_names_sent_entries, FILE_NAMES_SENT_ENTRIES);
+	cr_assert_eq(plan.file_name_scratch_entries, 64, "a name event a CPU");
 
 	map_plan_for(&latency_mode, 2, &plan);
 	cr_assert_eq(plan.inflight_slots, INFLIGHT_SLOTS);

@@ -1126,6 +1126,28 @@ Test(options_stacks, need_stacks_and_rows)
 	expect_usage_error(&r, "--debug-dir has no effect with --stacks=kernel");
 }
 
+/* issue 35 */
+Test(options_files, files_and_their_top)
+{
+	struct run r;
+
+	PARSE(&r, "--files");
+	expect_ok(&r);
+	cr_assert(r.opts.files);
+	cr_assert_eq(r.opts.files_top, 0, "all files by default");
+	PARSE(&r, "--files", "--files-top", "3");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.files_top, 3);
+	PARSE(&r, "--files", "--files-top", "0");
+	expect_usage_error(&r, "--files-top");
+	PARSE(&r, "--files-top", "3");
+	expect_usage_error(&r, "--files-top needs --files");
+	PARSE(&r, "--files", "-T");
+	expect_usage_error(&r, "-T");
+	PARSE(&r, "--files", "-q", "--prom", "x.prom");
+	expect_usage_error(&r, "--files has no effect with --quiet");
+}
+
 Test(options_stacks, debug_dir_is_an_absolute_directory)
 {
 	struct run r;

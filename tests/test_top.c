@@ -1670,17 +1670,17 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 		const char *position;	/* the last line */
 		const char *first;	/* the first of the help's lines shown */
 	} steps[] = {
-		{ "h", "lines 1-5 of 16", "  < >       sort by the column to the le" },
-		{ "\033[B", "lines 2-6 of 16", "  r        reverse the sort" },
-		{ "j", "lines 3-7 of 16", "  a        accumulated: totals since sta" },
-		{ "\033[6~", "lines 8-12 of 16", "  Esc      clear the filter" },
-		{ "\033[6~", "lines 12-16 of 16", "  k j      select a process row; the tab" },
-		{ "j", "lines 12-16 of 16", "  k j      select a process row; the tab" },
-		{ "\033[H", "lines 1-5 of 16", "  < >       sort by the column to the le" },
-		{ "\033[F", "lines 12-16 of 16", "  k j      select a process row; the tab" },
-		{ "\033[5~", "lines 7-11 of 16", "  /        filter by COMMAND: type, Ente" },
-		{ "k\033[A", "lines 5-9 of 16", "  c        COMMAND: the name, or the who" },
-		{ "\033[5~\033[5~", "lines 1-5 of 16", "  < >       sort by the column to the le" },
+		{ "h", "lines 1-5 of 17", "  < >       sort by the column to the le" },
+		{ "\033[B", "lines 2-6 of 17", "  r        reverse the sort" },
+		{ "j", "lines 3-7 of 17", "  a        accumulated: totals since sta" },
+		{ "\033[6~", "lines 8-12 of 17", "  Esc      clear the filter" },
+		{ "\033[6~", "lines 13-17 of 17", "  PgUp PgDn  a page up, down; Home End" },
+		{ "j", "lines 13-17 of 17", "  PgUp PgDn  a page up, down; Home End" },
+		{ "\033[H", "lines 1-5 of 17", "  < >       sort by the column to the le" },
+		{ "\033[F", "lines 13-17 of 17", "  PgUp PgDn  a page up, down; Home End" },
+		{ "\033[5~", "lines 8-12 of 17", "  Esc      clear the filter" },
+		{ "k\033[A", "lines 6-10 of 17", "  o        only processes doing I/O, or" },
+		{ "\033[5~\033[5~", "lines 1-5 of 17", "  < >       sort by the column to the le" },
 	};
 	struct fx *f = fx_new();
 	struct term t;
@@ -1709,7 +1709,7 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 	cr_assert_lt(term_find(&t, "Keys ("), 0);
 	cr_assert_lt(term_find(&t, "lines "), 0);
 	fx_keys(f, &t, &from, "h");
-	cr_assert_str_eq(term_line(&t, 9), "lines 1-5 of 16");
+	cr_assert_str_eq(term_line(&t, 9), "lines 1-5 of 17");
 	fx_keys(f, &t, &from, "q");
 	cr_assert_not(top_state(&f->view)->help);
 	cr_assert_not(top_state(&f->view)->quit, "q closing the help does not quit");
@@ -1722,8 +1722,8 @@ Test(top_view, the_help_scrolls_on_a_small_screen)
 	top_redraw(&f->view);
 	fx_screen(f, &t);
 	cr_assert_str_eq(term_line(&t, 4), "  < >       sort by the column to the left, right");
-	cr_assert_str_eq(term_line(&t, 19), "  q        quit");
-	cr_assert_str_empty(term_line(&t, 20));
+	cr_assert_str_eq(term_line(&t, 20), "  q        quit");
+	cr_assert_str_empty(term_line(&t, 21));
 	cr_assert_lt(term_find(&t, "lines "), 0);
 	fx_free(f);
 }
@@ -2128,5 +2128,48 @@ Test(top_view, o_shows_the_idle_processes_under_the_filters)
 	fx_keys(f, &t, &from, "ddo");		/* all disks again, then o on */
 	cr_assert_lt(term_row_of(&t, 900), 0);
 	cr_assert_null(strstr(term_line(&t, 1), "all processes"), "%s", term_line(&t, 1));
+	fx_free(f);
+}
+
+/* issue 35: `f` lists the frame's files in place of the processes, the
+ * selected process's only when one is selected, the most bytes first. */
+Test(top_view, f_lists_the_files)
+{
+	static struct file_row files[3];
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+	res_key dd, cat, zram;
+
+	cr_assert_eq(res_intern_str(&f->names, "dd", &dd), RES_OK);
+	cr_assert_eq(res_intern_str(&f->names, "cat", &cat), RES_OK);
+	cr_assert_eq(res_intern_str(&f->names, "zram0", &zram), RES_OK);
+	files[0] = (struct file_row){ .tgid = 7, .comm_name = dd, .device_name = zram,
+				      .path = "/mnt/x/a", .nfiles = 1, .bytes = { 0, 4096 } };
+	files[1] = (struct file_row){ .tgid = 7, .comm_name = dd, .device_name = zram,
+				      .path = "/mnt/x/u", .unlinked = true, .nfiles = 1,
+				      .bytes = { 0, 8192 } };
+	files[2] = (struct file_row){ .tgid = 9, .comm_name = cat, .device_name = zram,
+				      .path = "[metadata]", .bytes = { 2048, 0 } };
+	fx_rows(f, 3);
+	f->frame.files_on = true;
+	f->frame.files = files;
+	f->frame.nfiles = 3;
+	fx_view(f, 24, 100, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert_lt(term_find(&t, "/mnt/x/a"), 0, "not before f");
+	fx_keys(f, &t, &from, "f");
+	cr_assert(top_state(&f->view)->files);
+	cr_assert_geq(term_find(&t, "READ/s"), 0);
+	/* the most bytes first */
+	cr_assert_geq(term_find(&t, "/mnt/x/u (deleted)"), 0);
+	cr_assert_geq(term_find(&t, "[metadata]"), 0);
+	cr_assert_lt(term_find(&t, "/mnt/x/u (deleted)"), term_find(&t, "/mnt/x/a"));
+	cr_assert_lt(term_find(&t, "/mnt/x/a"), term_find(&t, "[metadata]"));
+	fx_keys(f, &t, &from, "f");
+	cr_assert_not(top_state(&f->view)->files);
+	cr_assert_lt(term_find(&t, "/mnt/x/a"), 0, "f again: the processes");
 	fx_free(f);
 }

@@ -344,9 +344,41 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 		batch_row_stacks(v, f, row);
 }
 
+/* --files (issue 35): "# file pid=… comm=… device=… dev=MAJ:MIN ino=…
+ * path=… deleted=0|1 file_count=… read_bytes=… write_bytes=… read_ios=…
+ * write_ios=…" for each line of the frame's files, after the rows; dev and
+ * ino "-" for [metadata], [unknown] and [other files]. */
+static void batch_files(struct view *v, const struct frame *f)
+{
+	for (size_t i = 0; i < f->nfiles; i++) {
+		const struct file_row *r = &f->files[i];
+		const char *name;
+		uint32_t len;
+
+		fprintf(v->out, "# file pid=%" PRIu32 " comm=", r->tgid);
+		name = res_name(f->names, r->comm_name, &len);
+		batch_write_name(v->out, name, len);
+		fputs(" device=", v->out);
+		name = res_name(f->names, r->device_name, &len);
+		batch_write_name(v->out, name, len);
+		if (r->key.kind == FILE_KIND_FILE)
+			fprintf(v->out, " dev=%u:%u ino=%" PRIu64, r->key.fs_dev >> MINORBITS,
+				r->key.fs_dev & MINORMASK, (uint64_t)r->key.ino);
+		else
+			fputs(" dev=- ino=-", v->out);
+		fputs(" path=", v->out);
+		batch_write_name(v->out, r->path, strlen(r->path));
+		fprintf(v->out, " deleted=%d file_count=%" PRIu32 " read_bytes=%" PRIu64
+			" write_bytes=%" PRIu64 " read_ios=%" PRIu64 " write_ios=%" PRIu64 "\n",
+			r->unlinked, r->nfiles, r->bytes[IO_READ], r->bytes[IO_WRITE],
+			r->ios[IO_READ], r->ios[IO_WRITE]);
+	}
+}
+
 static void batch_interval_end(struct view *v, const struct frame *f)
 {
 	batch_begin_rows(v, f);
+	batch_files(v, f);
 }
 
 void view_batch_summary(struct view *v, const struct summary *s)

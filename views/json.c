@@ -2,6 +2,8 @@
 /* The JSON view: one NDJSON record per interval and a summary (doc/outputs.md
  * lists every key). */
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "format.h"
 #include "ioprio.h"
@@ -247,12 +249,65 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	jsonw_object_end(w);
 }
 
+/* --files (issue 35): a line of the frame's files. */
+static void json_file(struct jsonw *w, const struct frame *f, const struct file_row *r)
+{
+	static const char deleted[] = " (deleted)";
+	const char *name;
+	char dev[32];
+	uint32_t len;
+
+	jsonw_object(w, NULL);
+	jsonw_u64(w, "pid", r->tgid);
+	name = res_name(f->names, r->comm_name, &len);
+	jsonw_string(w, "comm", name, len);
+	name = res_name(f->names, r->device_name, &len);
+	jsonw_string(w, "device", name, len);
+	if (r->key.kind == FILE_KIND_FILE) {
+		snprintf(dev, sizeof(dev), "%u:%u", r->key.fs_dev >> MINORBITS,
+			 r->key.fs_dev & MINORMASK);
+		jsonw_string(w, "dev", dev, strlen(dev));
+		jsonw_u64(w, "ino", r->key.ino);
+	} else {
+		jsonw_null(w, "dev");
+		jsonw_null(w, "ino");
+	}
+	if (r->unlinked) {
+		size_t n = strlen(r->path);
+		char *text = malloc(n + sizeof(deleted));
+
+		if (text) {
+			memcpy(text, r->path, n);
+			memcpy(text + n, deleted, sizeof(deleted));
+			jsonw_string(w, "path", text, n + sizeof(deleted) - 1);
+			free(text);
+		} else {
+			jsonw_string(w, "path", r->path, n);
+		}
+	} else {
+		jsonw_string(w, "path", r->path, strlen(r->path));
+	}
+	jsonw_bool(w, "deleted", r->unlinked);
+	jsonw_u64(w, "file_count", r->nfiles);
+	jsonw_u64(w, "read_bytes", r->bytes[IO_READ]);
+	jsonw_u64(w, "write_bytes", r->bytes[IO_WRITE]);
+	jsonw_u64(w, "read_ios", r->ios[IO_READ]);
+	jsonw_u64(w, "write_ios", r->ios[IO_WRITE]);
+	jsonw_object_end(w);
+}
+
 static void json_interval_end(struct view *v, const struct frame *f)
 {
 	struct jsonw *w = &v->json;
 
 	jsonw_array_end(w);
 	jsonw_u64(w, "rows_cut", v->rows_cut);
+	if (f->files_on) {
+		jsonw_array(w, "files");
+		for (size_t i = 0; i < f->nfiles; i++)
+			json_file(w, f, &f->files[i]);
+		jsonw_array_end(w);
+	}
 	if (v->stacks && v->stacks->frames_recovered)
 		jsonw_u64(w, "stack_frames_recovered", v->stacks->frames_recovered(v->stacks->ctx));
 	pmem_write_json(f->devices, w, f->cumulative, v->histograms);

@@ -17,6 +17,7 @@
 #include "format.h"
 #include "ioprio.h"
 #include "top.h"
+#include "top_files.h"
 #include "top_layout.h"
 #include "top_lines.h"
 #include "users.h"
@@ -859,7 +860,7 @@ static void process_table(struct view *v)
 /* ---- the screen ---- */
 
 /* The help's lines under its title; utf8 picks the arrows' names. */
-#define HELP_LINES	16
+#define HELP_LINES	17
 #define HELP_LINE_SIZE	96
 
 static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
@@ -881,6 +882,7 @@ static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZ
 		NULL,
 		"  PgUp PgDn  a page up, down; Home End  the first, last row",
 		"  Enter    the selected row's heaviest stack (--stacks)",
+		"  f        files (--files): the selected process's, or all",
 		"  h ?      this help",
 		"  q        quit",
 	};
@@ -1083,7 +1085,12 @@ static void draw(struct view *v)
 		crash_line(v);
 		lost_line(v);
 		device_table(v);
-		process_table(v);
+		if (t->state.files)
+			top_files_table(v, &t->frame, t->state.selecting && t->selection.known ?
+				       t->selection.pid : 0, t->state.cumulative, t->state.reverse,
+				       t->settings.utf8);
+		else
+			process_table(v);
 	}
 	if (!v->screen.clear)
 		fputc('\n', v->out);	/* an empty line closes an appended frame */

@@ -209,6 +209,9 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 	case 'd':
 		next_device(s, devices, ndevices);
 		return true;
+	case 'f':	/* issue 35 */
+		s->files = !s->files;
+		break;
 	case 'L':
 		s->latency_columns = !s->latency_columns;
 		return true;

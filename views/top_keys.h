@@ -58,6 +58,7 @@ struct top_state {
 	int pages;			/* pages down (< 0: up), after the jump */
 	enum top_jump jump;		/* Home, End: where the moves start */
 	bool stack;			/* Enter: the selected row's stack overlay */
+	bool files;			/* f: files (--files), the selected row's process's */
 	bool quit;			/* q */
 	/* issue 33: c: COMMAND shows the whole command line, not the comm;
 	 * o: only the rows with I/O (iotop's --only, as at start), or every

@@ -683,6 +683,43 @@ const struct h_dev *h_loop_attach(const char *path, uint64_t size, bool direct_i
 	return dev;
 }
 
+/* A new directory to mount on, in a slot of its own, cleaned up as a mount. */
+static struct h_dev *h__mount_slot(void)
+{
+	struct h_dev *dev = h__dev_slot();
+
+	dev->kind = H_MOUNT;
+	snprintf(dev->path, sizeof(dev->path), H_STATE_DIR "/mnt-%d.XXXXXX", (int)getpid());
+	if (!mkdtemp(dev->path)) {
+		dev->used = false;
+		cr_assert_fail("harness: mkdtemp: %s", strerror(errno));
+	}
+	return dev;
+}
+
+const struct h_dev *h_xfs_mount(const struct h_dev *disk)
+{
+	struct h_dev *dev;
+	struct h_result r;
+	char why[64];
+
+	if (!h_have_program("mkfs.xfs"))
+		cr_skip_test("mkfs.xfs not installed (xfsprogs)");
+	h_run(H_ARGS("mkfs.xfs", "-q", "-f", "-K", disk->path), NULL, NULL, 120000, &r);
+	cr_assert(r.status == 0, "harness: mkfs.xfs %s: %s: %s", disk->path,
+		  h_status_str(r.status, why, sizeof(why)), r.err);
+	h_result_free(&r);
+	h_udev_settle();
+	dev = h__mount_slot();
+	h_run(H_ARGS("mount", "-t", "xfs", disk->path, dev->path), NULL, NULL, 30000, &r);
+	cr_assert(r.status == 0, "harness: mount %s: %s", disk->path, r.err);
+	h_result_free(&r);
+	h_run(H_ARGS("sync"), NULL, NULL, 60000, &r);
+	h_result_free(&r);
+	h_udev_settle();
+	return dev;
+}
+
 const struct h_dev *h_ext4_mount(const struct h_dev *disk)
 {
 	struct h_dev *dev;
@@ -698,13 +735,7 @@ const struct h_dev *h_ext4_mount(const struct h_dev *disk)
 		  h_status_str(r.status, why, sizeof(why)), r.err);
 	h_result_free(&r);
 	h_udev_settle();
-	dev = h__dev_slot();
-	dev->kind = H_MOUNT;
-	snprintf(dev->path, sizeof(dev->path), H_STATE_DIR "/mnt-%d.XXXXXX", (int)getpid());
-	if (!mkdtemp(dev->path)) {
-		dev->used = false;
-		cr_assert_fail("harness: mkdtemp: %s", strerror(errno));
-	}
+	dev = h__mount_slot();
 	/* No background reads of block bitmaps if the kernel knows the
 	 * option (5.9+). */
 	h_run(H_ARGS("mount", "-t", "ext4", "-o", "no_prefetch_block_bitmaps", disk->path,

@@ -240,6 +240,10 @@ void h_unmount(const char *dir);
  * without mkfs.ext4; asserts on failure. */
 const struct h_dev *h_ext4_mount(const struct h_dev *dev);
 
+/* The same with XFS (mkfs.xfs -f -K: nothing discarded).  Skips the test
+ * without mkfs.xfs. */
+const struct h_dev *h_xfs_mount(const struct h_dev *dev);
+
 /* ============================================================ diskstats == */
 
 /* One /proc/diskstats line (Documentation/admin-guide/iostats.rst); fields

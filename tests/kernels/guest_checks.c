@@ -508,6 +508,9 @@ struct batch_sums {
 	 * last), all the one it set */
 	int prio_rows, prio_set_rows;
 	char prio[16];			/* the last one seen */
+	/* issue 35, --files: the child's "# file" lines on the disk */
+	int64_t f_read_bytes, f_write_bytes, f_read_ios, f_write_ios;
+	int f_lines;
 };
 
 /* The field before the last of the line p..eol (whitespace-separated):
@@ -550,7 +553,18 @@ static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct ba
 
 		if (!eol)
 			break;
-		if (!strncmp(p, device_prefix, strlen(device_prefix))) {
+		if (!strncmp(p, "# file ", 7)) {
+			char on[80];
+
+			snprintf(on, sizeof(on), " device=%s ", dev);
+			if (field(p, eol, "pid") == pid && memmem(p, eol - p, on, strlen(on))) {
+				s->f_lines++;
+				s->f_read_bytes += field(p, eol, "read_bytes");
+				s->f_write_bytes += field(p, eol, "write_bytes");
+				s->f_read_ios += field(p, eol, "read_ios");
+				s->f_write_ios += field(p, eol, "write_ios");
+			}
+		} else if (!strncmp(p, device_prefix, strlen(device_prefix))) {
 			s->d_read_bytes += field(p, eol, "read_bytes");
 			s->d_write_bytes += field(p, eol, "write_bytes");
 			s->d_read_ios += field(p, eol, "read_ios");
@@ -687,6 +701,15 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 	       s.others);
 	if (extra && !strcmp(extra, "-L"))
 		expect(s.latency_seen, "no per-process latency with -L");
+	/* issue 35: direct I/O to the disk itself is no file's: [unknown],
+	 * every byte and I/O of the child's rows */
+	if (extra && !strcmp(extra, "--files"))
+		expect(s.f_lines && s.f_read_bytes == s.p_read_bytes &&
+		       s.f_write_bytes == s.p_write_bytes && s.f_read_ios == s.p_read_ios &&
+		       s.f_write_ios == s.p_write_ios,
+		       "--files: %d lines, read %" PRId64 " B/%" PRId64 ", written %" PRId64
+		       " B/%" PRId64 ", not the rows'", s.f_lines, s.f_read_bytes, s.f_read_ios,
+		       s.f_write_bytes, s.f_write_ios);
 	expect(s.prio_rows && s.prio_set_rows == s.prio_rows,
 	       "the child's rows' ioprio: %d of %d " KNOWN_IOPRIO " (last %s)", s.prio_set_rows,
 	       s.prio_rows, s.prio);
@@ -1940,6 +1963,9 @@ int main(int argc, char **argv)
 	check_known_io("known-io-zram", "zram0", NULL, no_env);
 	check_known_io("known-io-zram-latency", "zram0", "-L", no_env);
 	check_known_io("known-io-zram-stacks", "zram0", "--stacks", no_env);
+	check_known_io("known-io-virtio-files", "vda", "--files", no_env);
+	check_known_io("known-io-virtio-files-rq-hooks", "vda", "--files", rq_env);
+	check_known_io("known-io-zram-files", "zram0", "--files", no_env);
 	check_flushes("flushes-virtio", "vda", no_env);
 	check_flushes("flushes-virtio-rq-hooks", "vda", rq_env);
 	check_iowait("iowait-sched", false);

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --files: the interval's file rows and the files' names (files.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "array.h"
+#include "files.h"
+#include "filepath.h"
+#include "sorted.h"
+
+void files_init(struct files *f, const char *mountinfo_path)
+{
+	memset(f, 0, sizeof(*f));
+	f->mountinfo_path = mountinfo_path;
+}
+
+static void free_paths(struct files *f)
+{
+	for (size_t i = 0; i < f->npaths; i++)
+		free(f->paths[i]);
+	f->npaths = 0;
+}
+
+void files_free(struct files *f)
+{
+	for (size_t i = 0; i < f->nnames; i++)
+		free(f->names[i].path);
+	free_paths(f);
+	free(f->paths);
+	free(f->names);
+	free(f->seen);
+	free(f->rows);
+	free(f->mountinfo);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The mount table, read again at most once a step. */
+static void read_mountinfo(struct files *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in, *out;
+	char buf[4096];
+	size_t n;
+
+	if (f->mountinfo_read || !f->mountinfo_path)
+		return;
+	f->mountinfo_read = true;
+	in = fopen(f->mountinfo_path, "re");
+	if (!in)
+		return;
+	out = open_memstream(&text, &len);
+	if (!out) {
+		fclose(in);
+		return;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	if (fclose(out)) {
+		free(text);
+		return;
+	}
+	free(f->mountinfo);
+	f->mountinfo = text;
+	f->mountinfo_len = len;
+}
+
+static int compare_name(const void *key, const void *element)
+{
+	const struct file_name *a = key, *b = element;
+
+	if (a->fs_dev != b->fs_dev)
+		return a->fs_dev < b->fs_dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return 0;
+}
+
+static const char *name_of(const struct files *f, uint32_t fs_dev, uint64_t ino)
+{
+	struct file_name want = { .fs_dev = fs_dev, .ino = ino };
+	size_t at = sorted_find(&want, f->names, f->nnames, sizeof(*f->names), compare_name);
+
+	/* sorted_find() gives where it would be */
+	return at < f->nnames && !compare_name(&want, &f->names[at]) ? f->names[at].path : NULL;
+}
+
+/* The path of a named file: its mount point joined to its path inside. */
+static char *mounted_path(struct files *f, uint32_t fs_dev, const char *inside)
+{
+	uint32_t major = fs_dev >> MINORBITS, minor = fs_dev & MINORMASK;
+	static char path[FILEPATH_MAX];
+
+	if (!filepath_mounted(f->mountinfo, f->mountinfo_len, major, minor, inside, path,
+			      sizeof(path))) {
+		read_mountinfo(f);
+		if (!filepath_mounted(f->mountinfo, f->mountinfo_len, major, minor, inside, path,
+				      sizeof(path)))
+			return NULL;
+	}
+	return strdup(path);
+}
+
+int files_name_event(struct files *f, const void *data, size_t size)
+{
+	static struct file_name_event event;
+	static char inside[FILEPATH_MAX];
+	struct file_name want;
+	size_t at;
+	char *path;
+
+	memset(&event, 0, sizeof(event));
+	memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
+	if (size < offsetof(struct file_name_event, names) ||
+	    !filepath_inside(&event, size, inside, sizeof(inside)))
+		return 0;	/* stays "MAJ:MIN:INO" */
+	path = mounted_path(f, event.fs_dev, inside);
+	if (!path)
+		return 0;
+	want = (struct file_name){ .fs_dev = event.fs_dev, .ino = event.ino, .path = path };
+	at = sorted_find_after(&want, f->names, f->nnames, sizeof(*f->names), compare_name);
+	if (at > 0 && !compare_name(&want, &f->names[at - 1])) {
+		/* named again (out of the kernel's LRU, or a new file of that
+		 * number): the newer name; the older one may be in the frame
+		 * shown, and goes with the frame's own strings at the next step */
+		char *old = f->names[at - 1].path;
+
+		if (array_reserve((void **)&f->paths, &f->paths_capacity, f->npaths + 1,
+				  sizeof(*f->paths))) {
+			free(path);
+			return -ENOMEM;
+		}
+		f->paths[f->npaths++] = old;
+		f->names[at - 1].path = path;
+		return 0;
+	}
+	if (array_reserve((void **)&f->names, &f->names_capacity, f->nnames + 1,
+			  sizeof(*f->names))) {
+		free(path);
+		return -ENOMEM;
+	}
+	memmove(&f->names[at + 1], &f->names[at], (f->nnames - at) * sizeof(*f->names));
+	f->names[at] = want;
+	f->nnames++;
+	return 0;
+}
+
+static int compare_key(const void *key, const void *element)
+{
+	return memcmp(key, element, sizeof(struct file_key));
+}
+
+static int compare_seen(const void *a, const void *b)
+{
+	return compare_key(a, b);
+}
+
+/* The seen entry of key among the first sorted (sorted by key), else a
+ * new one at the end (the caller sorts them all again).  NULL: no memory. */
+static struct file_seen *seen_of(struct files *f, size_t sorted, const struct file_key *key)
+{
+	size_t at = sorted_find(key, f->seen, sorted, sizeof(*f->seen), compare_key);
+	struct file_seen *s;
+
+	if (at < sorted && !compare_key(key, &f->seen[at]))
+		return &f->seen[at];
+	if (array_reserve((void **)&f->seen, &f->seen_capacity, f->nseen + 1, sizeof(*f->seen)))
+		return NULL;
+	s = &f->seen[f->nseen++];
+	memset(s, 0, sizeof(*s));
+	s->key = *key;
+	return s;
+}
+
+static void take_change(struct file_seen *s, const struct file_counts *now)
+{
+	const uint64_t values[4] = { now->bytes[0], now->bytes[1], now->ios[0], now->ios[1] };
+	const uint64_t seen[4] = { s->seen.bytes[0], s->seen.bytes[1], s->seen.ios[0],
+				   s->seen.ios[1] };
+
+	for (int i = 0; i < 4; i++) {
+		s->delta[i] = values[i] - seen[i];	/* modulo 2^64 */
+		s->total[i] += s->delta[i];
+	}
+	if (now->flags & FILE_UNLINKED)
+		s->unlinked = true;
+	s->seen = *now;
+}
+
+/* Grouped by row, then files before metadata and unknown, most bytes
+ * first, then by key. */
+static int compare_rows(const void *pa, const void *pb)
+{
+	const struct file_row *a = pa, *b = pb;
+	int who = memcmp(&a->key.who, &b->key.who, sizeof(a->key.who));
+	uint64_t sa = a->bytes[0] + a->bytes[1], sb = b->bytes[0] + b->bytes[1];
+
+	if (who)
+		return who;
+	if ((a->key.kind == FILE_KIND_FILE) != (b->key.kind == FILE_KIND_FILE))
+		return a->key.kind == FILE_KIND_FILE ? -1 : 1;
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return compare_key(&a->key, &b->key);
+}
+
+static char *keep_path(struct files *f, const char *text)
+{
+	char *copy;
+
+	if (array_reserve((void **)&f->paths, &f->paths_capacity, f->npaths + 1,
+			  sizeof(*f->paths)))
+		return NULL;
+	copy = strdup(text);
+	if (copy)
+		f->paths[f->npaths++] = copy;
+	return copy;
+}
+
+static const char *path_of(struct files *f, const struct file_key *key)
+{
+	const char *named;
+	char text[64];
+
+	if (key->kind == FILE_KIND_METADATA)
+		return FILES_METADATA;
+	if (key->kind != FILE_KIND_FILE)
+		return FILES_UNKNOWN;
+	named = name_of(f, key->fs_dev, key->ino);
+	if (named)
+		return named;
+	snprintf(text, sizeof(text), "%u:%u:%llu", key->fs_dev >> MINORBITS,
+		 key->fs_dev & MINORMASK, (unsigned long long)key->ino);
+	named = keep_path(f, text);
+	return named ? named : "?";
+}
+
+/* With top, a group's files after the top-th become one line. */
+static size_t cut_to_top(struct file_row *rows, size_t n, uint32_t top)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t end = i, kept = 0;
+
+		while (end < n && !memcmp(&rows[end].key.who, &rows[i].key.who,
+					  sizeof(rows[i].key.who)))
+			end++;
+		for (size_t j = i; j < end; j++) {
+			struct file_row *r = &rows[j];
+
+			if (r->key.kind != FILE_KIND_FILE || kept < top) {
+				kept += r->key.kind == FILE_KIND_FILE;
+				rows[out++] = *r;
+			} else if (kept == top) {	/* the first cut: the others' line */
+				kept++;
+				rows[out] = *r;
+				memset(&rows[out].key, 0, sizeof(rows[out].key));
+				rows[out].key.who = r->key.who;
+				rows[out].key.kind = FILES_KIND_OTHERS;
+				rows[out].path = FILES_OTHERS;
+				rows[out].unlinked = false;
+				out++;
+			} else {
+				struct file_row *others = &rows[out - 1];
+
+				others->nfiles++;
+				for (int k = 0; k < 2; k++) {
+					others->bytes[k] += r->bytes[k];
+					others->ios[k] += r->ios[k];
+				}
+			}
+		}
+		i = end;
+	}
+	return out;
+}
+
+int files_step(struct files *f, const struct snapshot_file *files, size_t n, bool cumulative,
+	       uint32_t top)
+{
+	size_t nrows = 0, sorted = f->nseen;
+
+	f->nrows = 0;
+	f->mountinfo_read = false;
+	free_paths(f);
+	for (size_t i = 0; i < f->nseen; i++)
+		memset(f->seen[i].delta, 0, sizeof(f->seen[i].delta));
+	for (size_t i = 0; i < n; i++) {
+		/* the kernel's keys are unique: a new one is not looked for
+		 * among the new */
+		struct file_seen *s = seen_of(f, sorted, &files[i].key);
+
+		if (!s) {
+			qsort(f->seen, f->nseen, sizeof(*f->seen), compare_seen);
+			return -ENOMEM;
+		}
+		take_change(s, &files[i].counts);
+	}
+	if (f->nseen > sorted)
+		qsort(f->seen, f->nseen, sizeof(*f->seen), compare_seen);
+	if (array_reserve((void **)&f->rows, &f->rows_capacity, f->nseen, sizeof(*f->rows)))
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nseen; i++) {
+		const struct file_seen *s = &f->seen[i];
+		const uint64_t *v = cumulative ? s->total : s->delta;
+		struct file_row *r;
+
+		if (!(v[0] | v[1] | v[2] | v[3]))
+			continue;
+		r = &f->rows[nrows++];
+		memset(r, 0, sizeof(*r));
+		r->key = s->key;
+		r->path = path_of(f, &s->key);
+		r->unlinked = s->unlinked;
+		r->nfiles = s->key.kind == FILE_KIND_FILE;
+		r->bytes[0] = v[0];
+		r->bytes[1] = v[1];
+		r->ios[0] = v[2];
+		r->ios[1] = v[3];
+	}
+	qsort(f->rows, nrows, sizeof(*f->rows), compare_rows);
+	f->nrows = top ? cut_to_top(f->rows, nrows, top) : nrows;
+	return 0;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --files (issue 35): which file a read or a write was for, counted per
+ * (row, file) in file_counts, as its row counts it (the caller passes the
+ * row's key: the same process, writeback charged to the dirtier).
+ *
+ * A bio is classified by file_kind_of() (abi.h) from what is read here:
+ * - direct I/O by its own completion context: iomap's bios end in
+ *   iomap_dio_bio_end_io() with a struct iomap_dio as bi_private, whose
+ *   iocb names the file.  Never by the buffer's pages: they are the
+ *   user's memory, perhaps another file's mmap;
+ * - page cache by the first page's folio's mapping->host, only while the
+ *   folio is in the page cache's own I/O (under writeback for a write,
+ *   locked and not up to date for a read);
+ * - REQ_META, a block device's inode or a page of no mapping: metadata.
+ * A file's name is walked up its dentries when it is first seen and sent to
+ * user space (struct file_name_event), so that a file gone since keeps it.
+ */
+
+#ifndef DISKIO_FILES_BPF_H
+#define DISKIO_FILES_BPF_H
+
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "abi.h"
+#include "core_fixes.bpf.h"
+#include "settings.bpf.h"
+#include "common.bpf.h"
+#include "writeback.bpf.h"
+
+/* iomap's direct I/O completion; 0 where the kernel has no such symbol. */
+extern const void iomap_dio_bio_end_io __ksym __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FILE_COUNTS_ENTRIES);
+	__type(key, struct file_key);
+	__type(value, struct file_counts);
+} file_counts SEC(".maps");
+
+/* A file whose name was sent: its inode's address, so that another inode
+ * of the same number (the file deleted, the number used again) is named
+ * anew. */
+struct file_id {
+	__u64 ino;
+	__u32 fs_dev;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FILE_NAMES_SENT_ENTRIES);
+	__type(key, struct file_id);
+	__type(value, __u64);
+} file_names_sent SEC(".maps");
+
+/* A name event is built here, one entry a CPU (too big for the stack; a
+ * plain array sized by user space: a per-CPU one would take its room on
+ * every possible CPU even without --files). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct file_name_event);
+} file_name_scratch SEC(".maps");
+
+/* The file of an iomap direct I/O bio, or NULL. */
+static __always_inline struct file *direct_io_file(struct bio *bio)
+{
+	struct iomap_dio *dio;
+
+	/* a weak symbol the kernel lacks is 0: no bio ends there; a kernel
+	 * without iomap (CONFIG_FS_IOMAP) has no struct iomap_dio either */
+	if (!bpf_core_type_exists(struct iomap_dio) ||
+	    (void *)bio->bi_end_io != (void *)&iomap_dio_bio_end_io)
+		return NULL;
+	dio = (struct iomap_dio *)bio->bi_private;
+	return BPF_CORE_READ(dio, iocb, ki_filp);
+}
+
+/* A dentry of inode: its first alias (a hard-linked file has several). */
+static __always_inline struct dentry *inode_dentry(struct inode *inode)
+{
+	struct hlist_node *first = BPF_CORE_READ(inode, i_dentry.first);
+
+	if (!first)
+		return NULL;
+	return (struct dentry *)((void *)first - bpf_core_field_offset(struct dentry, d_u.d_alias));
+}
+
+/* Send the names from dentry up to its filesystem's root. */
+static __always_inline void send_file_name(void *ctx, struct dentry *dentry,
+					   const struct file_id *id)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), off = 0;
+	struct file_name_event *event = bpf_map_lookup_elem(&file_name_scratch, &cpu);
+
+	if (!event)
+		return;
+	event->type = EVENT_FILE_NAME;
+	event->fs_dev = id->fs_dev;
+	event->ino = id->ino;
+	event->depth = 0;
+	event->flags = 0;
+	for (int i = 0; i < FILE_PATH_DEPTH + 1 && dentry; i++) {
+		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
+		const unsigned char *name;
+		long n;
+
+		if (!parent || parent == dentry) {
+			event->flags |= FILE_NAME_ROOT;
+			break;
+		}
+		if (i == FILE_PATH_DEPTH || off >= FILE_NAMES_BYTES)
+			break;
+		name = BPF_CORE_READ(dentry, d_name.name);
+		n = bpf_probe_read_kernel_str(event->names + (off & (FILE_NAMES_BYTES - 1)),
+					      FILE_NAME_MAX, name);
+		if (n <= 0)
+			break;
+		off += n;
+		event->depth++;
+		dentry = parent;
+	}
+	/* a path longer than the names' room is not sent as a path */
+	if (off > FILE_NAMES_BYTES) {
+		event->flags &= ~FILE_NAME_ROOT;
+		off = FILE_NAMES_BYTES;
+	}
+	event->bytes = off;
+	emit_event(ctx, event, offsetof(struct file_name_event, names) + (off & (2 * FILE_NAMES_BYTES - 1)));
+}
+
+/* Name the file the first time it is seen (again, once out of the LRU). */
+static __always_inline void name_file(void *ctx, struct inode *inode, struct dentry *dentry,
+				      const struct file_id *id)
+{
+	__u64 address = (__u64)inode;
+	__u64 *sent = bpf_map_lookup_elem(&file_names_sent, id);
+
+	if (sent && *sent == address)
+		return;
+	bpf_map_update_elem(&file_names_sent, id, &address, BPF_ANY);
+	if (!dentry)
+		dentry = inode_dentry(inode);
+	send_file_name(ctx, dentry, id);
+}
+
+/* What the first page of bio says of it (FILE_FACT_*), and its host. */
+static __always_inline __u32 page_facts(struct bio *bio, __u32 class, struct inode **host)
+{
+	struct bio_vec *vecs = bio->bi_io_vec;
+	unsigned long head, mapping;
+	struct folio *folio;
+	struct inode *inode;
+	struct page *page;
+	__u32 facts = 0;
+	umode_t mode;
+
+	if (!vecs)
+		return 0;
+	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
+	if (!page)
+		return 0;
+	facts |= FILE_FACT_PAGE;
+	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
+	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
+	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+	if (!mapping)
+		return facts;
+	facts |= FILE_FACT_MAPPING;
+	if (mapping & FOLIO_MAPPING_FLAGS)
+		return facts | FILE_FACT_ANON;
+	inode = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!inode)
+		return facts;
+	facts |= FILE_FACT_HOST;
+	*host = inode;
+	if (BPF_CORE_READ(inode, i_sb, s_magic) == BDEVFS_MAGIC)
+		facts |= FILE_FACT_BDEV;
+	mode = BPF_CORE_READ(inode, i_mode);
+	if ((mode & S_IFMT) == S_IFREG)
+		facts |= FILE_FACT_REGULAR;
+	if (class == IO_WRITE ?
+	    folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)) :
+	    (folio_test(folio, bpf_core_enum_value(enum pageflags, PG_locked)) &&
+	     !folio_test(folio, bpf_core_enum_value(enum pageflags, PG_uptodate))))
+		facts |= FILE_FACT_CACHE_IO;
+	return facts;
+}
+
+/*
+ * A read or write of bio, charged to the row who: its bytes, and ios I/Os
+ * (1 where the caller counts the I/O: a bio-based disk's bio, a blk-mq
+ * disk's request by its first bio).
+ */
+static __always_inline void count_file(void *ctx, struct bio *bio, const struct proc_dev_key *who,
+				       __u32 class, __u32 bytes, __u32 ios)
+{
+	struct file_key key = {};
+	struct file_counts *counts;
+	struct inode *host = NULL;
+	struct dentry *dentry = NULL;
+	struct file *file = direct_io_file(bio);
+	__u32 facts;
+
+	if (file) {
+		facts = FILE_FACT_DIRECT;
+		host = BPF_CORE_READ(file, f_inode);
+		dentry = BPF_CORE_READ(file, f_path.dentry);
+	} else {
+		facts = page_facts(bio, class, &host);
+	}
+	if (bio->bi_opf & REQ_FLAG(META))
+		facts |= FILE_FACT_META;
+	__builtin_memcpy(&key.who, who, sizeof(key.who));
+	key.kind = file_kind_of(facts);
+	if (key.kind == FILE_KIND_FILE && host) {
+		key.ino = BPF_CORE_READ(host, i_ino);
+		key.fs_dev = BPF_CORE_READ(host, i_sb, s_dev);
+	} else if (key.kind == FILE_KIND_FILE) {
+		key.kind = FILE_KIND_UNKNOWN;
+	}
+	counts = bpf_map_lookup_elem(&file_counts, &key);
+	if (!counts) {
+		struct file_counts fresh = {};
+
+		counts = lookup_or_try_init(&file_counts, &key, &fresh);
+		if (!counts) {
+			/* once an I/O, where it is counted as one (as rows) */
+			if (ios)
+				count_lost(LOST_FILES_MAP_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&counts->bytes[class & 1], bytes);
+	if (ios)
+		__sync_fetch_and_add(&counts->ios[class & 1], ios);
+	if (key.kind != FILE_KIND_FILE)
+		return;
+	if (!BPF_CORE_READ(host, i_nlink) && !(counts->flags & FILE_UNLINKED))
+		__sync_fetch_and_or(&counts->flags, FILE_UNLINKED);
+	{
+		struct file_id id = { .ino = key.ino, .fs_dev = key.fs_dev };
+
+		name_file(ctx, host, dentry, &id);
+	}
+}
+
+#endif /* DISKIO_FILES_BPF_H */

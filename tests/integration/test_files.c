@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Integration tests of --files (issue 35), run as root against the real
+ * kernel on ext4 and on XFS on a new zram disk, with exact known answers:
+ * - `dd bs=1M count=16 conv=fsync` to `a`: 16 MiB written to `a`, by dd;
+ * - an 8 MiB O_DIRECT write to `dir/b` from a buffer that maps file `c`:
+ *   `dir/b` 8 MiB, `c` nothing (the file is the I/O's, not the buffer's);
+ * - a cold `cat` of the 16 MiB file `r`: 16 MiB read, by cat;
+ * - a file written, unlinked while open and then synced: "(deleted)";
+ * - on the disk, the files plus [metadata] plus [unknown] equal the device
+ *   row and the /proc/diskstats change, reads and writes, bytes and I/Os.
+ */
+#include "harness.h"
+#include <sys/mman.h>
+
+#define MiB		(1024LL * 1024LL)
+#define DEV_SIZE	(512ULL << 20)	/* XFS wants more than 300 MB */
+
+TestSuite(files, .init = h_setup, .fini = h_teardown, .timeout = 180);
+
+static void run_ok(const char *const argv[])
+{
+	struct h_result r;
+	char why[64];
+
+	h_run(argv, NULL, NULL, 120000, &r);
+	cr_assert(!r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		  "`%s %s`: %s: %s", argv[0], argv[1] ? argv[1] : "",
+		  h_status_str(r.status, why, sizeof(why)), r.err);
+	h_result_free(&r);
+}
+
+/* A file of size bytes of 0xa5, on disk, its pages kept (hot) or dropped. */
+static void make_file(const char *path, size_t size, bool cold)
+{
+	static char chunk[1 << 20];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	memset(chunk, 0xa5, sizeof(chunk));
+	for (size_t done = 0; done < size; done += sizeof(chunk))
+		cr_assert(write(fd, chunk, sizeof(chunk)) == (ssize_t)sizeof(chunk));
+	cr_assert(!fsync(fd));
+	if (cold)
+		cr_assert(!posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED));
+	close(fd);
+}
+
+/* A child named comm: 8 MiB written with O_DIRECT to path from a buffer
+ * that maps the file from (its pages in the page cache). */
+static pid_t spawn_direct_from_mmap(const char *comm, const char *path, const char *from)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		int in = open(from, O_RDONLY), out;
+		char *buf;
+
+		prctl(PR_SET_NAME, comm, 0, 0, 0);
+		if (in < 0)
+			_exit(H_IO_ERR_OPEN);
+		buf = mmap(NULL, 8 * MiB, PROT_READ, MAP_SHARED, in, 0);
+		if (buf == MAP_FAILED)
+			_exit(H_IO_ERR_ALLOC);
+		out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+		if (out < 0)
+			_exit(H_IO_ERR_OPEN);
+		for (int i = 0; i < 8; i++)
+			if (write(out, buf + i * MiB, MiB) != MiB)
+				_exit(H_IO_ERR_WRITE);
+		if (fsync(out))
+			_exit(H_IO_ERR_FSYNC);
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/* A child named comm: 4 MiB written to path, which it unlinks while open,
+ * then syncs: its writeback is of a file with no name left. */
+static pid_t spawn_unlinked_writer(const char *comm, const char *path)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		static char chunk[1 << 20];
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		prctl(PR_SET_NAME, comm, 0, 0, 0);
+		if (fd < 0)
+			_exit(H_IO_ERR_OPEN);
+		memset(chunk, 0x5a, sizeof(chunk));
+		for (int i = 0; i < 4; i++)
+			if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk))
+				_exit(H_IO_ERR_WRITE);
+		if (unlink(path) || fsync(fd))
+			_exit(H_IO_ERR_FSYNC);
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+struct file_sum {
+	int64_t read_bytes, write_bytes, read_ios, write_ios;
+	int lines;
+	char comm[64];		/* the last line's */
+	bool other_comm;	/* lines of more than one comm */
+	bool deleted;
+};
+
+static void add_line(struct file_sum *s, struct h_jv e)
+{
+	struct h_jv v;
+	int64_t n;
+	char comm[64] = "";
+
+	s->lines++;
+	if (h_json_get(e, "comm", &v))
+		h_json_str(v, comm, sizeof(comm));
+	if (s->comm[0] && strcmp(s->comm, comm))
+		s->other_comm = true;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	cr_assert(h_json_get_int(e, "read_bytes", &n));
+	s->read_bytes += n;
+	cr_assert(h_json_get_int(e, "write_bytes", &n));
+	s->write_bytes += n;
+	cr_assert(h_json_get_int(e, "read_ios", &n));
+	s->read_ios += n;
+	cr_assert(h_json_get_int(e, "write_ios", &n));
+	s->write_ios += n;
+	if (h_json_get(e, "deleted", &v) && v.len == 4 && !memcmp(v.p, "true", 4))
+		s->deleted = true;
+}
+
+/* The files lines of every interval record whose path is path (NULL: all)
+ * on device. */
+static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
+{
+	struct file_sum s = { 0 };
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv root, files, e, v;
+		size_t pos = 0;
+		char got[PATH_MAX + 32];
+
+		if (!h_json_is_interval(d->lines[i]) || !h_json_parse(d->lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "files", &files), "no files: %s", d->lines[i]);
+		while (h_json_next_elem(files, &pos, &e)) {
+			cr_assert(h_json_get(e, "device", &v));
+			if (!h_json_str_eq(v, device))
+				continue;
+			cr_assert(h_json_get(e, "path", &v));
+			h_json_str(v, got, sizeof(got));
+			if (!path || !strcmp(got, path))
+				add_line(&s, e);
+		}
+	}
+	return s;
+}
+
+/* The acceptance list on the filesystem mounted at mnt, on disk. */
+static void which_file(const struct h_dev *disk, const char *mnt)
+{
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], r[PATH_MAX], u[PATH_MAX], dir[PATH_MAX];
+	char want[PATH_MAX + 16], ddof[PATH_MAX + 8];
+	struct h_diskstats before, after, delta;
+	struct h_counters device = { 0 };
+	struct file_sum s, all;
+	struct h_diskio d;
+
+	snprintf(a, sizeof(a), "%s/a", mnt);
+	snprintf(dir, sizeof(dir), "%s/dir", mnt);
+	snprintf(b, sizeof(b), "%s/dir/b", mnt);
+	snprintf(c, sizeof(c), "%s/c", mnt);
+	snprintf(r, sizeof(r), "%s/r", mnt);
+	snprintf(u, sizeof(u), "%s/u", mnt);
+	cr_assert(!mkdir(dir, 0755));
+	make_file(c, 8 * MiB, false);
+	make_file(r, 16 * MiB, true);
+	run_ok(H_ARGS("sync"));
+
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", disk->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	cr_assert(h_diskstats_read(disk->name, &before));
+	snprintf(ddof, sizeof(ddof), "of=%s", a);
+	run_ok(H_ARGS("dd", "if=/dev/zero", ddof, "bs=1M", "count=16", "conv=fsync",
+		      "status=none"));
+	h_expect_child_ok(spawn_direct_from_mmap("dio-mmap", b, c), H_CHILD_TIMEOUT_MS);
+	run_ok(H_ARGS("sh", "-c", "cat \"$0\" > /dev/null", r));
+	h_expect_child_ok(spawn_unlinked_writer("unlinker", u), H_CHILD_TIMEOUT_MS);
+	run_ok(H_ARGS("sync"));
+	h_diskio_finish(&d, 3);
+	cr_assert(h_diskstats_read(disk->name, &after));
+	delta = h_diskstats_delta(&before, &after);
+
+	s = sum_files(&d, disk->name, a);
+	cr_assert_eq(s.write_bytes, 16 * MiB, "a: %" PRId64 " bytes written", s.write_bytes);
+	cr_assert(!strcmp(s.comm, "dd") && !s.other_comm, "a is dd's, not %s", s.comm);
+	s = sum_files(&d, disk->name, b);
+	cr_assert_eq(s.write_bytes, 8 * MiB, "dir/b: %" PRId64 " bytes written", s.write_bytes);
+	cr_assert(!strcmp(s.comm, "dio-mmap"), "dir/b is dio-mmap's, not %s", s.comm);
+	s = sum_files(&d, disk->name, c);
+	cr_assert_eq(s.read_bytes + s.write_bytes, 0, "c: %" PRId64 " bytes",
+		     s.read_bytes + s.write_bytes);
+	s = sum_files(&d, disk->name, r);
+	cr_assert_eq(s.read_bytes, 16 * MiB, "r: %" PRId64 " bytes read", s.read_bytes);
+	cr_assert(!strcmp(s.comm, "cat") && !s.other_comm, "r is cat's, not %s", s.comm);
+	snprintf(want, sizeof(want), "%s (deleted)", u);
+	s = sum_files(&d, disk->name, want);
+	cr_assert_eq(s.write_bytes, 4 * MiB, "%s: %" PRId64 " bytes written", want, s.write_bytes);
+	cr_assert(s.deleted && !strcmp(s.comm, "unlinker"));
+
+	/* every byte and I/O of the disk is in a file line, metadata or unknown */
+	all = sum_files(&d, disk->name, NULL);
+	h_json_sum_device(d.lines, d.nlines, disk->name, &device);
+	cr_assert_eq(all.read_bytes, device.read_bytes, "files read %" PRId64 ", device %" PRId64,
+		     all.read_bytes, device.read_bytes);
+	cr_assert_eq(all.write_bytes, device.write_bytes, "files wrote %" PRId64 ", device %"
+		     PRId64, all.write_bytes, device.write_bytes);
+	cr_assert_eq(all.read_ios, device.read_ios);
+	cr_assert_eq(all.write_ios, device.write_ios);
+	cr_assert_eq(device.read_bytes, (int64_t)delta.read_sectors * 512);
+	cr_assert_eq(device.write_bytes, (int64_t)delta.write_sectors * 512);
+	cr_assert_eq(device.read_ios, (int64_t)delta.read_ios);
+	cr_assert_eq(device.write_ios, (int64_t)delta.write_ios);
+	h_diskio_free(&d);
+}
+
+Test(files, which_file_on_ext4)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	which_file(zram, h_ext4_mount(zram)->path);
+}
+
+/* A blk-mq disk: I/Os are requests, counted for the file of their first bio. */
+Test(files, which_file_on_ext4_on_loop)
+{
+	const struct h_dev *loop = h_loop_create(DEV_SIZE);
+
+	which_file(loop, h_ext4_mount(loop)->path);
+}
+
+Test(files, which_file_on_xfs)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	which_file(zram, h_xfs_mount(zram)->path);
+}
+
+/* The value of field key= of a "# file" line, into buf. */
+static bool file_field(const char *line, const char *key, char *buf, size_t size)
+{
+	char want[64];
+	const char *at, *end;
+
+	snprintf(want, sizeof(want), " %s=", key);
+	at = strstr(line, want);
+	if (!at)
+		return false;
+	at += strlen(want);
+	end = strchr(at, ' ');
+	if (!end)
+		end = at + strlen(at);
+	snprintf(buf, size, "%.*s", (int)(end - at), at);
+	return true;
+}
+
+/* Batch: "# file" lines, a path with a space escaped so that awk's fields
+ * never shift; --files-top 1 sums a process's other files on one line (-a:
+ * the last interval holds the run's totals). */
+Test(files, batch_lines_escape_paths)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	char script[4 * PATH_MAX], want[PATH_MAX + 16], value[PATH_MAX + 16];
+	int64_t written = 0, others = 0;
+	struct h_diskio d;
+	size_t last = 0;
+
+	snprintf(script, sizeof(script),
+		 "dd if=/dev/zero of='%s/sp ace' bs=1M count=2 conv=fsync status=none && "
+		 "cd '%s' && for f in x y z; do printf '%%65536s' > $f; done", mnt, mnt);
+	h_diskio_start(&d, H_ARGS("-b", "-a", "--files", "--files-top", "1", "-D", zram->name,
+				  "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	run_ok(H_ARGS("sh", "-c", script));
+	run_ok(H_ARGS("sync"));
+	h_diskio_finish(&d, 2);
+	snprintf(want, sizeof(want), "%s/sp\\x20ace", mnt);
+	/* -a: the last interval's lines are the run's totals */
+	for (size_t i = 0; i < d.nlines; i++)
+		if (!strncmp(d.lines[i], "# time=", 7))
+			last = i;
+	for (size_t i = last; i < d.nlines; i++) {
+		const char *line = d.lines[i];
+
+		if (strncmp(line, "# file ", 7))
+			continue;
+		cr_assert(file_field(line, "path", value, sizeof(value)), "%s", line);
+		if (!strcmp(value, want)) {
+			cr_assert(file_field(line, "write_bytes", value, sizeof(value)));
+			written += atoll(value);
+			cr_assert(file_field(line, "comm", value, sizeof(value)));
+			cr_assert_str_eq(value, "dd");
+		} else if (!strcmp(value, "[other\\x20files]")) {
+			cr_assert(file_field(line, "write_bytes", value, sizeof(value)));
+			others += atoll(value);
+			cr_assert(file_field(line, "file_count", value, sizeof(value)));
+			cr_assert_str_eq(value, "2", "%s", line);
+		}
+	}
+	if (written != 2 * MiB)
+		h_diskio_dump(&d, "no 2 MiB to 'sp ace'");
+	cr_assert_eq(written, 2 * MiB, "'sp ace': %" PRId64 " bytes", written);
+	/* the shell wrote x, y and z itself (printf is a builtin): one is its
+	 * top file, the other two 128 KiB on one line, written back for it */
+	cr_assert_eq(others, 2 * 65536, "[other files]: %" PRId64 " bytes", others);
+	h_diskio_free(&d);
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for --files (issue 35): how a bio is classified (file_kind_of(),
+ * abi.h: the rule the BPF program runs), a path put together from the names
+ * the kernel sends and the mount table (filepath.c), and the interval's file
+ * rows (files.c): changes of running totals, names, "(deleted)", --files-top.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "filepath.h"
+#include "files.h"
+
+/* ---- the classification ---- */
+
+#define PAGE_CACHE (FILE_FACT_PAGE | FILE_FACT_MAPPING | FILE_FACT_HOST)
+
+Test(file_kind, direct_io_is_its_files_whatever_the_buffer)
+{
+	/* the buffer maps another file, cached, not in I/O: still the dio's */
+	cr_assert_eq(file_kind_of(FILE_FACT_DIRECT | PAGE_CACHE | FILE_FACT_REGULAR), FILE_KIND_FILE);
+	cr_assert_eq(file_kind_of(FILE_FACT_DIRECT | FILE_FACT_PAGE | FILE_FACT_MAPPING |
+				  FILE_FACT_ANON), FILE_KIND_FILE);
+}
+
+Test(file_kind, page_cache_in_its_own_io_is_the_files)
+{
+	cr_assert_eq(file_kind_of(PAGE_CACHE | FILE_FACT_REGULAR | FILE_FACT_CACHE_IO),
+		     FILE_KIND_FILE);
+	/* another direct I/O (not iomap's) from a buffer that maps a file */
+	cr_assert_eq(file_kind_of(PAGE_CACHE | FILE_FACT_REGULAR), FILE_KIND_UNKNOWN);
+}
+
+Test(file_kind, metadata)
+{
+	cr_assert_eq(file_kind_of(FILE_FACT_META | PAGE_CACHE | FILE_FACT_REGULAR |
+				  FILE_FACT_CACHE_IO), FILE_KIND_METADATA, "REQ_META wins");
+	cr_assert_eq(file_kind_of(PAGE_CACHE | FILE_FACT_BDEV | FILE_FACT_CACHE_IO),
+		     FILE_KIND_METADATA, "a block device's buffers");
+	cr_assert_eq(file_kind_of(FILE_FACT_PAGE), FILE_KIND_METADATA, "a page of no mapping");
+	cr_assert_eq(file_kind_of(PAGE_CACHE | FILE_FACT_CACHE_IO), FILE_KIND_METADATA,
+		     "a directory's own pages");
+}
+
+Test(file_kind, unknown)
+{
+	cr_assert_eq(file_kind_of(0), FILE_KIND_UNKNOWN, "no page");
+	cr_assert_eq(file_kind_of(FILE_FACT_PAGE | FILE_FACT_MAPPING | FILE_FACT_ANON),
+		     FILE_KIND_UNKNOWN, "anonymous memory, swap");
+	cr_assert_eq(file_kind_of(FILE_FACT_PAGE | FILE_FACT_MAPPING), FILE_KIND_UNKNOWN,
+		     "a mapping of no host");
+}
+
+/* ---- paths ---- */
+
+/* A name event of the names given innermost first; its size as sent. */
+static size_t event_of(struct file_name_event *e, bool root, int n, ...)
+{
+	va_list ap;
+	size_t at = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->type = EVENT_FILE_NAME;
+	e->fs_dev = (253 << MINORBITS) | 2;
+	e->ino = 12;
+	e->flags = root ? FILE_NAME_ROOT : 0;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		const char *name = va_arg(ap, const char *);
+
+		memcpy(e->names + at, name, strlen(name) + 1);
+		at += strlen(name) + 1;
+	}
+	va_end(ap);
+	e->depth = n;
+	e->bytes = at;
+	return offsetof(struct file_name_event, names) + at;
+}
+
+Test(filepath, names_innermost_first_make_the_path)
+{
+	struct file_name_event e;
+	char out[64];
+	size_t size = event_of(&e, true, 3, "b", "dir", "x");
+
+	cr_assert(filepath_inside(&e, size, out, sizeof(out)));
+	cr_assert_str_eq(out, "/x/dir/b");
+	size = event_of(&e, true, 0);
+	cr_assert(filepath_inside(&e, size, out, sizeof(out)));
+	cr_assert_str_eq(out, "/", "the root itself");
+}
+
+Test(filepath, a_walk_short_of_the_root_is_no_path)
+{
+	struct file_name_event e;
+	char out[64];
+	size_t size = event_of(&e, false, 2, "b", "dir");
+
+	cr_assert_not(filepath_inside(&e, size, out, sizeof(out)));
+	cr_assert_str_eq(out, "");
+}
+
+Test(filepath, bad_events_are_refused)
+{
+	struct file_name_event e;
+	char out[64];
+	size_t size = event_of(&e, true, 2, "b", "dir");
+
+	cr_assert_not(filepath_inside(&e, size - 1, out, sizeof(out)), "cut short");
+	e.depth = 3;
+	cr_assert_not(filepath_inside(&e, size, out, sizeof(out)), "more names than bytes");
+	e.depth = 1;
+	cr_assert_not(filepath_inside(&e, size, out, sizeof(out)), "bytes left over");
+	size = event_of(&e, true, 2, "a/b", "dir");
+	cr_assert_not(filepath_inside(&e, size, out, sizeof(out)), "a name with a slash");
+	size = event_of(&e, true, 2, "", "dir");
+	cr_assert_not(filepath_inside(&e, size, out, sizeof(out)), "an empty name");
+	size = event_of(&e, true, 2, "b", "dir");
+	cr_assert_not(filepath_inside(&e, size, out, 6), "no room for /dir/b and its NUL");
+	cr_assert(filepath_inside(&e, size, out, 7));
+	cr_assert_str_eq(out, "/dir/b");
+}
+
+static const char mountinfo[] =
+	"22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+	"40 22 253:2 / /mnt/x rw,relatime shared:2 - ext4 /dev/zram2 rw\n"
+	"41 22 253:2 /sub /srv/bind\\040dir rw,relatime shared:2 - ext4 /dev/zram2 rw\n"
+	"42 22 253:3 /data /data rw - xfs /dev/zram3 rw\n";
+
+Test(filepath, the_mount_point_joins_the_path_inside)
+{
+	char out[128];
+
+	cr_assert(filepath_mounted(mountinfo, strlen(mountinfo), 253, 2, "/dir/b", out,
+				   sizeof(out)));
+	cr_assert_str_eq(out, "/mnt/x/dir/b");
+	cr_assert(filepath_mounted(mountinfo, strlen(mountinfo), 254, 1, "/etc/passwd", out,
+				   sizeof(out)));
+	cr_assert_str_eq(out, "/etc/passwd", "the root mount: no double slash");
+}
+
+Test(filepath, the_mount_of_the_longest_root_that_holds_it)
+{
+	char out[128];
+
+	cr_assert(filepath_mounted(mountinfo, strlen(mountinfo), 253, 2, "/sub/f", out,
+				   sizeof(out)));
+	cr_assert_str_eq(out, "/srv/bind dir/f", "the bind mount, \\040 undone");
+	cr_assert(filepath_mounted(mountinfo, strlen(mountinfo), 253, 2, "/subway", out,
+				   sizeof(out)));
+	cr_assert_str_eq(out, "/mnt/x/subway", "/sub does not hold /subway");
+	cr_assert(filepath_mounted(mountinfo, strlen(mountinfo), 253, 3, "/data", out,
+				   sizeof(out)));
+	cr_assert_str_eq(out, "/data");
+	cr_assert_not(filepath_mounted(mountinfo, strlen(mountinfo), 253, 3, "/other", out,
+				       sizeof(out)), "no mount holds it");
+	cr_assert_not(filepath_mounted(mountinfo, strlen(mountinfo), 8, 1, "/a", out,
+				       sizeof(out)), "not mounted");
+	cr_assert_not(filepath_mounted(mountinfo, strlen(mountinfo), 253, 2, "/dir/b", out, 8),
+		      "no room");
+}
+
+/* ---- the interval's file rows ---- */
+
+static char mountinfo_path[] = "/tmp/diskio-test-files.XXXXXX";
+
+static void write_mountinfo(void)
+{
+	int fd = mkstemp(mountinfo_path);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, mountinfo, strlen(mountinfo)), (ssize_t)strlen(mountinfo));
+	close(fd);
+}
+
+static void remove_mountinfo(void)
+{
+	unlink(mountinfo_path);
+}
+
+static struct snapshot_file entry(uint32_t tgid, const char *comm, uint32_t kind, uint64_t ino,
+				  uint64_t read, uint64_t written)
+{
+	struct snapshot_file f = { 0 };
+
+	f.key.who.tgid = tgid;
+	f.key.who.dev = (253 << MINORBITS) | 2;
+	snprintf(f.key.who.comm, sizeof(f.key.who.comm), "%s", comm);
+	f.key.kind = kind;
+	if (kind == FILE_KIND_FILE) {
+		f.key.fs_dev = (253 << MINORBITS) | 2;
+		f.key.ino = ino;
+	}
+	f.counts.bytes[IO_READ] = read;
+	f.counts.bytes[IO_WRITE] = written;
+	f.counts.ios[IO_READ] = read / 4096;
+	f.counts.ios[IO_WRITE] = written / 4096;
+	return f;
+}
+
+static void name(struct files *f, uint64_t ino, const char *leaf)
+{
+	struct file_name_event e;
+	size_t size = event_of(&e, true, 2, leaf, "dir");
+
+	e.ino = ino;
+	cr_assert_eq(files_name_event(f, &e, size), 0);
+}
+
+TestSuite(files_rows, .init = write_mountinfo, .fini = remove_mountinfo);
+
+Test(files_rows, an_interval_shows_the_changes_named)
+{
+	struct files f;
+	struct snapshot_file s[3] = {
+		entry(7, "dd", FILE_KIND_FILE, 12, 0, 1 << 20),
+		entry(7, "dd", FILE_KIND_METADATA, 0, 0, 8192),
+		entry(9, "cat", FILE_KIND_FILE, 13, 4096, 0),
+	};
+
+	files_init(&f, mountinfo_path);
+	name(&f, 12, "a");
+	cr_assert_eq(files_step(&f, s, 3, false, 0), 0);
+	cr_assert_eq(f.nrows, 3);
+	/* grouped by process row, files first */
+	cr_assert_str_eq(f.rows[0].path, "/mnt/x/dir/a");
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 1 << 20);
+	cr_assert_eq(f.rows[0].ios[IO_WRITE], 256);
+	cr_assert_str_eq(f.rows[1].path, FILES_METADATA);
+	cr_assert_str_eq(f.rows[2].path, "253:2:13", "never named");
+
+	/* the next interval: only what changed, as changes */
+	s[0].counts.bytes[IO_WRITE] += 4096;
+	s[0].counts.flags = FILE_UNLINKED;
+	cr_assert_eq(files_step(&f, s, 3, false, 0), 0);
+	cr_assert_eq(f.nrows, 1);
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 4096);
+	cr_assert(f.rows[0].unlinked);
+	/* -a: totals since start */
+	cr_assert_eq(files_step(&f, s, 3, true, 0), 0);
+	cr_assert_eq(f.nrows, 3);
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], (1 << 20) + 4096);
+	files_free(&f);
+}
+
+Test(files_rows, a_new_file_before_the_others_takes_no_ones_counts)
+{
+	struct files f;
+	struct snapshot_file s[2] = {
+		entry(9, "cat", FILE_KIND_FILE, 13, 4096, 0),
+		entry(7, "dd", FILE_KIND_FILE, 12, 0, 8192),
+	};
+
+	files_init(&f, mountinfo_path);
+	cr_assert_eq(files_step(&f, s, 1, false, 0), 0);
+	/* dd's key sorts before cat's, which is seen already */
+	s[0].counts.bytes[IO_READ] += 4096;
+	cr_assert_eq(files_step(&f, s, 2, false, 0), 0);
+	cr_assert_eq(f.nrows, 2);
+	cr_assert_eq(f.rows[0].key.who.tgid, 7);
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 8192);
+	cr_assert_eq(f.rows[1].bytes[IO_READ], 4096, "cat's change, not its total");
+	cr_assert_eq(f.rows[1].bytes[IO_WRITE], 0);
+	files_free(&f);
+}
+
+Test(files_rows, a_new_name_replaces_the_old)
+{
+	struct files f;
+	struct snapshot_file s = entry(7, "dd", FILE_KIND_FILE, 12, 4096, 0);
+
+	files_init(&f, mountinfo_path);
+	name(&f, 12, "a");
+	name(&f, 12, "renamed");
+	cr_assert_eq(files_step(&f, &s, 1, false, 0), 0);
+	cr_assert_str_eq(f.rows[0].path, "/mnt/x/dir/renamed");
+	files_free(&f);
+}
+
+Test(files_rows, files_top_sums_the_rest_on_one_line)
+{
+	struct files f;
+	struct snapshot_file s[5] = {
+		entry(7, "dd", FILE_KIND_FILE, 1, 0, 4096),
+		entry(7, "dd", FILE_KIND_FILE, 2, 0, 3 * 4096),
+		entry(7, "dd", FILE_KIND_FILE, 3, 0, 2 * 4096),
+		entry(7, "dd", FILE_KIND_UNKNOWN, 0, 4096, 0),
+		entry(8, "cp", FILE_KIND_FILE, 4, 0, 4096),
+	};
+
+	files_init(&f, mountinfo_path);
+	cr_assert_eq(files_step(&f, s, 5, false, 1), 0);
+	cr_assert_eq(f.nrows, 4);
+	cr_assert_eq(f.rows[0].key.ino, 2, "the most bytes first");
+	cr_assert_eq(f.rows[0].nfiles, 1);
+	cr_assert_str_eq(f.rows[1].path, FILES_OTHERS);
+	cr_assert_eq(f.rows[1].nfiles, 2);
+	cr_assert_eq(f.rows[1].bytes[IO_WRITE], 3 * 4096, "files 3 and 1");
+	cr_assert_eq(f.rows[1].ios[IO_WRITE], 3);
+	cr_assert_str_eq(f.rows[2].path, FILES_UNKNOWN, "not a file: always shown");
+	cr_assert_eq(f.rows[3].key.who.tgid, 8);
+	files_free(&f);
+}

@@ -15,7 +15,7 @@ CFLAGS ?= -g -O2
 WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # The root holds the step (tally.c) and what it keeps; the folders, each
 # with a README, what loads, shows and writes around it.
-SRC_DIRS := kernel views outputs stacks lib
+SRC_DIRS := kernel views outputs stacks lib history
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
 BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
@@ -33,8 +33,10 @@ PURE_SRCS := resources.c pmem_metrics.c crashfree.c devname.c iostats.c options.
 	top.c top_lines.c top_keys.c top_layout.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
-	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c)
-# What the pure modules link against: nothing besides libc.
+	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c) \
+	$(addprefix history/,history_format.c history_write.c history_read.c)
+# What the pure modules link against besides libc: zlib (the record's chunks
+# and CRCs, history/), linked like libm on every line below.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.
 LOADER_SRCS := lib/msg.c $(addprefix kernel/,probe.c maps.c events.c loader.c) \
@@ -167,7 +169,7 @@ $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(
 		$(wildcard tests/*.h) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c tests/check_util.c \
-		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
+		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lz -lm -o $@
 
 $(ASAN_OUTPUT)/%.o: %.c $(HEADERS) | $(ASAN_OUTPUT)/tests
 	$(call msg,CC-ASAN,$@)
@@ -178,7 +180,7 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 		$(ASAN_PURE_OBJS) $(wildcard tests/*.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,TEST-ASAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c \
-		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
+		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lz -lm -o $@
 
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
 # A program with known call frame information for tests/test_ehframe.c.
@@ -233,7 +235,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuz
 		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
-		$(FUZZ_PURE_OBJS) $(FUZZ_EXTRA) $(PURE_LIBS) -lm -o $@
+		$(FUZZ_PURE_OBJS) $(FUZZ_EXTRA) $(PURE_LIBS) -lz -lm -o $@
 
 # fuzz_elf counts the bytes elfsyms.c reads: its pread() calls go through the target.
 $(FUZZ_OUTPUT)/fuzz_elf: FUZZ_EXTRA := -Wl,--wrap=pread

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the record (history/): frames written by the writer and
+ * read back print exactly what they printed, in JSON and batch lines; a day
+ * file cut at every byte gives a prefix of the frames and the writer goes
+ * on after the cut; a damaged record is passed over, never shown; the
+ * committed fixture of version 1 still reads.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_check.h"
+#include "history_read.h"
+#include "history_write.h"
+#include "view.h"
+
+#define NAMES_SIZE	65536
+#define NROWS		4
+#define NS_PER_S	1000000000ULL
+#define T0		1795572000	/* 2026-11-25T02:00:00Z */
+
+struct fx {
+	void *names_buf;
+	struct res_table names;
+	struct pmem_metrics pm;
+	struct crashfree cf;
+	struct proc_io rows[NROWS];
+	struct proc_io *ptrs[NROWS];
+	struct row_latency latency[NROWS];
+	char cmdline[NROWS][32];
+	struct crash_event event;
+	struct frame frame;
+};
+
+/* Frame i of a story: two disks, rows that come and go, a crash now and then. */
+static void fx_frame(struct fx *f, unsigned int i)
+{
+	static const char *const comms[NROWS] = { "dd", "fio", "kworker/u8:1", "post gres" };
+	struct pmem_device *d;
+
+	memset(&f->frame, 0, sizeof(f->frame));
+	f->frame.wall.tv_sec = T0 + 10 * i;
+	f->frame.wall.tv_nsec = 250000000 + i;
+	f->frame.interval_s = i % 5 ? 10 : 9.75;
+	f->frame.per_process_latency = true;
+	f->frame.names = &f->names;
+	f->frame.devices = &f->pm;
+	f->frame.crash = &f->cf;
+	f->frame.rows = f->ptrs;
+	f->frame.lost[LOST_RINGBUF_FULL] = i % 3;
+	f->frame.lost[LOST_STACKED_MAP_FULL] = i % 7 == 1;
+	for (size_t k = 0; k < f->pm.count; k++) {
+		d = &f->pm.devices[k];
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			d->counter[c].delta = (i * 7 + k + c) % 4 ? 0 : 4096 * (i + c);
+		for (unsigned int s = 0; s < LATENCY_SLOTS; s++)
+			d->latency_slots[IO_WRITE][s].delta = s > 10 && s < 14 ? i + s : 0;
+		d->op_latency_ios[IO_WRITE].delta = 3 * i;
+		d->op_latency_ns[IO_WRITE].delta = 30000 * i;
+		d->has_iostat = k == 0 || i % 2;
+		d->iostat_change.ns = 10 * NS_PER_S + i;
+		d->iostat_change.field[DS_WRITE_IOS] = i * 3;
+		d->iostat_change.field[DS_WRITE_SECTORS] = i * 24;
+		d->iostat_change.field[DS_WRITE_TICKS] = i * 5;
+		d->iostat_change.field[DS_IO_TICKS] = i * 4;
+		d->latency_sample = k ? 16 : 0;
+		iostat_x_of_change(&d->iostat_change, &d->iostat[0]);
+	}
+	f->pm.aggregate.counter[PMEM_WRITE_BYTES].delta = 8192 * i;
+	for (unsigned int r = 0; r < NROWS; r++) {
+		struct proc_io *row = &f->rows[r];
+
+		if ((i + r) % 3 == 2)
+			continue;	/* not in this frame */
+		memset(row, 0, sizeof(*row));
+		row->key.tgid = 100 + r;
+		row->tgid = 100 + r;
+		row->key.dev = MKDEV(252, r % 2);
+		snprintf(row->key.comm, sizeof(row->key.comm), "%s", comms[r]);
+		cr_assert_eq(res_intern_str(&f->names, comms[r], &row->comm_name), RES_OK);
+		cr_assert_eq(res_intern_str(&f->names, r % 2 ? "zram1" : "zram0",
+					    &row->device_name), RES_OK);
+		if (r != 2)
+			cr_assert_eq(res_intern_str(&f->names, "/system.slice/x.service",
+						    &row->cgroup_name), RES_OK);
+		row->delta[PMEM_WRITE_BYTES] = 4096 * (i + r);
+		row->delta[PMEM_WRITE_IOS] = i + r;
+		row->delta[PMEM_LATENCY_NS] = 1000 * (i + r);
+		row->delta[PMEM_LATENCY_IOS] = i + r;
+		row->delta[PMEM_DIRTIED_BYTES] = r == 3 ? 12345 : 0;
+		row->owner.flags = r == 2 ? ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD : ROW_OWNER_KNOWN;
+		row->owner.uid = r * 1000;
+		row->owner.nice = r == 1 ? -5 : 0;
+		row->owner.ioprio = r == 3 ? (2 << 13) | 4 : 0;
+		row->owner.start_ns = 12345678 * r;
+		cr_assert_eq(res_intern_str(&f->names, r ? "user" : "root", &row->user_name),
+			     RES_OK);
+		snprintf(f->cmdline[r], sizeof(f->cmdline[r]), "%s --arg=%u", comms[r], i % 4);
+		row->cmdline = r == 2 ? NULL : f->cmdline[r];
+		if (r != 1) {
+			memset(&f->latency[r], 0, sizeof(f->latency[r]));
+			f->latency[r].delta.slots[12] = i + r;
+			f->latency[r].delta.slots[13] = i;
+			f->latency[r].incomplete = r == 3 && i % 4 == 0;
+			row->latency = &f->latency[r];
+		}
+		f->ptrs[f->frame.nrows++] = row;
+	}
+	f->cf.operational_intervals = i / 3;
+	f->cf.crashfree_intervals = i / 4;
+	if (i % 9 == 4) {
+		cr_assert_eq(crashfree_record_crash(&f->cf, i % 2 ? "segv" : "abrt", 0), 0);
+		f->event = (struct crash_event){ .tgid = 4242 + i, .time_ns = i, .signal = 11,
+						 .core_dumped = i % 2 };
+		snprintf(f->event.comm, sizeof(f->event.comm), "segv");
+		f->frame.crash_events = &f->event;
+		f->frame.ncrash_events = 1;
+	}
+}
+
+static struct fx *fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	cr_assert_not_null(f);
+	f->names_buf = malloc(NAMES_SIZE);
+	cr_assert_eq(res_table_init(&f->names, f->names_buf, NAMES_SIZE, 1024), RES_OK);
+	pmem_init(&f->pm);
+	cr_assert_not_null(pmem_device_get(&f->pm, "zram0"));
+	cr_assert_not_null(pmem_device_get(&f->pm, "zram1"));
+	snprintf(f->pm.devices[1].layers.below, sizeof(f->pm.devices[1].layers.below), "vda");
+	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	pmem_free(&f->pm);
+	crashfree_free(&f->cf);
+	free(f->names_buf);
+	free(f);
+}
+
+/* What the JSON view and the batch view print of frame fr. */
+static char *render(const struct frame *fr)
+{
+	struct view v;
+	struct cap c;
+	char *both;
+
+	cap_open(&c);
+	view_json(&v, c.f);
+	view_show_frame(&v, fr);
+	view_batch(&v, c.f);
+	view_show_frame(&v, fr);
+	cap_close(&c);
+	both = c.buf;
+	return both;
+}
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/diskio-history-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void writer_open(struct history_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->dir = dir;
+	history_header_init(&w->header);
+	snprintf(w->header.host, sizeof(w->header.host), "testhost");
+	snprintf(w->header.filter, sizeof(w->header.filter), "-D zram0");
+	w->header.interval_ns = 10 * NS_PER_S;
+	cr_assert_eq(history_writer_init(w), 0);
+}
+
+/* Frames [from, to) of the story written to dir; their renderings kept. */
+static void write_frames(struct fx *f, unsigned int from, unsigned int to, char **expected)
+{
+	struct history_writer w;
+
+	writer_open(&w);
+	for (unsigned int i = from; i < to; i++) {
+		fx_frame(f, i);
+		if (expected)
+			expected[i] = render(&f->frame);
+		cr_assert_eq(history_writer_frame(&w, &f->frame, i * 10 * NS_PER_S), 0);
+	}
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+}
+
+static uint8_t *slurp(const char *suffix, size_t *len)
+{
+	char path[128];
+	struct stat st;
+	uint8_t *buf;
+	int fd;
+
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", suffix));
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(fstat(fd, &st), 0);
+	buf = malloc(st.st_size + 1);
+	cr_assert_eq(read(fd, buf, st.st_size), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+/* The frames read from buf[0..len) rendered into got[]; their number. */
+static size_t read_all(const uint8_t *buf, size_t len, char **got, size_t max, uint64_t *bad,
+		       size_t *headers)
+{
+	struct history_reader r;
+	size_t n = 0;
+	enum history_item item;
+
+	cr_assert_eq(history_reader_init(&r), 0);
+	*headers = 0;
+	if (history_reader_open(&r, buf, len)) {
+		while ((item = history_reader_next(&r)) != HISTORY_END) {
+			if (item == HISTORY_HEADER) {
+				cr_assert_str_eq(r.header.host, "testhost");
+				cr_assert_str_eq(r.header.filter, "-D zram0");
+				(*headers)++;
+				continue;
+			}
+			cr_assert_lt(n, max);
+			got[n++] = render(&r.frame.frame);
+		}
+	}
+	*bad = r.bad_records;
+	history_reader_free(&r);
+	return n;
+}
+
+#define NFRAMES 70	/* more than a chunk */
+
+Test(history, round_trip_prints_what_the_live_run_printed)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES + 1];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, NFRAMES, expected);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+	cr_assert_eq(n, NFRAMES);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(headers, 1);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(got[i], expected[i], "frame %zu", i);
+		free(got[i]);
+		free(expected[i]);
+	}
+	/* An index entry per chunk: two. */
+	free(buf);
+	buf = slurp(".dki", &len);
+	cr_assert_eq(len, 2 * HISTORY_INDEX_ENTRY);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+Test(history, cut_at_every_byte_reads_a_prefix_and_the_writer_goes_on)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES + 8];
+	char path[128];
+	size_t len, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, 12, expected);
+	buf = slurp(".dkr", &len);
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+	for (size_t cut = 0; cut <= len; cut++) {
+		size_t n = read_all(buf, cut, got, NFRAMES, &bad, &headers);
+		size_t headers_before = headers;
+
+		cr_assert_eq(bad, 0, "cut at %zu", cut);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert_str_eq(got[i], expected[i], "cut at %zu, frame %zu", cut, i);
+			free(got[i]);
+		}
+		/* Every 5th cut: the writer cuts the tail and appends after it. */
+		if (cut % 5 == 0 || cut == len) {
+			int fd = open(path, O_WRONLY | O_TRUNC);
+			size_t len2, n2;
+			uint8_t *buf2;
+
+			cr_assert_eq(write(fd, buf, cut), (ssize_t)cut);
+			close(fd);
+			write_frames(f, 12, 14, expected);
+			buf2 = slurp(".dkr", &len2);
+			n2 = read_all(buf2, len2, got, NFRAMES, &bad, &headers);
+			cr_assert_eq(bad, 0);
+			cr_assert_eq(n2, n + 2, "cut at %zu", cut);
+			/* The run that went on starts with its header: the gap. */
+			cr_assert_eq(headers, headers_before + 1, "cut at %zu", cut);
+			for (size_t i = 0; i < n2; i++) {
+				cr_assert_str_eq(got[i], expected[i < n ? i : 12 + i - n]);
+				free(got[i]);
+			}
+			free(expected[12]);
+			free(expected[13]);
+			free(buf2);
+		}
+	}
+	for (size_t i = 0; i < 12; i++)
+		free(expected[i]);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+Test(history, a_damaged_record_is_passed_over)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES];
+	size_t len, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, NFRAMES, expected);
+	buf = slurp(".dkr", &len);
+	for (size_t at = HISTORY_MAGIC_LEN; at < len; at += len / 23) {
+		size_t n, j = 0;
+
+		buf[at] ^= 0x5a;
+		n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+		buf[at] ^= 0x5a;
+		cr_assert_geq(bad, 1, "damage at %zu", at);
+		/* What is shown is frames as written, in order: a subsequence. */
+		for (size_t i = 0; i < n; i++) {
+			while (j < NFRAMES && strcmp(got[i], expected[j]))
+				j++;
+			cr_assert_lt(j, NFRAMES, "damage at %zu: frame %zu is not one written", at, i);
+			free(got[i]);
+		}
+	}
+	for (size_t i = 0; i < NFRAMES; i++)
+		free(expected[i]);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}

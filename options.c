@@ -238,8 +238,9 @@ static int check_quiet(const struct parse_state *ps, struct argp_state *state)
 			return EINVAL;
 		}
 	}
-	if (!opts->prom_path && !opts->state_path) {
-		argp_error(state, "--quiet alone would do nothing: give --prom FILE or --state FILE");
+	if (!opts->prom_path && !opts->state_path && !opts->record_dir) {
+		argp_error(state, "--quiet alone would do nothing: give --prom FILE, --state FILE "
+			   "or --record DIR");
 		return EINVAL;
 	}
 	return 0;

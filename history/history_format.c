@@ -587,7 +587,15 @@ int history_frame_encode(const struct frame *f, struct history_names_out *names,
 			le[i] = bits >> (8 * i);
 		e.err = hbuf_uleb(&e.obj, F_INTERVAL) ?: hbuf_put(&e.obj, le, 8);
 	}
-	put_vector(&e, F_LOST, f->lost, LOST_NR_CAUSES, 1, false);
+	{
+		/* In the order causes are shown, which only ever grows at its end:
+		 * the record's order does not follow the enum's. */
+		uint64_t lost[LOST_NR_CAUSES];
+
+		for (int i = 0; i < LOST_NR_CAUSES; i++)
+			lost[i] = f->lost[lost_shown[i]];
+		put_vector(&e, F_LOST, lost, LOST_NR_CAUSES, 1, false);
+	}
 	end_object(&e);
 	if (f->devices) {
 		for (size_t i = 0; i < f->devices->count; i++)
@@ -845,7 +853,11 @@ static void frame_special(struct decoder *d, uint64_t id, void *base)
 			bits |= (uint64_t)p[i] << (8 * i);
 		memcpy(&f->interval_s, &bits, sizeof(bits));
 	} else if (id == F_LOST) {
-		take_vector(d, f->lost, LOST_NR_CAUSES, 1);
+		uint64_t lost[LOST_NR_CAUSES];
+
+		take_vector(d, lost, LOST_NR_CAUSES, 1);
+		for (int i = 0; i < LOST_NR_CAUSES; i++)
+			f->lost[lost_shown[i]] = lost[i];
 	}
 }
 

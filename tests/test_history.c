@@ -147,8 +147,9 @@ static void fx_free(struct fx *f)
 	free(f);
 }
 
-/* What the JSON view and the batch view print of frame fr. */
-static char *render(const struct frame *fr)
+/* What the JSON view and the batch view print of frame fr, on host (NULL:
+ * this machine's name, as the views take it). */
+static char *render_on(const struct frame *fr, const char *host)
 {
 	struct view v;
 	struct cap c;
@@ -156,12 +157,19 @@ static char *render(const struct frame *fr)
 
 	cap_open(&c);
 	view_json(&v, c.f);
+	if (host)
+		snprintf(v.host, sizeof(v.host), "%s", host);
 	view_show_frame(&v, fr);
 	view_batch(&v, c.f);
 	view_show_frame(&v, fr);
 	cap_close(&c);
 	both = c.buf;
 	return both;
+}
+
+static char *render(const struct frame *fr)
+{
+	return render_on(fr, NULL);
 }
 
 static char dir[64];
@@ -366,5 +374,63 @@ Test(history, a_damaged_record_is_passed_over)
 		free(expected[i]);
 	free(buf);
 	remove_dir();
+	fx_free(f);
+}
+
+/*
+ * The fixture: a day file of version 1 (frames 0..9 of the story above),
+ * committed, so that a reader that stops reading what version 1 wrote fails
+ * here: its frames print what the story's frames print today (the views
+ * may grow; the record need not).  DISKIO_HISTORY_FIXTURE=1 writes it anew,
+ * for a change of the story only, never of the format.
+ */
+#define FIXTURE		"tests/data/history-v1.dkr"
+
+Test(history, the_fixture_of_version_1_still_reads)
+{
+	struct fx *f = fx_new();
+	struct history_reader r;
+	size_t len, frames = 0;
+	uint8_t *buf;
+	FILE *in;
+
+	if (getenv("DISKIO_HISTORY_FIXTURE")) {
+		char cmd[256];
+
+		make_dir();
+		write_frames(f, 0, 10, NULL);
+		snprintf(cmd, sizeof(cmd), "cp %s/2026-11-25.dkr " FIXTURE, dir);
+		cr_assert_eq(system(cmd), 0);
+		remove_dir();
+	}
+	in = fopen(FIXTURE, "rb");
+	cr_assert_not_null(in, FIXTURE " (run the tests from the source tree)");
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, in);
+	fclose(in);
+	cr_assert_eq(history_reader_init(&r), 0);
+	cr_assert(history_reader_open(&r, buf, len));
+	for (enum history_item item; (item = history_reader_next(&r)) != HISTORY_END;) {
+		char *got, *want;
+
+		if (item == HISTORY_HEADER) {
+			cr_assert_eq(r.header.version, 1);
+			cr_assert_str_eq(r.header.host, "testhost");
+			cr_assert_str_eq(r.header.filter, "-D zram0");
+			cr_assert_eq(r.header.interval_ns, 10 * NS_PER_S);
+			continue;
+		}
+		fx_frame(f, frames);
+		want = render_on(&f->frame, "testhost");
+		got = render_on(&r.frame.frame, r.header.host);
+		cr_assert_str_eq(got, want, "frame %zu", frames);
+		free(got);
+		free(want);
+		frames++;
+	}
+	cr_assert_eq(frames, 10);
+	cr_assert_eq(r.bad_records, 0);
+	history_reader_free(&r);
+	free(buf);
 	fx_free(f);
 }

@@ -78,7 +78,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline
+FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline history
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES) -Itests/fuzz \

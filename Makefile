@@ -323,6 +323,8 @@ bench: deps-bench
 	$(Q)$(MAKE) --no-print-directory diskio $(BENCH_OUTPUT)/empty_loader
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench_writeback.sh
+	$(Q)$(MAKE) --no-print-directory $(BENCH_OUTPUT)/record_size
+	$(Q)scripts/bench_record.sh $(BENCH_OUTPUT)/record_size
 
 # The bench's floor (bench/README.md): empty programs on the hooks diskio runs per I/O,
 # built as diskio.bpf.c is.
@@ -339,6 +341,12 @@ $(BENCH_OUTPUT)/empty.skel.h: $(BENCH_OUTPUT)/empty.bpf.o
 $(BENCH_OUTPUT)/empty_loader: bench/empty_loader.c $(BENCH_OUTPUT)/empty.skel.h
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUTPUT) $(LDFLAGS) $< $(LIBS) -o $@
+
+# Part D: --record's bytes and CPU a frame, on frames made to look like an idle and a busy box.
+$(BENCH_OUTPUT)/record_size: bench/record_size.c $(PURE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(PURE_OBJS) -lz -lm -o $@
 
 clean:
 	$(call msg,CLEAN)

@@ -434,3 +434,73 @@ Test(history, the_fixture_of_version_1_still_reads)
 	free(buf);
 	fx_free(f);
 }
+
+/* A day file of n bytes (its content does not matter to retention). */
+static void fake_day(const char *day, size_t n)
+{
+	char path[128];
+	FILE *f;
+
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dkr"));
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i++)
+		fputc('x', f);
+	fclose(f);
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dki"));
+	f = fopen(path, "w");
+	fclose(f);
+}
+
+static bool day_exists(const char *day)
+{
+	char path[128];
+
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dkr"));
+	return access(path, F_OK) == 0;
+}
+
+Test(history, whole_days_go_oldest_first_past_the_days_or_the_bytes_kept)
+{
+	static const char *const days[] = {
+		"2026-11-10", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-23", "2026-11-24",
+	};
+	struct fx *f = fx_new();
+	struct history_writer w;
+
+	make_dir();
+	for (size_t i = 0; i < 6; i++)
+		fake_day(days[i], 10000);
+	/* --record-days 7 on 2026-11-25: the 19th to the 25th stay. */
+	writer_open(&w);
+	w.keep_days = 7;
+	fx_frame(f, 0);
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-10"));
+	cr_assert_not(day_exists("2026-11-17"));
+	cr_assert_not(day_exists("2026-11-18"));
+	cr_assert(day_exists("2026-11-19"));
+	cr_assert(day_exists("2026-11-24"));
+	/* --record-max 25000: the oldest go until the rest fit, never today's. */
+	writer_open(&w);
+	w.keep_days = 0;
+	w.max_bytes = 25000;
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-19"));
+	cr_assert(day_exists("2026-11-23"));
+	cr_assert(day_exists("2026-11-24"));
+	cr_assert(day_exists("2026-11-25"));
+	writer_open(&w);
+	w.max_bytes = 1;
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-24"));
+	cr_assert(day_exists("2026-11-25"), "the day being written stays");
+	remove_dir();
+	fx_free(f);
+}

@@ -173,3 +173,71 @@ enum history_item history_reader_next(struct history_reader *r)
 	r->off = r->len;
 	return HISTORY_END;
 }
+
+int history_scan_positions(const uint8_t *buf, size_t len,
+			   int (*fn)(const struct history_position *p, void *arg), void *arg)
+{
+	struct history_position p = { 0 };
+	bool in_chunk = false, have_header = false;
+	size_t off = HISTORY_MAGIC_LEN;
+
+	while (off < len) {
+		struct history_record rec;
+		enum history_record_status st = history_record_get(buf, len, off, &rec);
+		int err;
+
+		if (st == HISTORY_RECORD_SHORT)
+			break;
+		if (st == HISTORY_RECORD_BAD) {
+			in_chunk = false;
+			for (off++; off < len; off++)
+				if (history_record_get(buf, len, off, &rec) == HISTORY_RECORD_OK)
+					break;
+			continue;
+		}
+		if (rec.type == HISTORY_REC_HEADER) {
+			p.header_off = off;
+			have_header = true;
+			in_chunk = false;
+		} else if ((rec.type == HISTORY_REC_CHUNK || rec.type == HISTORY_REC_FRAME) &&
+			   rec.body_len >= 8 && have_header) {
+			if (rec.type == HISTORY_REC_CHUNK) {
+				p.chunk_off = off;
+				p.ordinal = 0;
+				in_chunk = true;
+			} else {
+				p.ordinal++;
+			}
+			p.time_ns = get_le64(rec.body);
+			if (in_chunk && (err = fn(&p, arg)))
+				return err;
+		}
+		off = rec.end;
+	}
+	return 0;
+}
+
+enum history_item history_reader_at(struct history_reader *r, const uint8_t *buf, size_t len,
+				    const struct history_position *p)
+{
+	struct history_record head;
+
+	if (!history_reader_open(r, buf, len) ||
+	    history_record_get(buf, len, p->header_off, &head) != HISTORY_RECORD_OK ||
+	    head.type != HISTORY_REC_HEADER ||
+	    history_header_decode(head.body, head.body_len, &r->header))
+		return HISTORY_END;
+	r->have_header = true;
+	r->off = p->chunk_off;
+	r->in_chunk = false;
+	for (uint32_t i = 0; i <= p->ordinal; i++) {
+		enum history_item item;
+
+		do
+			item = history_reader_next(r);
+		while (item == HISTORY_HEADER);
+		if (item != HISTORY_FRAME)
+			return HISTORY_END;
+	}
+	return HISTORY_FRAME;
+}

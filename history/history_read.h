@@ -47,4 +47,23 @@ void history_reader_seek(struct history_reader *r, const uint8_t *index, size_t 
 			 uint64_t begin_ns);
 enum history_item history_reader_next(struct history_reader *r);
 
+/* Where a frame is, found without inflating anything (the top view's
+ * steps): its time, its run's header, its chunk and its place in it. */
+struct history_position {
+	uint64_t time_ns;
+	uint64_t header_off, chunk_off;
+	uint32_t ordinal;		/* 0: the chunk's first frame */
+	uint32_t file;			/* the caller's */
+};
+
+/* Each frame record of buf[0..len) in order, to fn (which returns 0 to go
+ * on); frames of a chunk whose start was damaged are left out.  0, or what
+ * fn returned. */
+int history_scan_positions(const uint8_t *buf, size_t len,
+			   int (*fn)(const struct history_position *p, void *arg), void *arg);
+/* The reader at the frame p found in buf: p's header read, the chunk
+ * inflated up to it.  HISTORY_FRAME, or HISTORY_END when it cannot be read. */
+enum history_item history_reader_at(struct history_reader *r, const uint8_t *buf, size_t len,
+				    const struct history_position *p);
+
 #endif /* DISKIO_HISTORY_READ_H */

@@ -4,18 +4,43 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "array.h"
 #include "history_read.h"
 #include "history_write.h"
 #include "msg.h"
 #include "replay.h"
 #include "replay_sum.h"
 #include "replay_window.h"
+#include "top.h"
 #include "view.h"
+
+/* The top view's replay: every file of the window mapped, every frame's
+ * place, found without inflating (history_scan_positions()). */
+struct replay_files {
+	struct {
+		uint8_t *buf;
+		size_t len;
+	} *files;
+	size_t nfiles, files_cap;
+	struct history_position *at;
+	size_t n, cap;
+	const struct replay_window *window;
+};
+
+static volatile sig_atomic_t replay_stopped;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	replay_stopped = 1;
+}
 
 struct replay {
 	const struct options *opts;
@@ -107,6 +132,109 @@ static void show_frame(struct replay *rp, struct frame *f)
 		rp->done = true;	/* a reader that went away (| head) */
 }
 
+static int add_position(const struct history_position *p, void *arg)
+{
+	struct replay_files *rf = arg;
+	struct timespec t = { .tv_sec = p->time_ns / 1000000000ULL,
+			      .tv_nsec = p->time_ns % 1000000000ULL };
+
+	if (!replay_window_holds(rf->window, &t))
+		return 0;
+	if (array_reserve((void **)&rf->at, &rf->cap, rf->n + 1, sizeof(*rf->at)))
+		return -ENOMEM;
+	rf->at[rf->n] = *p;
+	rf->at[rf->n++].file = rf->nfiles;
+	return 0;
+}
+
+/* For the top view: the day file's frames in the window, their places. */
+static void find_frames(struct replay *rp, struct replay_files *rf, const char *path)
+{
+	size_t len = 0;
+	uint8_t *buf = map_file(path, &len);
+
+	if (!buf)
+		return;
+	if (len < HISTORY_MAGIC_LEN || memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN) ||
+	    array_reserve((void **)&rf->files, &rf->files_cap, rf->nfiles + 1,
+			  sizeof(*rf->files))) {
+		munmap(buf, len);
+		return;
+	}
+	rf->window = &rp->window;
+	if (history_scan_positions(buf, len, add_position, rf))
+		rp->done = true;
+	rf->files[rf->nfiles].buf = buf;
+	rf->files[rf->nfiles++].len = len;
+}
+
+/* Frame i of rf on the top view. */
+static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
+{
+	const struct history_position *p = &rf->at[i];
+
+	if (history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len, p) ==
+	    HISTORY_FRAME) {
+		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
+		view_show_frame(&rp->view, &rp->reader.frame.frame);
+		fflush(rp->view.out);
+	}
+}
+
+/* The first frame at or after the time text names, or i when it is none. */
+static size_t frame_at(const struct replay_files *rf, const char *text, size_t i)
+{
+	int64_t ms;
+
+	if (!replay_parse_time(text, time(NULL), &ms))
+		return i;
+	for (size_t k = 0; k < rf->n; k++)
+		if ((int64_t)(rf->at[k].time_ns / 1000000ULL) >= ms)
+			return k;
+	return rf->n - 1;
+}
+
+/* The top view steps through the window's frames: [ and ] one back and on,
+ * g to a time; q, Ctrl-C or SIGTERM end it. */
+static void replay_top(struct replay *rp, struct replay_files *rf)
+{
+	struct sigaction stop = { .sa_handler = on_stop };
+	size_t i = 0;
+
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	if (!rf->n) {
+		view_close(&rp->view, false);
+		warn("--replay: no frames in %s between --begin and --end", rp->opts->replay_dir);
+		return;
+	}
+	show_at(rp, rf, i);
+	while (!replay_stopped) {
+		struct pollfd fds[VIEW_MAX_WATCHED];
+		struct view_input in = { 0 };
+		size_t n = view_watched(&rp->view, fds, VIEW_MAX_WATCHED), was = i;
+		char go[32];
+		int steps;
+
+		if (!n || poll(fds, n, -1) < 0)
+			break;
+		view_take_input(&rp->view, fds, n, &in);
+		fflush(rp->view.out);	/* what a key or a resize drew */
+		if (in.quit)
+			break;
+		steps = top_take_replay_keys(&rp->view, go, sizeof(go));
+		if (steps < 0)
+			i = (size_t)-steps > i ? 0 : i + steps;
+		else if (steps > 0)
+			i = i + steps >= rf->n ? rf->n - 1 : i + steps;
+		if (go[0])
+			i = frame_at(rf, go, i);
+		if (i != was)
+			show_at(rp, rf, i);
+	}
+	view_close(&rp->view, false);
+}
+
 /* One day file: its frames in the window, from the index's chunk on. */
 static void replay_file(struct replay *rp, const char *dir, const char *day)
 {
@@ -147,8 +275,9 @@ static void replay_file(struct replay *rp, const char *dir, const char *day)
 	munmap(buf, len);
 }
 
-/* DIR's day files in the window's days, oldest first. */
-static int replay_dir(struct replay *rp, const char *dir)
+/* DIR's day files in the window's days, oldest first: shown, or with rf
+ * their frames found for the top view. */
+static int replay_dir(struct replay *rp, const char *dir, struct replay_files *rf)
 {
 	struct dirent **names;
 	char first[16] = "", last[16] = "~";
@@ -164,13 +293,17 @@ static int replay_dir(struct replay *rp, const char *dir)
 		history_day_of(rp->window.end_ms / 1000, last);
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		char day[16];
+		char day[16], path[4096];
 
 		if (strlen(name) == 14 && !strcmp(name + 10, ".dkr") && !rp->done) {
 			memcpy(day, name, 10);
 			day[10] = '\0';
-			if (strcmp(day, first) >= 0 && strcmp(day, last) <= 0)
+			if (strcmp(day, first) < 0 || strcmp(day, last) > 0)
+				;
+			else if (!rf)
 				replay_file(rp, dir, day);
+			else if (history_day_path(path, sizeof(path), dir, day, ".dkr"))
+				find_frames(rp, rf, path);
 		}
 		free(names[i]);
 	}
@@ -190,9 +323,9 @@ int replay_main(const struct options *opts)
 		     "(today, UTC) or -2h (s, m, h, d before now)", bad);
 		return EXIT_USAGE;
 	}
-	/* The top view does not step through a record yet: batch lines. */
-	if (shown.output == OUTPUT_AUTO)
-		shown.output = OUTPUT_BATCH;
+	struct replay_files rf = { 0 };
+	bool top;
+
 	if (history_reader_init(&rp.reader) || replay_sum_init(&rp.sum)) {
 		fail("out of memory");
 		return EXIT_START;
@@ -200,13 +333,20 @@ int replay_main(const struct options *opts)
 	if (view_open(&rp.view, &shown, locale_is_utf8(), NULL, stdout)) {
 		err = EXIT_START;
 	} else {
-		if (rp.view.start)
+		top = rp.view.top != NULL;
+		if (rp.view.start && !top)
 			rp.view.start(&rp.view);
-		if (replay_dir(&rp, opts->replay_dir))
+		if (replay_dir(&rp, opts->replay_dir, top ? &rf : NULL))
 			err = EXIT_START;
+		else if (top)
+			replay_top(&rp, &rf);
 		fflush(stdout);
 		view_free(&rp.view);
 	}
+	for (size_t i = 0; i < rf.nfiles; i++)
+		munmap(rf.files[i].buf, rf.files[i].len);
+	free(rf.files);
+	free(rf.at);
 	replay_sum_free(&rp.sum);
 	history_reader_free(&rp.reader);
 	return err;

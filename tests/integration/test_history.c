@@ -3,7 +3,8 @@
  * --record and --replay on a real run (issue 36): `diskio --json --record
  * DIR -D zramN 1 6` under known O_DIRECT I/O, then `diskio --replay DIR
  * --json` prints the same six interval records, byte for byte; a batch
- * replay sums in awk to the bytes the child wrote; --begin and --end with
+ * replay sums in awk to the bytes the child wrote, and so does -a's last
+ * frame; --begin and --end with
  * two frames' times give exactly those two; a recorder killed with SIGKILL
  * replays every frame it printed but the last, and a new run appends after
  * what it left.
@@ -106,6 +107,19 @@ Test(history, replay_prints_the_live_json_and_a_window_of_two)
 
 		snprintf(want, sizeof(want), "%d %d\n", WRITES * IO_SIZE, 64 * IO_SIZE);
 		cr_assert_str_eq(r.out, want);
+	}
+	h_result_free(&r);
+
+	/* -a: the window's totals; the last frame's row is the child's all. */
+	snprintf(awk, sizeof(awk), "%s --replay %s -b -a | awk '!/^#/ && $3 == \"dio-hist\" && "
+		 "$4 == \"%s\" { w = $6 } END { print w }'", h_diskio_path(), dir, zram->name);
+	h_run(H_ARGS("/bin/sh", "-c", awk), NULL, NULL, 20000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "%d\n", WRITES * IO_SIZE);
+		cr_assert_str_eq(r.out, want, "-a");
 	}
 	h_result_free(&r);
 

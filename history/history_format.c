@@ -23,7 +23,7 @@
 
 /* Special fields' ids, which the code below handles itself. */
 enum {
-	F_INTERVAL = 3, F_LOST = 9,
+	F_LOST = 9,
 	D_NAME = 1, D_AGGREGATE = 2, D_SLOTS = 36,	/* 36..38: per operation */
 	R_KEY_COMM = 4, R_LATENCY = 21, R_LATENCY_INCOMPLETE = 22, R_CMDLINE = 30,
 };
@@ -31,7 +31,7 @@ enum {
 const struct history_field history_fields[] = {
 	UINT(HK_FRAME, 1, struct frame, wall.tv_sec, "time_s"),
 	UINT(HK_FRAME, 2, struct frame, wall.tv_nsec, "time_ns"),
-	SPECIAL(HK_FRAME, F_INTERVAL, HT_DOUBLE, "interval_s"),
+	FIELD(HK_FRAME, 3, HT_DOUBLE, HS_DOUBLE, struct frame, interval_s, "interval_s"),
 	BOOL(HK_FRAME, 4, struct frame, partial, "partial"),
 	BOOL(HK_FRAME, 5, struct frame, cumulative, "cumulative"),
 	BOOL(HK_FRAME, 6, struct frame, per_process_latency, "per_process_latency"),
@@ -277,6 +277,16 @@ enum history_record_status history_record_get(const uint8_t *buf, size_t len, si
 	return HISTORY_RECORD_OK;
 }
 
+size_t history_next_record(const uint8_t *buf, size_t len, size_t off)
+{
+	struct history_record r;
+
+	for (off++; off < len; off++)
+		if (history_record_get(buf, len, off, &r) == HISTORY_RECORD_OK)
+			return off;
+	return len;
+}
+
 /* ---- the header ---- */
 
 void history_header_init(struct history_header *h)
@@ -460,6 +470,20 @@ static void put_field(struct encoder *e, uint8_t id, uint64_t v)
 		e->err = hbuf_uleb(&e->obj, id) ?: hbuf_uleb(&e->obj, v);
 }
 
+/* A double as its 8 bytes, little-endian; 0.0 is left out. */
+static void put_double(struct encoder *e, uint8_t id, double v)
+{
+	uint8_t le[8];
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	if (!bits || e->err)
+		return;
+	for (int i = 0; i < 8; i++)
+		le[i] = bits >> (8 * i);
+	e->err = hbuf_uleb(&e->obj, id) ?: hbuf_put(&e->obj, le, 8);
+}
+
 static void put_name(struct encoder *e, uint8_t id, const char *s, size_t len)
 {
 	uint32_t index = e->err ? 0 : name_index(e->names, s, len, e->out, &e->err);
@@ -526,6 +550,11 @@ static void put_fields(struct encoder *e, uint8_t kind, const void *base)
 		case HS_CHARS:
 			put_name(e, fd->id, p, fd->size);
 			break;
+		case HS_DOUBLE:
+			put_double(e, fd->id, *(const double *)p);
+			break;
+		case HS_SPECIAL:
+			break;
 		}
 	}
 }
@@ -575,18 +604,9 @@ int history_frame_encode(const struct frame *f, struct history_names_out *names,
 			 struct hbuf *out)
 {
 	struct encoder e = { .f = f, .names = names, .out = out };
-	uint64_t bits;
 
 	begin_object(&e, HK_FRAME);
 	put_fields(&e, HK_FRAME, f);
-	memcpy(&bits, &f->interval_s, sizeof(bits));
-	if (!e.err) {
-		uint8_t le[8];
-
-		for (int i = 0; i < 8; i++)
-			le[i] = bits >> (8 * i);
-		e.err = hbuf_uleb(&e.obj, F_INTERVAL) ?: hbuf_put(&e.obj, le, 8);
-	}
 	{
 		/* In the order causes are shown, which only ever grows at its end:
 		 * the record's order does not follow the enum's. */
@@ -737,10 +757,22 @@ static void write_uint(void *p, size_t size, uint64_t v)
 static void take_field(struct decoder *d, const struct history_field *fd, void *base)
 {
 	char *p = (char *)base + fd->offset;
-	uint64_t v = hcur_uleb(&d->c);
+	const uint8_t *bytes;
 	const char *s;
 	uint32_t len;
 	res_key key;
+	uint64_t v;
+
+	if (fd->storage == HS_DOUBLE) {
+		if ((bytes = hcur_take(&d->c, 8))) {
+			v = 0;
+			for (int i = 0; i < 8; i++)
+				v |= (uint64_t)bytes[i] << (8 * i);
+			memcpy(p, &v, sizeof(double));
+		}
+		return;
+	}
+	v = hcur_uleb(&d->c);
 
 	switch (fd->storage) {
 	case HS_INT:
@@ -845,20 +877,12 @@ static bool take_object(struct decoder *d, uint8_t kind, void *base,
 static void frame_special(struct decoder *d, uint64_t id, void *base)
 {
 	struct frame *f = base;
-	const uint8_t *p;
-	uint64_t bits = 0;
+	uint64_t lost[LOST_NR_CAUSES];
 
-	if (id == F_INTERVAL && (p = hcur_take(&d->c, 8))) {
-		for (int i = 0; i < 8; i++)
-			bits |= (uint64_t)p[i] << (8 * i);
-		memcpy(&f->interval_s, &bits, sizeof(bits));
-	} else if (id == F_LOST) {
-		uint64_t lost[LOST_NR_CAUSES];
-
-		take_vector(d, lost, LOST_NR_CAUSES, 1);
-		for (int i = 0; i < LOST_NR_CAUSES; i++)
-			f->lost[lost_shown[i]] = lost[i];
-	}
+	(void)id;	/* F_LOST, the one special field of a frame */
+	take_vector(d, lost, LOST_NR_CAUSES, 1);
+	for (int i = 0; i < LOST_NR_CAUSES; i++)
+		f->lost[lost_shown[i]] = lost[i];
 }
 
 static void device_special(struct decoder *d, uint64_t id, void *base)

@@ -69,6 +69,7 @@ enum history_storage {
 	HS_COUNTER,		/* struct pmem_counter: its delta */
 	HS_KEY,			/* a res_key of the frame's names */
 	HS_CHARS,		/* a char[size], NUL-terminated */
+	HS_DOUBLE,		/* a double (HT_DOUBLE) */
 };
 
 struct history_field {
@@ -127,6 +128,11 @@ struct history_record {
 
 enum history_record_status history_record_get(const uint8_t *buf, size_t len, size_t off,
 					      struct history_record *r);
+/* The offset of the first whole record with a right CRC after off, or len:
+ * where reading goes on after damage.  A record that seems to run past the
+ * end is damage too when a whole one follows it (a length hit in the
+ * middle of a file); only when none does is it a torn tail. */
+size_t history_next_record(const uint8_t *buf, size_t len, size_t off);
 
 /* ---- the header ---- */
 

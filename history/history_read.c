@@ -137,15 +137,14 @@ enum history_item history_reader_next(struct history_reader *r)
 		enum history_record_status st = history_record_get(r->buf, r->len, r->off, &rec);
 		int err;
 
-		if (st == HISTORY_RECORD_SHORT)
-			break;		/* a torn tail: the end */
-		if (st == HISTORY_RECORD_BAD) {
+		if (st != HISTORY_RECORD_OK) {
+			size_t next = history_next_record(r->buf, r->len, r->off);
+
+			if (st == HISTORY_RECORD_SHORT && next == r->len)
+				break;		/* a torn tail: the end */
 			r->bad_records++;
 			r->in_chunk = false;
-			for (r->off++; r->off < r->len; r->off++)
-				if (history_record_get(r->buf, r->len, r->off, &rec) ==
-				    HISTORY_RECORD_OK)
-					break;
+			r->off = next;
 			continue;
 		}
 		r->off = rec.end;
@@ -186,13 +185,9 @@ int history_scan_positions(const uint8_t *buf, size_t len,
 		enum history_record_status st = history_record_get(buf, len, off, &rec);
 		int err;
 
-		if (st == HISTORY_RECORD_SHORT)
-			break;
-		if (st == HISTORY_RECORD_BAD) {
+		if (st != HISTORY_RECORD_OK) {
 			in_chunk = false;
-			for (off++; off < len; off++)
-				if (history_record_get(buf, len, off, &rec) == HISTORY_RECORD_OK)
-					break;
+			off = history_next_record(buf, len, off);
 			continue;
 		}
 		if (rec.type == HISTORY_REC_HEADER) {

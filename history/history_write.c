@@ -108,10 +108,9 @@ static void scan_file(struct history_writer *w, const uint8_t *buf, size_t len, 
 	*keep = off;
 	while (off < len) {
 		struct history_record r;
-		enum history_record_status st = history_record_get(buf, len, off, &r);
 		uint8_t e[HISTORY_INDEX_ENTRY];
 
-		if (st == HISTORY_RECORD_OK) {
+		if (history_record_get(buf, len, off, &r) == HISTORY_RECORD_OK) {
 			if (r.type == HISTORY_REC_HEADER)
 				header_offset = off;
 			if (r.type == HISTORY_REC_CHUNK && r.body_len >= 8) {
@@ -121,13 +120,11 @@ static void scan_file(struct history_writer *w, const uint8_t *buf, size_t len, 
 			off = *keep = r.end;
 			continue;
 		}
-		if (st == HISTORY_RECORD_SHORT)
-			break;
-		/* Damage: the next whole record, if any, goes on from there. */
-		w->bad_records++;
-		for (off++; off < len; off++)
-			if (history_record_get(buf, len, off, &r) == HISTORY_RECORD_OK)
-				break;
+		/* Damage: the next whole record, if any, goes on from there;
+		 * with none after it, the tail was torn: cut from *keep on. */
+		off = history_next_record(buf, len, off);
+		if (off < len)
+			w->bad_records++;
 	}
 }
 

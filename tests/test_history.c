@@ -347,7 +347,7 @@ Test(history, cut_at_every_byte_reads_a_prefix_and_the_writer_goes_on)
 Test(history, a_damaged_record_is_passed_over)
 {
 	struct fx *f = fx_new();
-	char *expected[NFRAMES], *got[NFRAMES];
+	char *expected[NFRAMES], *got[NFRAMES + 2];
 	size_t len, headers;
 	uint64_t bad;
 	uint8_t *buf;
@@ -355,7 +355,8 @@ Test(history, a_damaged_record_is_passed_over)
 	make_dir();
 	write_frames(f, 0, NFRAMES, expected);
 	buf = slurp(".dkr", &len);
-	for (size_t at = HISTORY_MAGIC_LEN; at < len; at += len / 23) {
+	/* (not in the last record: damage there is a torn tail) */
+	for (size_t at = HISTORY_MAGIC_LEN; at < len * 9 / 10; at += len / 23) {
 		size_t n, j = 0;
 
 		buf[at] ^= 0x5a;
@@ -369,6 +370,38 @@ Test(history, a_damaged_record_is_passed_over)
 			cr_assert_lt(j, NFRAMES, "damage at %zu: frame %zu is not one written", at, i);
 			free(got[i]);
 		}
+	}
+	/* A length hit in the middle: the writer keeps what follows it. */
+	{
+		char path[128];
+		size_t n, n2, off = HISTORY_MAGIC_LEN;
+		struct history_record rec;
+		uint8_t *buf2;
+		size_t len2;
+		int fd;
+
+		for (int k = 0; k < 20; k++) {
+			cr_assert_eq(history_record_get(buf, len, off, &rec), HISTORY_RECORD_OK);
+			off = rec.end;
+		}
+		buf[off + 2] ^= 0x40;	/* 4 MiB more: past the end */
+		n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+		cr_assert_eq(bad, 1);
+		cr_assert_geq(n, NFRAMES - 64, "only the damaged chunk is lost");
+		for (size_t i = 0; i < n; i++)
+			free(got[i]);
+		cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+		fd = open(path, O_WRONLY | O_TRUNC);
+		cr_assert_eq(write(fd, buf, len), (ssize_t)len);
+		close(fd);
+		write_frames(f, NFRAMES, NFRAMES + 2, NULL);
+		buf2 = slurp(".dkr", &len2);
+		cr_assert_gt(len2, len);
+		n2 = read_all(buf2, len2, got, NFRAMES + 2, &bad, &headers);
+		cr_assert_eq(n2, n + 2);
+		for (size_t i = 0; i < n2; i++)
+			free(got[i]);
+		free(buf2);
 	}
 	for (size_t i = 0; i < NFRAMES; i++)
 		free(expected[i]);

@@ -13,19 +13,30 @@
 /* ---- the schema ---- */
 
 #define FIELD(k, i, t, st, s, m, n) \
-	{ k, i, t, st, offsetof(s, m), sizeof(((s *)0)->m), n }
+	{ k, i, t, st, offsetof(s, m), sizeof(((s *)0)->m), n, false }
 #define UINT(k, i, s, m, n) FIELD(k, i, HT_UNSIGNED, HS_INT, s, m, n)
 #define BOOL(k, i, s, m, n) FIELD(k, i, HT_UNSIGNED, HS_BOOL, s, m, n)
-#define SPECIAL(k, i, t, n) { k, i, t, HS_SPECIAL, 0, 0, n }
+#define SPECIAL(k, i, t, n) { k, i, t, HS_SPECIAL, 0, 0, n, false }
 #define ROW_COUNTER(i, c, n) UINT(HK_ROW, i, struct proc_io, delta[c], n)
 #define DEV_COUNTER(i, m, n) FIELD(HK_DEVICE, i, HT_UNSIGNED, HS_COUNTER, struct pmem_device, m, n)
 #define DEV_CHANGE(i, f, n) UINT(HK_DEVICE, i, struct pmem_device, iostat_change.field[f], n)
+/* Frames of totals (-a) only: what the run showed since its start. */
+#define TOTALS(k, i, t, st, s, m, n) \
+	{ k, i, t, st, offsetof(s, m), sizeof(((s *)0)->m), n, true }
+#define ROW_TOTAL(i, c, n) TOTALS(HK_ROW, i, HT_UNSIGNED, HS_INT, struct proc_io, total[c], n)
+#define DEV_TOTAL(i, m, n) \
+	TOTALS(HK_DEVICE, i, HT_UNSIGNED, HS_COUNTER_TOTAL, struct pmem_device, m, n)
+#define DEV_START(i, f, n) TOTALS(HK_DEVICE, i, HT_UNSIGNED, HS_INT, struct pmem_device, \
+				  iostat_change_start.field[f], n)
+#define SPECIAL_TOTALS(k, i, t, n) { k, i, t, HS_SPECIAL, 0, 0, n, true }
 
 /* Special fields' ids, which the code below handles itself. */
 enum {
 	F_LOST = 9,
 	D_NAME = 1, D_AGGREGATE = 2, D_SLOTS = 36,	/* 36..38: per operation */
+	D_SLOTS_TOTAL = 77,				/* 77..79 */
 	R_KEY_COMM = 4, R_LATENCY = 21, R_LATENCY_INCOMPLETE = 22, R_CMDLINE = 30,
+	R_LATENCY_TOTAL = 23,
 };
 
 const struct history_field history_fields[] = {
@@ -85,6 +96,47 @@ const struct history_field history_fields[] = {
 	DEV_CHANGE(54, DS_DISCARD_TICKS, "ds_discard_ticks"),
 	DEV_CHANGE(55, DS_FLUSH_IOS, "ds_flush_ios"),
 	DEV_CHANGE(56, DS_FLUSH_TICKS, "ds_flush_ticks"),
+	DEV_TOTAL(60, counter[PMEM_READ_BYTES], "read_bytes_total"),
+	DEV_TOTAL(61, counter[PMEM_WRITE_BYTES], "write_bytes_total"),
+	DEV_TOTAL(62, counter[PMEM_DISCARD_BYTES], "discard_bytes_total"),
+	DEV_TOTAL(63, counter[PMEM_READ_IOS], "read_ios_total"),
+	DEV_TOTAL(64, counter[PMEM_WRITE_IOS], "write_ios_total"),
+	DEV_TOTAL(65, counter[PMEM_DISCARD_IOS], "discard_ios_total"),
+	DEV_TOTAL(66, counter[PMEM_FLUSHES], "flushes_total"),
+	DEV_TOTAL(67, counter[PMEM_LATENCY_NS], "latency_ns_total"),
+	DEV_TOTAL(68, counter[PMEM_LATENCY_IOS], "latency_ios_total"),
+	DEV_TOTAL(69, counter[PMEM_DIRTIED_BYTES], "dirtied_bytes_total"),
+	DEV_TOTAL(70, counter[PMEM_WRITEBACK_BYTES], "writeback_bytes_total"),
+	DEV_TOTAL(71, op_latency_ns[IO_READ], "read_latency_ns_total"),
+	DEV_TOTAL(72, op_latency_ns[IO_WRITE], "write_latency_ns_total"),
+	DEV_TOTAL(73, op_latency_ns[IO_DISCARD], "discard_latency_ns_total"),
+	DEV_TOTAL(74, op_latency_ios[IO_READ], "read_latency_ios_total"),
+	DEV_TOTAL(75, op_latency_ios[IO_WRITE], "write_latency_ios_total"),
+	DEV_TOTAL(76, op_latency_ios[IO_DISCARD], "discard_latency_ios_total"),
+	SPECIAL_TOTALS(HK_DEVICE, D_SLOTS_TOTAL + IO_READ, HT_VECTOR, "read_latency_slots_total"),
+	SPECIAL_TOTALS(HK_DEVICE, D_SLOTS_TOTAL + IO_WRITE, HT_VECTOR, "write_latency_slots_total"),
+	SPECIAL_TOTALS(HK_DEVICE, D_SLOTS_TOTAL + IO_DISCARD, HT_VECTOR,
+		       "discard_latency_slots_total"),
+	DEV_TOTAL(80, latency_samples_dropped, "latency_samples_dropped_total"),
+	TOTALS(HK_DEVICE, 81, HT_UNSIGNED, HS_INT, struct pmem_device, iostat_change_start.ns,
+	       "iostat_ns_since_start"),
+	DEV_START(82, DS_READ_IOS, "ds_read_ios_since_start"),
+	DEV_START(83, DS_READ_MERGES, "ds_read_merges_since_start"),
+	DEV_START(84, DS_READ_SECTORS, "ds_read_sectors_since_start"),
+	DEV_START(85, DS_READ_TICKS, "ds_read_ticks_since_start"),
+	DEV_START(86, DS_WRITE_IOS, "ds_write_ios_since_start"),
+	DEV_START(87, DS_WRITE_MERGES, "ds_write_merges_since_start"),
+	DEV_START(88, DS_WRITE_SECTORS, "ds_write_sectors_since_start"),
+	DEV_START(89, DS_WRITE_TICKS, "ds_write_ticks_since_start"),
+	DEV_START(90, DS_IN_FLIGHT, "ds_in_flight_since_start"),
+	DEV_START(91, DS_IO_TICKS, "ds_io_ticks_since_start"),
+	DEV_START(92, DS_TIME_IN_QUEUE, "ds_time_in_queue_since_start"),
+	DEV_START(93, DS_DISCARD_IOS, "ds_discard_ios_since_start"),
+	DEV_START(94, DS_DISCARD_MERGES, "ds_discard_merges_since_start"),
+	DEV_START(95, DS_DISCARD_SECTORS, "ds_discard_sectors_since_start"),
+	DEV_START(96, DS_DISCARD_TICKS, "ds_discard_ticks_since_start"),
+	DEV_START(97, DS_FLUSH_IOS, "ds_flush_ios_since_start"),
+	DEV_START(98, DS_FLUSH_TICKS, "ds_flush_ticks_since_start"),
 
 	UINT(HK_ROW, 1, struct proc_io, key.tgid, "key_tgid"),
 	UINT(HK_ROW, 2, struct proc_io, key.dev, "key_dev"),
@@ -108,6 +160,7 @@ const struct history_field history_fields[] = {
 	ROW_COUNTER(20, PMEM_WRITEBACK_BYTES, "writeback_bytes"),
 	SPECIAL(HK_ROW, R_LATENCY, HT_VECTOR, "latency_slots"),
 	SPECIAL(HK_ROW, R_LATENCY_INCOMPLETE, HT_UNSIGNED, "latency_incomplete"),
+	SPECIAL_TOTALS(HK_ROW, R_LATENCY_TOTAL, HT_VECTOR, "latency_slots_total"),
 	UINT(HK_ROW, 24, struct proc_io, owner.start_ns, "start_ns"),
 	UINT(HK_ROW, 25, struct proc_io, owner.uid, "uid"),
 	UINT(HK_ROW, 26, struct proc_io, owner.ioprio, "ioprio"),
@@ -115,6 +168,17 @@ const struct history_field history_fields[] = {
 	UINT(HK_ROW, 28, struct proc_io, owner.flags, "owner_flags"),
 	FIELD(HK_ROW, 29, HT_NAME, HS_KEY, struct proc_io, user_name, "user"),
 	SPECIAL(HK_ROW, R_CMDLINE, HT_NAME, "cmdline"),
+	ROW_TOTAL(40, PMEM_READ_BYTES, "read_bytes_total"),
+	ROW_TOTAL(41, PMEM_WRITE_BYTES, "write_bytes_total"),
+	ROW_TOTAL(42, PMEM_DISCARD_BYTES, "discard_bytes_total"),
+	ROW_TOTAL(43, PMEM_READ_IOS, "read_ios_total"),
+	ROW_TOTAL(44, PMEM_WRITE_IOS, "write_ios_total"),
+	ROW_TOTAL(45, PMEM_DISCARD_IOS, "discard_ios_total"),
+	ROW_TOTAL(46, PMEM_FLUSHES, "flushes_total"),
+	ROW_TOTAL(47, PMEM_LATENCY_NS, "latency_ns_total"),
+	ROW_TOTAL(48, PMEM_LATENCY_IOS, "latency_ios_total"),
+	ROW_TOTAL(49, PMEM_DIRTIED_BYTES, "dirtied_bytes_total"),
+	ROW_TOTAL(50, PMEM_WRITEBACK_BYTES, "writeback_bytes_total"),
 
 	UINT(HK_CRASH, 1, struct crashfree, interval_ns, "interval_ns"),
 	UINT(HK_CRASH, 2, struct crashfree, operational_intervals, "operational_intervals"),
@@ -521,7 +585,7 @@ static void put_fields(struct encoder *e, uint8_t kind, const void *base)
 		const char *s;
 		int64_t sv;
 
-		if (fd->kind != kind)
+		if (fd->kind != kind || (fd->totals && !e->f->cumulative))
 			continue;
 		switch (fd->storage) {
 		case HS_INT:
@@ -540,6 +604,10 @@ static void put_fields(struct encoder *e, uint8_t kind, const void *base)
 		case HS_COUNTER:
 			if (((const struct pmem_counter *)p)->delta)
 				put_field(e, fd->id, ((const struct pmem_counter *)p)->delta);
+			break;
+		case HS_COUNTER_TOTAL:
+			if (((const struct pmem_counter *)p)->total)
+				put_field(e, fd->id, ((const struct pmem_counter *)p)->total);
 			break;
 		case HS_KEY:
 			if (*(const res_key *)p) {
@@ -573,9 +641,14 @@ static void encode_device(struct encoder *e, const struct pmem_device *d, bool a
 	else
 		put_field(e, D_AGGREGATE, 1);
 	put_fields(e, HK_DEVICE, d);
-	for (unsigned int op = 0; op < IO_NR_CLASSES; op++)
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
 		put_vector(e, D_SLOTS + op, &d->latency_slots[op][0].delta, LATENCY_SLOTS,
 			   sizeof(struct pmem_counter) / sizeof(uint64_t), false);
+		if (e->f->cumulative)
+			put_vector(e, D_SLOTS_TOTAL + op, &d->latency_slots[op][0].total,
+				   LATENCY_SLOTS, sizeof(struct pmem_counter) / sizeof(uint64_t),
+				   false);
+	}
 	end_object(e);
 }
 
@@ -592,6 +665,9 @@ static void encode_row(struct encoder *e, const struct proc_io *row)
 	}
 	if (row->latency) {
 		put_vector(e, R_LATENCY, row->latency->delta.slots, LATENCY_SLOTS, 1, true);
+		if (e->f->cumulative)
+			put_vector(e, R_LATENCY_TOTAL, row->latency->total.slots, LATENCY_SLOTS, 1,
+				   false);
 		if (row->latency->incomplete)
 			put_field(e, R_LATENCY_INCOMPLETE, 1);
 	}
@@ -786,6 +862,8 @@ static void take_field(struct decoder *d, const struct history_field *fd, void *
 		break;
 	case HS_COUNTER:
 		((struct pmem_counter *)p)->delta = v;
+		break;
+	case HS_COUNTER_TOTAL:
 		((struct pmem_counter *)p)->total = v;
 		break;
 	case HS_KEY:
@@ -897,10 +975,26 @@ static void device_special(struct decoder *d, uint64_t id, void *base)
 			snprintf(dev->name, sizeof(dev->name), "%s", s);
 	} else if (id == D_AGGREGATE) {
 		d->aggregate = hcur_uleb(&d->c) != 0;
+	} else if (id >= D_SLOTS_TOTAL) {
+		take_vector(d, &dev->latency_slots[id - D_SLOTS_TOTAL][0].total, LATENCY_SLOTS,
+			    sizeof(struct pmem_counter) / sizeof(uint64_t));
 	} else {
 		take_vector(d, &dev->latency_slots[id - D_SLOTS][0].delta, LATENCY_SLOTS,
 			    sizeof(struct pmem_counter) / sizeof(uint64_t));
 	}
+}
+
+static void totals_are_changes(struct pmem_device *dev)
+{
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		dev->counter[c].total = dev->counter[c].delta;
+	for (unsigned int op = 0; op < IO_NR_CLASSES; op++) {
+		dev->op_latency_ns[op].total = dev->op_latency_ns[op].delta;
+		dev->op_latency_ios[op].total = dev->op_latency_ios[op].delta;
+		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
+			dev->latency_slots[op][k].total = dev->latency_slots[op][k].delta;
+	}
+	dev->latency_samples_dropped.total = dev->latency_samples_dropped.delta;
 }
 
 static void take_device(struct decoder *d)
@@ -911,12 +1005,18 @@ static void take_device(struct decoder *d)
 	d->aggregate = false;
 	if (!take_object(d, HK_DEVICE, &dev, device_special))
 		return;
-	for (unsigned int op = 0; op < IO_NR_CLASSES; op++)
-		for (unsigned int k = 0; k < LATENCY_SLOTS; k++)
-			dev.latency_slots[op][k].total = dev.latency_slots[op][k].delta;
+	/* A frame of changes shows them as its totals too; a frame of totals
+	 * (-a) came with its own. */
+	if (!hf->frame.cumulative)
+		totals_are_changes(&dev);
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		dev.counter[c].at_flush = dev.counter[c].total - dev.counter[c].delta;
 	if (dev.has_iostat) {
 		iostat_x_of_change(&dev.iostat_change, &dev.iostat[0]);
-		dev.iostat[1] = dev.iostat[0];
+		if (hf->frame.cumulative)
+			iostat_x_of_change(&dev.iostat_change_start, &dev.iostat[1]);
+		else
+			dev.iostat[1] = dev.iostat[0];
 	}
 	if (d->aggregate) {
 		snprintf(dev.name, sizeof(dev.name), "total");
@@ -954,7 +1054,9 @@ static void row_special(struct decoder *d, uint64_t id, void *base)
 		/* The latency goes with the row: its index, fixed up at the end. */
 		row->latency = (struct row_latency *)(uintptr_t)1;
 		take_vector(d, hf->latency[index].delta.slots, LATENCY_SLOTS, 1);
-		hf->latency[index].total = hf->latency[index].delta;
+		break;
+	case R_LATENCY_TOTAL:
+		take_vector(d, hf->latency[index].total.slots, LATENCY_SLOTS, 1);
 		break;
 	case R_LATENCY_INCOMPLETE:
 		hf->latency[index].incomplete = hcur_uleb(&d->c) != 0;
@@ -987,7 +1089,10 @@ static void take_row(struct decoder *d)
 	hf->cmdline_index[n] = 0;
 	if (!take_object(d, HK_ROW, row, row_special))
 		return;
-	memcpy(row->total, row->delta, sizeof(row->total));
+	if (!hf->frame.cumulative) {
+		memcpy(row->total, row->delta, sizeof(row->total));
+		hf->latency[n].total = hf->latency[n].delta;
+	}
 	hf->nrows++;
 }
 

@@ -70,6 +70,7 @@ enum history_storage {
 	HS_KEY,			/* a res_key of the frame's names */
 	HS_CHARS,		/* a char[size], NUL-terminated */
 	HS_DOUBLE,		/* a double (HT_DOUBLE) */
+	HS_COUNTER_TOTAL,	/* struct pmem_counter: its total */
 };
 
 struct history_field {
@@ -79,6 +80,9 @@ struct history_field {
 	uint8_t storage;	/* enum history_storage */
 	uint16_t offset, size;
 	const char *name;
+	/* Written only in a frame of totals (-a: frame.cumulative), whose
+	 * replay shows them as the run did. */
+	bool totals;
 };
 
 extern const struct history_field history_fields[];

@@ -121,8 +121,11 @@ static void show_frame(struct replay *rp, struct frame *f)
 		show_header(rp, &rp->reader.header);
 		rp->header_shown = true;
 	}
-	f->cumulative = rp->opts->cumulative;
-	if (f->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+	/* -a: the window's totals; else the frame as the run showed it (its
+	 * changes, or with the run's -a its totals since the run's start). */
+	if (rp->opts->cumulative)
+		f->cumulative = true;
+	if (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
 		fail("out of memory");
 		rp->done = true;
 		return;

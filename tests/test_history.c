@@ -503,7 +503,7 @@ Test(history, whole_days_go_oldest_first_past_the_days_or_the_bytes_kept)
 
 	make_dir();
 	for (size_t i = 0; i < 6; i++)
-		fake_day(days[i], 10000);
+		fake_day(days[i], 100000);
 	/* --record-days 7 on 2026-11-25: the 19th to the 25th stay. */
 	writer_open(&w);
 	w.keep_days = 7;
@@ -516,10 +516,10 @@ Test(history, whole_days_go_oldest_first_past_the_days_or_the_bytes_kept)
 	cr_assert_not(day_exists("2026-11-18"));
 	cr_assert(day_exists("2026-11-19"));
 	cr_assert(day_exists("2026-11-24"));
-	/* --record-max 25000: the oldest go until the rest fit, never today's. */
+	/* --record-max 250000: the oldest go until the rest fit, never today's. */
 	writer_open(&w);
 	w.keep_days = 0;
-	w.max_bytes = 25000;
+	w.max_bytes = 250000;
 	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
 	cr_assert_eq(history_writer_finish(&w), 0);
 	history_writer_free(&w);
@@ -534,6 +534,68 @@ Test(history, whole_days_go_oldest_first_past_the_days_or_the_bytes_kept)
 	history_writer_free(&w);
 	cr_assert_not(day_exists("2026-11-24"));
 	cr_assert(day_exists("2026-11-25"), "the day being written stays");
+	remove_dir();
+	fx_free(f);
+}
+
+/* A frame of totals (-a) as the run showed it: its rows', devices' and
+ * iostat's totals since the run's start come back, not its changes. */
+static void fx_totals(struct fx *f, unsigned int i)
+{
+	fx_frame(f, i);
+	f->frame.cumulative = true;
+	for (size_t r = 0; r < f->frame.nrows; r++) {
+		struct proc_io *row = f->ptrs[r];
+
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			row->total[c] = row->delta[c] * 3 + c;
+		if (row->latency) {
+			row->latency->total = row->latency->delta;
+			row->latency->total.slots[20] = 7 + i;
+		}
+	}
+	for (size_t k = 0; k <= f->pm.count; k++) {
+		struct pmem_device *d = k < f->pm.count ? &f->pm.devices[k] : &f->pm.aggregate;
+
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			d->counter[c].total = d->counter[c].delta + 1000 * (c + 1);
+		d->latency_slots[IO_READ][9].total = 5 + i;
+		d->op_latency_ios[IO_READ].total = 5 + i;
+		d->op_latency_ns[IO_READ].total = 5000 + i;
+		d->iostat_change_start = d->iostat_change;
+		d->iostat_change_start.ns *= 7;
+		d->iostat_change_start.field[DS_READ_IOS] = 5 + i;
+		iostat_x_of_change(&d->iostat_change_start, &d->iostat[1]);
+	}
+}
+
+Test(history, a_frame_of_totals_comes_back_with_its_totals)
+{
+	struct fx *f = fx_new();
+	struct history_writer w;
+	char *expected[8], *got[8];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	writer_open(&w);
+	for (unsigned int i = 0; i < 8; i++) {
+		fx_totals(f, i);
+		expected[i] = render(&f->frame);
+		cr_assert_eq(history_writer_frame(&w, &f->frame, i), 0);
+	}
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 8, &bad, &headers);
+	cr_assert_eq(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(got[i], expected[i], "frame %zu", i);
+		free(got[i]);
+		free(expected[i]);
+	}
+	free(buf);
 	remove_dir();
 	fx_free(f);
 }

@@ -4,8 +4,9 @@
  * DIR -D zramN 1 6` under known O_DIRECT I/O, then `diskio --replay DIR
  * --json` prints the same six interval records, byte for byte; a batch
  * replay sums in awk to the bytes the child wrote, and so does -a's last
- * frame; --begin and --end with
- * two frames' times give exactly those two; a recorder killed with SIGKILL
+ * frame; --begin and --end with two frames' times give exactly those two;
+ * the day file cut at offsets through it replays a prefix of the intervals
+ * and a new run appends after the cut; a recorder killed with SIGKILL
  * replays every frame it printed but the last, and a new run appends after
  * what it left.
  */
@@ -64,6 +65,60 @@ static void record_time(const char *line, char *buf, size_t size)
 	cr_assert(h_json_parse(line, &root));
 	cr_assert(h_json_get(root, "time", &v));
 	cr_assert_gt(h_json_str(v, buf, size), 0);
+}
+
+/* The day file of dir cut at 12 offsets through it, in a directory of its
+ * own: each replay exits 0 and prints a prefix of the live intervals; a
+ * new run recording into the last one appends after the cut. */
+static void cut_and_go_on(const struct h_dev *zram, const char **live, size_t nlive)
+{
+	char cut_dir[128], path[384], cut_path[512], *text, *lines[256];
+	const char *again[16];
+	struct dirent *e;
+	struct h_result r;
+	size_t len = 0, n = 0, shown = 0;
+	DIR *d = opendir(dir);
+	FILE *f;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".dkr"))
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	closedir(d);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	text = malloc(1 << 22);
+	len = fread(text, 1, 1 << 22, f);
+	fclose(f);
+	snprintf(cut_dir, sizeof(cut_dir), "%s/cut", dir);
+	cr_assert_eq(mkdir(cut_dir, 0700), 0);
+	snprintf(cut_path, sizeof(cut_path), "%s/%s", cut_dir, strrchr(path, '/') + 1);
+	for (int k = 1; k <= 12; k++) {
+		size_t at = len * k / 13;
+
+		f = fopen(cut_path, "wb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(text, 1, at, f), at);
+		fclose(f);
+		replay(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), &r);
+		n = interval_lines((char **)lines, split_lines(r.out, lines, 256), again, 16);
+		cr_assert_leq(n, nlive);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_str_eq(again[i], live[i], "cut at %zu: interval %zu", at, i);
+		shown = n;
+		h_result_free(&r);
+	}
+	h_run(H_ARGS(h_diskio_path(), "--json", "--record", cut_dir, "-D", zram->name, "0.5", "2"),
+	      NULL, NULL, 30000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	h_result_free(&r);
+	replay(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), &r);
+	n = interval_lines((char **)lines, split_lines(r.out, lines, 256), again, 16);
+	cr_assert_eq(n, shown + 2, "the new run's two frames after the cut's %zu", shown);
+	for (size_t i = 0; i < shown; i++)
+		cr_assert_str_eq(again[i], live[i]);
+	h_result_free(&r);
+	free(text);
 }
 
 Test(history, replay_prints_the_live_json_and_a_window_of_two)
@@ -133,7 +188,8 @@ Test(history, replay_prints_the_live_json_and_a_window_of_two)
 	cr_assert_str_eq(again[0], live[2]);
 	cr_assert_str_eq(again[1], live[3]);
 	h_result_free(&r);
-	h_diskio_free(&d);
+	cut_and_go_on(zram, live, nlive);
+	h_diskio_free(&d);	/* live's lines are its */
 	h_remove_tree(dir);
 }
 

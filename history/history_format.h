@@ -87,6 +87,22 @@ struct history_field {
 
 extern const struct history_field history_fields[];
 extern const size_t history_nfields;
+/* The table's field (kind, id), or NULL. */
+const struct history_field *history_field_of(uint8_t kind, uint64_t id);
+
+/* The ids of the fields the encoder and decoder handle themselves. */
+enum {
+	HF_FRAME_LOST = 9,
+	HF_DEVICE_NAME = 1,
+	HF_DEVICE_TOTAL = 2,
+	HF_DEVICE_SLOTS = 36,		/* 36..38: per operation */
+	HF_DEVICE_SLOTS_TOTAL = 77,	/* 77..79 */
+	HF_ROW_KEY_COMM = 4,
+	HF_ROW_LATENCY = 21,
+	HF_ROW_LATENCY_INCOMPLETE = 22,
+	HF_ROW_LATENCY_TOTAL = 23,
+	HF_ROW_CMDLINE = 30,
+};
 
 /* A growing byte buffer. */
 struct hbuf {
@@ -98,6 +114,8 @@ int hbuf_put(struct hbuf *b, const void *p, size_t n);
 int hbuf_uleb(struct hbuf *b, uint64_t v);
 /* Room for more bytes past len. */
 int hbuf_reserve(struct hbuf *b, size_t more);
+/* LEB128 length, then the bytes. */
+int hbuf_string(struct hbuf *b, const char *s, size_t len);
 void hbuf_free(struct hbuf *b);
 
 /* A cursor over bytes that cannot run past their end: a read beyond it
@@ -162,6 +180,8 @@ int history_header_encode(const struct history_header *h, struct hbuf *out);
 /* 0, or -EBADMSG for a body that is not a header this reader can use (a
  * later major version, a field whose type is unknown). */
 int history_header_decode(const uint8_t *body, size_t len, struct history_header *h);
+/* The wire type h's schema gives field (kind, id), 0 when it has none. */
+int history_schema_type(const struct history_header *h, uint8_t kind, uint64_t id);
 
 /* ---- frames ---- */
 

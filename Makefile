@@ -15,7 +15,7 @@ CFLAGS ?= -g -O2
 WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # The root holds the step (tally.c) and what it keeps; the folders, each
 # with a README, what loads, shows and writes around it.
-SRC_DIRS := kernel views outputs stacks lib
+SRC_DIRS := kernel views outputs stacks lib history
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
 BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
@@ -34,13 +34,17 @@ PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c
 	top.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
-	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c)
-# What the pure modules link against: nothing besides libc.
+	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c) \
+	$(addprefix history/,history_format.c history_encode.c history_decode.c history_write.c \
+	history_read.c replay_window.c replay_sum.c)
+# What the pure modules link against besides libc: zlib (the record's chunks
+# and CRCs, history/), linked like libm on every line below.
 PURE_LIBS :=
 # The loader: libbpf and syscalls.
 LOADER_SRCS := lib/msg.c $(addprefix kernel/,probe.c maps.c events.c loader.c) \
 	views/terminal.c views/view_open.c \
-	$(addprefix outputs/,outputs.c output.c prom_file.c folded_file.c state_file.c)
+	$(addprefix outputs/,outputs.c output.c prom_file.c folded_file.c state_file.c \
+	record_file.c) history/replay.c
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LOADER_SRCS))
 PURE_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(PURE_SRCS))
 UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
@@ -75,7 +79,7 @@ detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_orde
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 # libFuzzer targets (clang), one per parser: tests/fuzz/fuzz_TARGET.c, seeds in tests/fuzz/TARGET/.
-FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline filenames
+FUZZ_TARGETS := state devname options resources stacks kallsyms elf ehframe cmdline filenames history
 FUZZ_SECONDS ?= 20
 FUZZ_OUTPUT := $(OUTPUT)/fuzz
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -Wall -Wextra $(WERROR_FLAG) $(INCLUDES) -Itests/fuzz \
@@ -168,7 +172,7 @@ $(OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util.c $(
 		$(wildcard tests/*.h) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c tests/check_util.c \
-		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
+		$(PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lz -lm -o $@
 
 $(ASAN_OUTPUT)/%.o: %.c $(HEADERS) | $(ASAN_OUTPUT)/tests
 	$(call msg,CC-ASAN,$@)
@@ -179,7 +183,7 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 		$(ASAN_PURE_OBJS) $(wildcard tests/*.h) | $(ASAN_OUTPUT)/tests
 	$(call msg,TEST-ASAN,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c \
-		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lm -o $@
+		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lz -lm -o $@
 
 $(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
 # A program with known call frame information for tests/test_ehframe.c.
@@ -234,7 +238,7 @@ $(FUZZ_OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.c tests/fuzz/fuz
 		$(FUZZ_PURE_OBJS) | $(FUZZ_OUTPUT)
 	$(call msg,FUZZER,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined $< tests/fuzz/fuzz_util.c \
-		$(FUZZ_PURE_OBJS) $(FUZZ_EXTRA) $(PURE_LIBS) -lm -o $@
+		$(FUZZ_PURE_OBJS) $(FUZZ_EXTRA) $(PURE_LIBS) -lz -lm -o $@
 
 # fuzz_elf counts the bytes elfsyms.c reads: its pread() calls go through the target.
 $(FUZZ_OUTPUT)/fuzz_elf: FUZZ_EXTRA := -Wl,--wrap=pread
@@ -321,6 +325,8 @@ bench: deps-bench
 	$(Q)scripts/bench.sh
 	$(Q)scripts/bench_writeback.sh
 	$(Q)scripts/bench_switch.sh
+	$(Q)$(MAKE) --no-print-directory $(BENCH_OUTPUT)/record_size
+	$(Q)scripts/bench_record.sh $(BENCH_OUTPUT)/record_size
 
 # The bench's floor (bench/README.md): empty programs on the hooks diskio runs per I/O,
 # built as diskio.bpf.c is.
@@ -337,6 +343,12 @@ $(BENCH_OUTPUT)/empty.skel.h: $(BENCH_OUTPUT)/empty.bpf.o
 $(BENCH_OUTPUT)/empty_loader: bench/empty_loader.c $(BENCH_OUTPUT)/empty.skel.h
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUTPUT) $(LDFLAGS) $< $(LIBS) -o $@
+
+# Part D: --record's bytes and CPU a frame, on frames made to look like an idle and a busy box.
+$(BENCH_OUTPUT)/record_size: bench/record_size.c $(PURE_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(PURE_OBJS) -lz -lm -o $@
 
 clean:
 	$(call msg,CLEAN)

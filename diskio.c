@@ -30,6 +30,7 @@
 #include "outputs.h"
 #include "outstream.h"
 #include "probe.h"
+#include "replay.h"
 #include "tally.h"
 #include "view.h"
 
@@ -416,6 +417,8 @@ int main(int argc, char **argv)
 	if (reopen_std_fds())
 		return EXIT_START;
 	options_parse(argc, argv, &opts);
+	if (opts.replay_dir)
+		return replay_main(&opts);	/* issue 36: no kernel, the record's frames */
 	err = start(&run);
 	if (!err) {
 		sigaction(SIGINT, &action, NULL);

@@ -129,6 +129,25 @@ void iostat_x_compute(const struct diskstats_entry *prev, const struct diskstats
 	x->util = change(prev, cur, DS_IO_TICKS) / ms * 100;
 }
 
+void diskstats_change_of(const struct diskstats_entry *prev, const struct diskstats_entry *cur,
+			 uint64_t interval_ns, struct diskstats_change *c)
+{
+	for (int f = 0; f < DS_NR_FIELDS; f++) {
+		uint64_t was = prev ? prev->field[f] : 0;
+
+		c->field[f] = is_time(f) ? (uint32_t)(cur->field[f] - was) : cur->field[f] - was;
+	}
+	c->ns = interval_ns;
+}
+
+void iostat_x_of_change(const struct diskstats_change *c, struct iostat_x *x)
+{
+	struct diskstats_entry cur = { .name = "" };
+
+	memcpy(cur.field, c->field, sizeof(cur.field));
+	iostat_x_compute(NULL, &cur, c->ns, x);
+}
+
 const char *const iostat_x_names[IOSTAT_X_NR] = {
 	"r/s", "w/s", "d/s", "f/s", "rkB/s", "wkB/s", "dkB/s", "rrqm/s", "wrqm/s", "drqm/s",
 	"r_await", "w_await", "d_await", "f_await", "rareq-sz", "wareq-sz", "dareq-sz",

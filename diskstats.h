@@ -71,6 +71,20 @@ struct iostat_x {
  * milliseconds, which wrap after 49.7 days: their changes are taken modulo
  * 2^32, the counts' modulo 2^64.  A zero interval gives zeros.
  */
+/* What iostat_x_compute() reads of an interval: each field's change (a
+ * time field's modulo 2^32, as the kernel keeps it) and the interval, so
+ * that the figures can be computed again from them (a record keeps them,
+ * history/history_format.h). */
+struct diskstats_change {
+	uint64_t field[DS_NR_FIELDS];
+	uint64_t ns;
+};
+
+void diskstats_change_of(const struct diskstats_entry *prev, const struct diskstats_entry *cur,
+			 uint64_t interval_ns, struct diskstats_change *c);
+/* iostat_x_compute() of a change alone. */
+void iostat_x_of_change(const struct diskstats_change *c, struct iostat_x *x);
+
 void iostat_x_compute(const struct diskstats_entry *prev, const struct diskstats_entry *cur,
 		      uint64_t interval_ns, struct iostat_x *x);
 

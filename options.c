@@ -86,6 +86,12 @@ enum {
 	OPT_LATENCY_SAMPLE,
 	OPT_FILES,
 	OPT_FILES_TOP,
+	OPT_RECORD,
+	OPT_RECORD_DAYS,
+	OPT_RECORD_MAX,
+	OPT_REPLAY,
+	OPT_BEGIN,
+	OPT_END,
 };
 
 static const struct argp_option option_table[] = {
@@ -146,6 +152,17 @@ static const struct argp_option option_table[] = {
 	  "Which file: bytes and I/Os per process, file and disk (costs more per I/O)", 0 },
 	{ "files-top", OPT_FILES_TOP, "N", 0,
 	  "At most N files per process and disk, the rest as one line (default: all)", 0 },
+	{ "record", OPT_RECORD, "DIR", 0,
+	  "Also keep every frame in DIR, one file a UTC day (replay with --replay)", 0 },
+	{ "record-days", OPT_RECORD_DAYS, "N", 0,
+	  "Keep the last N days of --record (default 7; 0: all)", 0 },
+	{ "record-max", OPT_RECORD_MAX, "SIZE", 0,
+	  "Keep at most SIZE bytes of --record (default 256M; 0: no limit)", 0 },
+	{ "replay", OPT_REPLAY, "DIR", 0,
+	  "Show the frames --record kept in DIR instead of the live ones", 0 },
+	{ "begin", OPT_BEGIN, "TIME", 0,
+	  "Replay from TIME: 2026-11-26T03:00:00Z, 03:00 (today, UTC) or -2h", 0 },
+	{ "end", OPT_END, "TIME", 0, "Replay up to TIME (as --begin)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -163,7 +180,50 @@ struct parse_state {
 	bool prom_rows_given, prom_idle_given;
 	bool stacks_mem_given, stacks_top_given, files_top_given;
 	bool latency_sample_given;
+	bool record_days_given, record_max_given;
+	bool interval_given;
 };
+
+/* --record's and --replay's options: what goes with what (issue 36). */
+static int check_history(const struct parse_state *ps, struct argp_state *state)
+{
+	const struct options *opts = ps->opts;
+	static const char *const live_only[] = {
+		"-T", "-q", "--prom", "--state", "--folded", "--stacks", "-p", "-c", "-D",
+		"--cgroup", "--record", "--submitter", "-t", "-L", "--by cgroup", "INTERVAL",
+	};
+	bool given[] = {
+		opts->trace, opts->quiet, opts->prom_path, opts->state_path, opts->folded_path,
+		opts->stacks, opts->nr_pids, opts->filter_comm, opts->nr_devices,
+		opts->nr_cgroups, opts->record_dir, opts->submitter, opts->threads,
+		opts->per_process_latency, opts->by_cgroup, ps->interval_given,
+	};
+
+	if (!opts->record_dir && (ps->record_days_given || ps->record_max_given)) {
+		argp_error(state, "%s has no effect without --record DIR",
+			   ps->record_days_given ? "--record-days" : "--record-max");
+		return EINVAL;
+	}
+	if (!opts->replay_dir && (opts->begin || opts->end)) {
+		argp_error(state, "%s has no effect without --replay DIR",
+			   opts->begin ? "--begin" : "--end");
+		return EINVAL;
+	}
+	if (opts->record_dir && opts->trace) {
+		argp_error(state, "--record has no effect with -T (trace mode): it keeps no frames");
+		return EINVAL;
+	}
+	if (!opts->replay_dir)
+		return 0;
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (given[i]) {
+			argp_error(state, "%s has no effect with --replay: the record decided it",
+				   live_only[i]);
+			return EINVAL;
+		}
+	}
+	return 0;
+}
 
 /* --quiet shows nothing: options about what is shown would change nothing. */
 static int check_quiet(const struct parse_state *ps, struct argp_state *state)
@@ -186,8 +246,9 @@ static int check_quiet(const struct parse_state *ps, struct argp_state *state)
 			return EINVAL;
 		}
 	}
-	if (!opts->prom_path && !opts->state_path) {
-		argp_error(state, "--quiet alone would do nothing: give --prom FILE or --state FILE");
+	if (!opts->prom_path && !opts->state_path && !opts->record_dir) {
+		argp_error(state, "--quiet alone would do nothing: give --prom FILE, --state FILE "
+			   "or --record DIR");
 		return EINVAL;
 	}
 	return 0;
@@ -220,7 +281,7 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 
 	if (opts->quiet && check_quiet(ps, state))
 		return EINVAL;
-	if (check_prom(ps, state))
+	if (check_prom(ps, state) || check_history(ps, state))
 		return EINVAL;
 
 	if (opts->trace) {
@@ -656,6 +717,39 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		opts->debug_dir = arg;
 		break;
 	}
+	case OPT_RECORD:
+	case OPT_REPLAY:
+		if (!*arg) {
+			argp_error(state, "empty --%s directory name",
+				   key == OPT_RECORD ? "record" : "replay");
+			return EINVAL;
+		}
+		*(key == OPT_RECORD ? &opts->record_dir : &opts->replay_dir) = arg;
+		break;
+	case OPT_RECORD_DAYS:
+		if (parse_uint(arg, 0, 100000, &value)) {
+			argp_error(state, "invalid --record-days '%s': whole days, 0 to keep all", arg);
+			return EINVAL;
+		}
+		opts->record_days = value;
+		ps->record_days_given = true;
+		break;
+	case OPT_RECORD_MAX:
+		if (parse_size(arg, 0, 1ULL << 50, &opts->record_max)) {
+			argp_error(state, "invalid --record-max '%s': bytes (K, M, G suffixes), 0 for "
+				   "no limit", arg);
+			return EINVAL;
+		}
+		ps->record_max_given = true;
+		break;
+	case OPT_BEGIN:
+	case OPT_END:
+		if (!*arg) {
+			argp_error(state, "empty --%s time", key == OPT_BEGIN ? "begin" : "end");
+			return EINVAL;
+		}
+		*(key == OPT_BEGIN ? &opts->begin : &opts->end) = arg;
+		break;
 	case 'v':
 		opts->verbose = true;
 		break;
@@ -670,6 +764,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		return PARSE_DONE;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0) {
+			ps->interval_given = true;
 			if (parse_interval(arg, &opts->interval_s)) {
 				argp_error(state, "invalid INTERVAL '%s': seconds, more than 0 (%.2g to %.0f)",
 					   arg, MIN_INTERVAL_S, MAX_INTERVAL_S);
@@ -715,6 +810,8 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->latency_sample = DEFAULT_LATENCY_SAMPLE;
 	opts->stacks_mem = DEFAULT_STACKS_MEM;
 	opts->stacks_top = DEFAULT_STACKS_TOP;
+	opts->record_days = DEFAULT_RECORD_DAYS;
+	opts->record_max = DEFAULT_RECORD_MAX;
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)

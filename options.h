@@ -62,6 +62,12 @@ struct options {
 	const char *debug_dir;		/* --debug-dir DIR, NULL without */
 	bool files;		/* --files: rows per (process, file, disk) too */
 	uint32_t files_top;	/* --files-top: files shown per process row, 0: all */
+	/* issue 36: the record of frames (history/) */
+	const char *record_dir;		/* --record DIR, NULL without */
+	uint32_t record_days;		/* --record-days: whole days kept, 0: all */
+	uint64_t record_max;		/* --record-max: bytes kept, 0: no limit */
+	const char *replay_dir;		/* --replay DIR, NULL without */
+	const char *begin, *end;	/* --begin, --end as given (history/replay.c reads them) */
 };
 
 /* doc/performance.md says why: the cost per I/O against the samples a
@@ -71,6 +77,8 @@ struct options {
 #define DEFAULT_STACKS_MEM	(16ULL << 20)
 #define DEFAULT_STACKS_TOP	5
 #define MAX_FILES_TOP		100000
+#define DEFAULT_RECORD_DAYS	7
+#define DEFAULT_RECORD_MAX	(256ULL << 20)
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also

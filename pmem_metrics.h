@@ -84,6 +84,8 @@ struct pmem_device {
 	 * when the kernel lists no such device. */
 	bool has_iostat;
 	struct iostat_x iostat[2];
+	struct diskstats_change iostat_change;	/* what iostat[0] came from */
+	struct diskstats_change iostat_change_start;	/* and iostat[1] */
 	struct devlayers layers;	/* the disks below it, its dm name */
 };
 

@@ -669,10 +669,12 @@ static void count_iostat(struct tally *t, uint64_t now_ns)
 		dev->has_iostat = now != NULL;
 		if (!now)
 			continue;
-		iostat_x_compute(diskstats_find(&t->diskstats_last, dev->name), now,
-				 now_ns - t->diskstats_last_ns, &dev->iostat[0]);
-		iostat_x_compute(diskstats_find(&t->diskstats_start, dev->name), now,
-				 now_ns - t->start_ns, &dev->iostat[1]);
+		diskstats_change_of(diskstats_find(&t->diskstats_last, dev->name), now,
+				    now_ns - t->diskstats_last_ns, &dev->iostat_change);
+		iostat_x_of_change(&dev->iostat_change, &dev->iostat[0]);
+		diskstats_change_of(diskstats_find(&t->diskstats_start, dev->name), now,
+				    now_ns - t->start_ns, &dev->iostat_change_start);
+		iostat_x_of_change(&dev->iostat_change_start, &dev->iostat[1]);
 	}
 	swap = t->diskstats_last;
 	t->diskstats_last = t->diskstats_now;

@@ -103,7 +103,7 @@ _diskio()
 		_filedir
 		return
 		;;
-	--debug-dir)
+	--debug-dir | --record | --replay)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
@@ -121,7 +121,8 @@ _diskio()
 		fi
 		;;
 	-r | --rows | --crash-interval | --buffer-kb | --prom-rows | --prom-idle | --prom-label | \
-		--stacks-mem | --stacks-top | --latency-sample | --files-top)
+		--stacks-mem | --stacks-top | --latency-sample | --files-top | --record-days | \
+		--record-max | --begin | --end)
 		return
 		;;
 	esac
@@ -133,6 +134,7 @@ _diskio()
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
 			--crash-interval --debug-dir --files --files-top --folded --histogram --json --latency-sample --prom
 			--prom-idle --prom-label --prom-rows
+			--record --record-days --record-max --replay --begin --end
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter -t --threads --usage' -- "$cur"))
 	fi

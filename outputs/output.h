@@ -44,6 +44,7 @@ struct output {
 struct output *prom_file_output(const struct options *opts, bool dirtied);
 struct output *folded_file_output(const struct options *opts);
 struct output *state_file_output(const struct options *opts);
+struct output *record_file_output(const struct options *opts);	/* --record DIR */
 
 /* A file written whole at exit or every interval: 0, or -1 after "diskio:
  * cannot write OPTION file PATH: reason" and hint. */

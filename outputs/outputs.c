@@ -23,6 +23,8 @@ int outputs_open(struct outputs *outs, const struct options *opts, bool dirtied)
 		return -1;
 	if (opts->state_path && add(outs, state_file_output(opts)))
 		return -1;
+	if (opts->record_dir && add(outs, record_file_output(opts)))
+		return -1;
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #   - a circle of modules (a module: a .c with its .h), found by tsort.
 # Sources are the .c and .h files outside tests/, bench/, vmlinux/ and .output/; an include
 # is resolved as the Makefile's include path does (the file's own folder, the root, then
-# kernel views outputs stacks lib); one that resolves to no source (generated, vmlinux.h)
+# kernel views outputs stacks lib history); one that resolves to no source (generated, vmlinux.h)
 # is not the source's business.
 set -euo pipefail
 
@@ -76,7 +76,7 @@ layer_of() {
 
 resolve() {
 	local from=$1 name=$2 dir
-	for dir in "$(dirname "$from")" . kernel views outputs stacks lib; do
+	for dir in "$(dirname "$from")" . kernel views outputs stacks lib history; do
 		local path=${dir#./}/$name
 		path=${path#./}
 		path=${path#/}

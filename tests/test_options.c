@@ -1021,7 +1021,7 @@ Test(options_bad, quiet_alone_does_nothing)
 	struct run r;
 
 	PARSE(&r, "-q");
-	expect_usage_error(&r, "--prom FILE or --state FILE");
+	expect_usage_error(&r, "--prom FILE, --state FILE or --record DIR");
 }
 
 Test(options_bad, quiet_with_what_is_shown)
@@ -1352,4 +1352,45 @@ Test(options_bad, latency_sample_with_modes_that_time_every_io)
 			 modes[i][0]);
 		expect_usage_error(&r, mention);
 	}
+}
+
+/* ---- issue 36: --record, --replay, --begin, --end ---- */
+
+Test(options_good, record_and_replay)
+{
+	struct run r;
+
+	PARSE(&r, "-q", "--record", "/var/lib/diskio/history", "10");
+	expect_ok(&r);
+	cr_assert_str_eq(r.opts.record_dir, "/var/lib/diskio/history");
+	cr_assert_eq(r.opts.record_days, 7);
+	cr_assert_eq(r.opts.record_max, 256ULL << 20);
+	PARSE(&r, "--record", "d", "--record-days", "0", "--record-max", "1G");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.record_days, 0);
+	cr_assert_eq(r.opts.record_max, 1ULL << 30);
+	PARSE(&r, "--replay", "d", "--json", "-a", "--begin", "03:00", "--end", "-1h", "-r", "5");
+	expect_ok(&r);
+	cr_assert_str_eq(r.opts.replay_dir, "d");
+	cr_assert_str_eq(r.opts.begin, "03:00");
+	cr_assert_str_eq(r.opts.end, "-1h");
+}
+
+Test(options_bad, record_and_replay_combinations)
+{
+	struct run r;
+
+	PARSE(&r, "--record-days", "3");
+	expect_usage_error(&r, "--record-days has no effect without --record DIR");
+	PARSE(&r, "--begin", "03:00");
+	expect_usage_error(&r, "--begin has no effect without --replay DIR");
+	PARSE(&r, "--record", "d", "-T");
+	expect_usage_error(&r, "--record has no effect with -T (trace mode): it keeps no frames");
+	PARSE(&r, "--replay", "d", "-D", "vda");
+	expect_usage_error(&r, "-D has no effect with --replay: the record decided it");
+	PARSE(&r, "--replay", "d", "5");
+	expect_usage_error(&r, "INTERVAL has no effect with --replay: the record decided it");
+	PARSE(&r, "--record", "d", "--record-max", "12X");
+	expect_usage_error(&r, "invalid --record-max '12X': bytes (K, M, G suffixes), 0 for no "
+			   "limit");
 }

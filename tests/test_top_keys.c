@@ -476,3 +476,32 @@ Test(top_keys, c_and_o_close_an_overlay_first)
 	feed(&s, "ho");
 	cr_assert(s.only);
 }
+
+/* issue 36: in a replay, [ and ] count frames back and on, g takes a time
+ * (Enter asks for it, Esc leaves it); in a live run they do nothing. */
+Test(top_keys, a_replay_steps_frames_and_goes_to_a_time)
+{
+	struct top_state s = fresh();
+
+	cr_assert_not(feed(&s, "[]g"), "not in a live run");
+	cr_assert_eq(s.frame_steps, 0);
+	cr_assert_not(s.going);
+	s.replay = true;
+	cr_assert(feed(&s, "]]]["));
+	cr_assert_eq(s.frame_steps, 2);
+	cr_assert(feed(&s, "g03:0x\x7f" "0"));
+	cr_assert(s.going);
+	cr_assert_str_eq(s.go, "03:00");
+	cr_assert_not(s.go_asked);
+	cr_assert(feed(&s, "\r"));
+	cr_assert_not(s.going);
+	cr_assert(s.go_asked);
+	cr_assert_str_eq(s.go, "03:00");
+	s.go_asked = false;
+	cr_assert(feed(&s, "g-2h\033[A"), "an arrow is not typed into the time");
+	cr_assert_str_eq(s.go, "-2h");
+	cr_assert(feed(&s, "\033"));
+	cr_assert_not(s.going);
+	cr_assert_not(s.go_asked, "Esc goes nowhere");
+	cr_assert_not(s.quit);
+}

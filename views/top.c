@@ -351,7 +351,9 @@ static void header_state(struct view *v)
 	else
 		snprintf(item, sizeof(item), "per second, every %gs", t->settings.interval_s);
 	line_item(&l, item, v->screen.cols, &full);
-	if (s->editing)
+	if (s->going)	/* issue 36 */
+		snprintf(item, sizeof(item), "go to: %s_", s->go);
+	else if (s->editing)
 		snprintf(item, sizeof(item), "filter: %s_", s->edit);
 	else
 		snprintf(item, sizeof(item), "filter %s", s->filter[0] ? s->filter : "none");
@@ -860,10 +862,11 @@ static void process_table(struct view *v)
 /* ---- the screen ---- */
 
 /* The help's lines under its title; utf8 picks the arrows' names. */
-#define HELP_LINES	17
+#define HELP_LINES	19
 #define HELP_LINE_SIZE	96
 
-static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
+/* The help's lines into lines; how many (the replay's keys only in a replay). */
+static size_t help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
 {
 	/* NULL: the two lines that name the arrows, written below */
 	static const char *const plain[HELP_LINES] = {
@@ -883,18 +886,22 @@ static void help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZ
 		"  PgUp PgDn  a page up, down; Home End  the first, last row",
 		"  Enter    the selected row's heaviest stack (--stacks)",
 		"  f        files (--files): the selected process's, or all",
+		"  [ ]      --replay: the previous, the next frame",
+		"  g        --replay: go to a time (as --begin); Enter goes, Esc not",
 		"  h ?      this help",
 		"  q        quit",
 	};
 	bool utf8 = t->settings.utf8;
+	size_t n = 0;
 
 	for (size_t i = 0; i < HELP_LINES; i++)
-		if (plain[i])
-			snprintf(lines[i], HELP_LINE_SIZE, "%s", plain[i]);
+		if (!plain[i] || t->state.replay || strncmp(plain[i] + 11, "--replay", 8))
+			snprintf(lines[n++], HELP_LINE_SIZE, "%s", plain[i] ? plain[i] : "");
 	snprintf(lines[0], HELP_LINE_SIZE, "  %s  sort by the column to the left, right",
 		 utf8 ? "\u2190 \u2192 < >" : "< >     ");
 	snprintf(lines[11], HELP_LINE_SIZE, "  %s  select a process row; the table scrolls",
 		 utf8 ? "\u2191 \u2193 k j" : "k j    ");
+	return n;
 }
 
 /*
@@ -927,24 +934,23 @@ static void help(struct view *v)
 {
 	struct top *t = v->top;
 	char lines[HELP_LINES][HELP_LINE_SIZE], title[64], position[48];
-	size_t room, page;
+	size_t room, page, n = help_lines(t, lines);
 	unsigned int left;
 
-	help_lines(t, lines);
 	snprintf(title, sizeof(title), "Keys (%s scroll, any other key closes)",
 		 t->settings.utf8 ? "\u2191\u2193" : "k j");
 	put_line(v, "");
 	put_line(v, title);
 	left = lines_left(v);
-	room = left == UINT32_MAX ? HELP_LINES : left;
+	room = left == UINT32_MAX ? n : left;
 	/* a line for the position when they do not all fit */
-	page = HELP_LINES <= room ? HELP_LINES : (room ? room - 1 : 0);
-	t->first_help_line = scroll_help_to(&t->state, t->first_help_line, HELP_LINES, page);
+	page = n <= room ? n : (room ? room - 1 : 0);
+	t->first_help_line = scroll_help_to(&t->state, t->first_help_line, n, page);
 	for (size_t i = t->first_help_line; i < t->first_help_line + page; i++)
 		put_line(v, lines[i]);
-	if (page < HELP_LINES) {
-		snprintf(position, sizeof(position), "lines %zu-%zu of %d",
-			 page ? t->first_help_line + 1 : 0, t->first_help_line + page, HELP_LINES);
+	if (page < n) {
+		snprintf(position, sizeof(position), "lines %zu-%zu of %zu",
+			 page ? t->first_help_line + 1 : 0, t->first_help_line + page, n);
 		put_line(v, position);
 	}
 }
@@ -1141,6 +1147,17 @@ const struct top_state *top_state(const struct view *v)
 	return &v->top->state;
 }
 
+int top_take_replay_keys(struct view *v, char *go, size_t size)
+{
+	struct top_state *s = &v->top->state;
+	int steps = s->frame_steps;
+
+	snprintf(go, size, "%s", s->go_asked ? s->go : "");
+	s->frame_steps = 0;
+	s->go_asked = false;
+	return steps;
+}
+
 /* One line: how long diskio ran, what it saw in all, and what it lost. */
 static void top_summary(struct view *v, const struct summary *s)
 {
@@ -1168,6 +1185,7 @@ int view_top(struct view *v, FILE *out, const struct top_settings *settings)
 	top_state_init(&t->state, settings->sort, settings->cumulative,
 		       settings->per_process_latency, settings->by_cgroup);
 	t->state.threads = settings->threads;
+	t->state.replay = settings->replay;
 	*v = (struct view){
 		.start = top_start, .begin = top_begin, .interval_end = top_interval_end,
 		.summary = top_summary, .out = out, .top = t

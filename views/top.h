@@ -24,6 +24,7 @@ struct top_settings {
 	bool by_cgroup;			/* --by cgroup */
 	bool threads;			/* -t: rows per thread */
 	bool utf8;			/* the terminal shows UTF-8 (else ASCII only) */
+	bool replay;			/* --replay: [ ] and g step through a record */
 };
 
 /* The top view on out.  0, or -ENOMEM.  Free it with view_top_free(). */
@@ -45,5 +46,9 @@ void top_leave_frame(struct view *v);
 
 /* What the keys have chosen. */
 const struct top_state *top_state(const struct view *v);
+
+/* issue 36: the frames [ and ] stepped (< 0: back) and the time g asked
+ * for (into go, "" none), taken: the replay shows the frame they land on. */
+int top_take_replay_keys(struct view *v, char *go, size_t size);
 
 #endif /* DISKIO_TOP_H */

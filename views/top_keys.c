@@ -86,6 +86,28 @@ static bool edit_key(struct top_state *s, unsigned char key)
 	return true;
 }
 
+/* issue 36: a key while g's time is typed: printable bytes, Backspace,
+ * Enter asks for it, Esc leaves it. */
+static bool go_key(struct top_state *s, unsigned char key)
+{
+	if (key == '\r' || key == '\n') {
+		s->going = false;
+		s->go_asked = s->go_len > 0;
+	} else if (key == KEY_ESC) {
+		s->going = false;
+	} else if (key == KEY_BACKSPACE || key == KEY_CTRL_H) {
+		if (!s->go_len)
+			return false;
+		s->go[--s->go_len] = '\0';
+	} else if (key > 0x20 && key < 0x7f && s->go_len + 1 < sizeof(s->go)) {
+		s->go[s->go_len++] = key;
+		s->go[s->go_len] = '\0';
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* ↑/↓: the first shows the selection (on the first row), each next one
  * moves it by step. */
 static void move_selection(struct top_state *s, int step)
@@ -157,6 +179,8 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 {
 	if (s->editing)
 		return edit_key(s, (unsigned char)key);
+	if (s->going)
+		return go_key(s, (unsigned char)key);
 	if (s->help && scroll_help(s, key))
 		return true;
 	/* any other key closes an overlay, and does nothing else: q too */
@@ -183,6 +207,21 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 		return true;
 	case 'p':
 		s->paused = !s->paused;
+		return true;
+	/* issue 36: a record's frames, one back or on, and a time to go to */
+	case '[':
+	case ']':
+		if (!s->replay)
+			return false;
+		if (s->frame_steps > -TOP_MOVES_MAX && s->frame_steps < TOP_MOVES_MAX)
+			s->frame_steps += key == ']' ? 1 : -1;
+		return true;
+	case 'g':
+		if (!s->replay)
+			return false;
+		s->going = true;
+		s->go[0] = '\0';
+		s->go_len = 0;
 		return true;
 	case '/':	/* as less and htop; c was the filter's before issue 33 */
 		s->editing = true;
@@ -327,8 +366,8 @@ bool top_keys_feed(struct top_state *s, const char *bytes, size_t n,
 				break;
 			}
 			s->stage = TOP_INPUT_GROUND;
-			if (s->editing || !sequence_key(s, c))
-				break;	/* not for the filter's line editor */
+			if (s->editing || s->going || !sequence_key(s, c))
+				break;	/* not for the filter's or g's line editor */
 			changed |= key(s, sequence_key(s, c), devices, ndevices);
 			break;
 		}

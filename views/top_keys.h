@@ -72,7 +72,17 @@ struct top_state {
 	size_t edit_len;
 	char device[TOP_DEVICE_SIZE];	/* d: only this device, as shown; "" all */
 
+	/* issue 36, --replay: [ and ] step through the record's frames, g
+	 * goes to a time typed as --begin takes it (Enter goes, Esc
+	 * cancels); the replay takes them (top_take_replay_keys()). */
+	int frame_steps;		/* frames on (< 0: back) not yet shown */
+	bool going;			/* g: the time is being typed */
+	char go[32];
+	size_t go_len;
+	bool go_asked;			/* Enter: go[] is the time to go to */
+
 	/* What the run offers, fixed at start. */
+	bool replay;			/* --replay: frames of a record, not live */
 	bool row_latency;		/* -L: rows have a latency to sort on */
 	bool by_cgroup;			/* rows have no pid or comm */
 

@@ -32,6 +32,7 @@ static int open_top(struct view *v, const struct options *opts, bool utf8, FILE 
 		.by_cgroup = opts->by_cgroup,
 		.threads = opts->threads,
 		.utf8 = utf8,
+		.replay = opts->replay_dir != NULL,
 	};
 	struct terminal *terminal = malloc(sizeof(*terminal));
 

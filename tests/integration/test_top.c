@@ -672,3 +672,54 @@ Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
 	cr_assert(read_when_there("exit", buf, sizeof(buf), H_EXIT_TIMEOUT_MS), "diskio did not exit");
 	cr_assert_str_eq(buf, "EXIT=0\n");
 }
+
+/* issue 36: a replay on a terminal is the top view, stepped through the
+ * record with [ and ] and sent to a time with g. */
+Test(top, a_replay_steps_with_brackets_and_goes_to_a_time_with_g)
+{
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char record[128], line[1024], times[3][16], iso[3][40], shown[64], buf[256];
+	struct h_result r;
+	size_t n = 0;
+
+	start_pane();
+	snprintf(record, sizeof(record), "%s/record", dir);
+	h_run(H_ARGS(h_diskio_path(), "-b", "--record", record, "-D", zram->name, "1", "3"),
+	      NULL, NULL, 30000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	h_result_free(&r);
+	/* the frames' times, as the JSON replay prints them (UTC) */
+	h_run(H_ARGS(h_diskio_path(), "--replay", record, "--json"), NULL, NULL, 10000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (char *at = r.out; n < 3 && (at = strstr(at, "\"type\":\"interval\"")); at++) {
+		char *t = strstr(at, "\"time\":\"");
+
+		cr_assert_not_null(t);
+		snprintf(iso[n], sizeof(iso[n]), "%.24s", t + 8);
+		snprintf(times[n], sizeof(times[n]), "%.8s", t + 8 + 11);
+		n++;
+	}
+	cr_assert_eq(n, 3, "%s", r.out);
+	h_result_free(&r);
+	snprintf(line, sizeof(line), "TZ=UTC '%s' --replay %s; echo EXIT=$? > %s/exit",
+		 h_diskio_path(), record, dir);
+	text(line);
+	key("Enter");
+	snprintf(shown, sizeof(shown), "diskio %s", times[0]);
+	cr_assert_geq(wait_until(has, shown, FRAME_TIMEOUT_MS), 0, "the first frame");
+	key("]");
+	snprintf(shown, sizeof(shown), "diskio %s", times[1]);
+	expect_screen(has, shown, "] shows the next frame");
+	key("[");
+	snprintf(shown, sizeof(shown), "diskio %s", times[0]);
+	expect_screen(has, shown, "[ the previous one");
+	text("g");
+	expect_screen(has, "go to: _", "g asks for a time");
+	text(iso[2]);
+	key("Enter");
+	snprintf(shown, sizeof(shown), "diskio %s", times[2]);
+	expect_screen(has, shown, "Enter goes to it");
+	key("q");
+	cr_assert(read_when_there("exit", buf, sizeof(buf), 5000), "diskio did not end");
+	cr_assert_str_eq(buf, "EXIT=0\n");
+}

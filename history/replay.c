@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --replay DIR (replay.h). */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "array.h"
+#include "history_read.h"
+#include "history_write.h"
+#include "msg.h"
+#include "replay.h"
+#include "replay_sum.h"
+#include "replay_window.h"
+#include "top.h"
+#include "view.h"
+
+/* The top view's replay: every file of the window mapped, every frame's
+ * place, found without inflating (history_scan_positions()). */
+struct replay_files {
+	struct {
+		uint8_t *buf;
+		size_t len;
+	} *files;
+	size_t nfiles, files_cap;
+	struct history_position *at;
+	size_t n, cap;
+	const struct replay_window *window;
+};
+
+static volatile sig_atomic_t replay_stopped;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	replay_stopped = 1;
+}
+
+struct replay {
+	const struct options *opts;
+	struct replay_window window;
+	struct view view;
+	struct history_reader reader;
+	struct replay_sum sum;		/* -a */
+	bool header_shown;		/* the reader's header was printed */
+	bool done;			/* past --end, or stdout went away */
+};
+
+/* A file of dir, whole, read-only: its bytes and length, or NULL. */
+static uint8_t *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !st.st_size) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = st.st_size;
+	return p;
+}
+
+/* "# record ..." or {"type":"record",...}: the run the next frames are of. */
+static void show_header(struct replay *rp, const struct history_header *h)
+{
+	struct view *v = &rp->view;
+	struct timespec start = { .tv_sec = h->start_s };
+	char when[32];
+
+	snprintf(v->host, sizeof(v->host), "%s", h->host);
+	if (rp->opts->output == OUTPUT_JSON) {
+		struct jsonw *w = &v->json;
+
+		jsonw_object(w, NULL);
+		json_write_record_head(w, "record", &start, v->host);
+		jsonw_string(w, "boot_id", h->boot_id, strlen(h->boot_id));
+		jsonw_string(w, "kernel", h->kernel, strlen(h->kernel));
+		jsonw_double(w, "interval_s", "%g", (double)h->interval_ns / 1e9);
+		if (h->filter[0])
+			jsonw_string(w, "filter", h->filter, strlen(h->filter));
+		else
+			jsonw_null(w, "filter");
+		jsonw_object_end(w);
+		jsonw_end_record(w);
+		return;
+	}
+	format_utc(when, sizeof(when), &start);
+	fprintf(v->out, "# record time=%s host=", when);
+	batch_write_name(v->out, h->host, strlen(h->host));
+	fputs(" boot_id=", v->out);
+	batch_write_name(v->out, h->boot_id, strlen(h->boot_id));
+	fputs(" kernel=", v->out);
+	batch_write_name(v->out, h->kernel, strlen(h->kernel));
+	fprintf(v->out, " interval_s=%g filter=", (double)h->interval_ns / 1e9);
+	batch_write_name(v->out, h->filter, strlen(h->filter));
+	fputc('\n', v->out);
+}
+
+static void show_frame(struct replay *rp, struct frame *f)
+{
+	if (!replay_window_holds(&rp->window, &f->wall)) {
+		int64_t ms = (int64_t)f->wall.tv_sec * 1000 + f->wall.tv_nsec / 1000000;
+
+		rp->done = ms > rp->window.end_ms;
+		return;
+	}
+	if (!rp->header_shown) {
+		show_header(rp, &rp->reader.header);
+		rp->header_shown = true;
+	}
+	/* -a: the window's totals; else the frame as the run showed it (its
+	 * changes, or with the run's -a its totals since the run's start). */
+	if (rp->opts->cumulative)
+		f->cumulative = true;
+	if (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+		fail("out of memory");
+		rp->done = true;
+		return;
+	}
+	view_show_frame(&rp->view, f);
+	if (fflush(rp->view.out) || ferror(rp->view.out))
+		rp->done = true;	/* a reader that went away (| head) */
+}
+
+static int add_position(const struct history_position *p, void *arg)
+{
+	struct replay_files *rf = arg;
+	struct timespec t = { .tv_sec = p->time_ns / 1000000000ULL,
+			      .tv_nsec = p->time_ns % 1000000000ULL };
+
+	if (!replay_window_holds(rf->window, &t))
+		return 0;
+	if (array_reserve((void **)&rf->at, &rf->cap, rf->n + 1, sizeof(*rf->at)))
+		return -ENOMEM;
+	rf->at[rf->n] = *p;
+	rf->at[rf->n++].file = rf->nfiles;
+	return 0;
+}
+
+/* For the top view: the day file's frames in the window, their places. */
+static void find_frames(struct replay *rp, struct replay_files *rf, const char *path)
+{
+	size_t len = 0;
+	uint8_t *buf = map_file(path, &len);
+
+	if (!buf)
+		return;
+	if (len < HISTORY_MAGIC_LEN || memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN) ||
+	    array_reserve((void **)&rf->files, &rf->files_cap, rf->nfiles + 1,
+			  sizeof(*rf->files))) {
+		munmap(buf, len);
+		return;
+	}
+	rf->window = &rp->window;
+	if (history_scan_positions(buf, len, add_position, rf))
+		rp->done = true;
+	rf->files[rf->nfiles].buf = buf;
+	rf->files[rf->nfiles++].len = len;
+}
+
+/* Frame i of rf on the top view. */
+static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
+{
+	const struct history_position *p = &rf->at[i];
+
+	if (history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len, p) ==
+	    HISTORY_FRAME) {
+		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
+		view_show_frame(&rp->view, &rp->reader.frame.frame);
+		fflush(rp->view.out);
+	}
+}
+
+/* The first frame at or after the time text names, or i when it is none. */
+static size_t frame_at(const struct replay_files *rf, const char *text, size_t i)
+{
+	int64_t ms;
+
+	if (!replay_parse_time(text, time(NULL), &ms))
+		return i;
+	for (size_t k = 0; k < rf->n; k++)
+		if ((int64_t)(rf->at[k].time_ns / 1000000ULL) >= ms)
+			return k;
+	return rf->n - 1;
+}
+
+/* The top view steps through the window's frames: [ and ] one back and on,
+ * g to a time; q, Ctrl-C or SIGTERM end it. */
+static void replay_top(struct replay *rp, struct replay_files *rf)
+{
+	struct sigaction stop = { .sa_handler = on_stop };
+	size_t i = 0;
+
+	sigaction(SIGINT, &stop, NULL);
+	sigaction(SIGTERM, &stop, NULL);
+	if (!rf->n) {
+		view_close(&rp->view, false);
+		warn("--replay: no frames in %s between --begin and --end", rp->opts->replay_dir);
+		return;
+	}
+	show_at(rp, rf, i);
+	while (!replay_stopped) {
+		struct pollfd fds[VIEW_MAX_WATCHED];
+		struct view_input in = { 0 };
+		size_t n = view_watched(&rp->view, fds, VIEW_MAX_WATCHED), was = i;
+		char go[32];
+		int steps;
+
+		if (!n || poll(fds, n, -1) < 0)
+			break;
+		view_take_input(&rp->view, fds, n, &in);
+		fflush(rp->view.out);	/* what a key or a resize drew */
+		if (in.quit)
+			break;
+		steps = top_take_replay_keys(&rp->view, go, sizeof(go));
+		if (steps < 0)
+			i = (size_t)-steps > i ? 0 : i + steps;
+		else if (steps > 0)
+			i = i + steps >= rf->n ? rf->n - 1 : i + steps;
+		if (go[0])
+			i = frame_at(rf, go, i);
+		if (i != was)
+			show_at(rp, rf, i);
+	}
+	view_close(&rp->view, false);
+}
+
+/* One day file: its frames in the window, from the index's chunk on. */
+static void replay_file(struct replay *rp, const char *dir, const char *day)
+{
+	char path[4096];
+	size_t len = 0, index_len = 0;
+	uint8_t *buf, *index = NULL;
+
+	if (!history_day_path(path, sizeof(path), dir, day, ".dkr") ||
+	    !(buf = map_file(path, &len)))
+		return;
+	if (!history_reader_open(&rp->reader, buf, len)) {
+		warn("--replay: %s is not a record of diskio", path);
+		munmap(buf, len);
+		return;
+	}
+	if (rp->window.begin_ms != INT64_MIN &&
+	    history_day_path(path, sizeof(path), dir, day, ".dki") &&
+	    (index = map_file(path, &index_len)))
+		history_reader_seek(&rp->reader, index, index_len,
+				    (uint64_t)rp->window.begin_ms * 1000000ULL);
+	rp->header_shown = false;
+	while (!rp->done) {
+		enum history_item item = history_reader_next(&rp->reader);
+
+		if (item == HISTORY_END)
+			break;
+		if (item == HISTORY_HEADER)
+			rp->header_shown = false;
+		else
+			show_frame(rp, &rp->reader.frame.frame);
+	}
+	if (rp->reader.bad_records)
+		warn("--replay: %s/%s.dkr: %llu damaged records passed over", dir, day,
+		     (unsigned long long)rp->reader.bad_records);
+	rp->reader.bad_records = 0;
+	if (index)
+		munmap(index, index_len);
+	munmap(buf, len);
+}
+
+/* DIR's day files in the window's days, oldest first: shown, or with rf
+ * their frames found for the top view. */
+static int replay_dir(struct replay *rp, const char *dir, struct replay_files *rf)
+{
+	struct dirent **names;
+	char first[16] = "", last[16] = "~";
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	if (n < 0) {
+		fail("cannot read --replay directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (rp->window.begin_ms != INT64_MIN)
+		history_day_of(rp->window.begin_ms / 1000, first);
+	if (rp->window.end_ms != INT64_MAX)
+		history_day_of(rp->window.end_ms / 1000, last);
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char day[16], path[4096];
+
+		if (strlen(name) == 14 && !strcmp(name + 10, ".dkr") && !rp->done) {
+			memcpy(day, name, 10);
+			day[10] = '\0';
+			if (strcmp(day, first) < 0 || strcmp(day, last) > 0)
+				;
+			else if (!rf)
+				replay_file(rp, dir, day);
+			else if (history_day_path(path, sizeof(path), dir, day, ".dkr"))
+				find_frames(rp, rf, path);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
+int replay_main(const struct options *opts)
+{
+	struct replay rp = { .opts = opts };
+	struct options shown = *opts;
+	const char *bad = NULL;
+	int err = 0;
+
+	if (replay_window_of(opts->begin, opts->end, time(NULL), &rp.window, &bad)) {
+		fail("invalid time '%s': 2026-11-26T03:00:00Z (as records print time), 03:00 "
+		     "(today, UTC) or -2h (s, m, h, d before now)", bad);
+		return EXIT_USAGE;
+	}
+	struct replay_files rf = { 0 };
+	bool top;
+
+	if (history_reader_init(&rp.reader) || replay_sum_init(&rp.sum)) {
+		fail("out of memory");
+		return EXIT_START;
+	}
+	if (view_open(&rp.view, &shown, locale_is_utf8(), NULL, stdout)) {
+		err = EXIT_START;
+	} else {
+		top = rp.view.top != NULL;
+		if (rp.view.start && !top)
+			rp.view.start(&rp.view);
+		if (replay_dir(&rp, opts->replay_dir, top ? &rf : NULL))
+			err = EXIT_START;
+		else if (top)
+			replay_top(&rp, &rf);
+		fflush(stdout);
+		view_free(&rp.view);
+	}
+	for (size_t i = 0; i < rf.nfiles; i++)
+		munmap(rf.files[i].buf, rf.files[i].len);
+	free(rf.files);
+	free(rf.at);
+	replay_sum_free(&rp.sum);
+	history_reader_free(&rp.reader);
+	return err;
+}

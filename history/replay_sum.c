@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --replay -a's totals (replay_sum.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "array.h"
+#include "replay_sum.h"
+
+int replay_sum_init(struct replay_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	pmem_init(&s->devices);
+	return 0;
+}
+
+void replay_sum_free(struct replay_sum *s)
+{
+	for (size_t i = 0; i < s->nrows; i++) {
+		free(s->rows[i].cmdline);
+		free(s->rows[i].latency);
+	}
+	free(s->rows);
+	free(s->shown);
+	free(s->index);
+	pmem_free(&s->devices);
+	memset(s, 0, sizeof(*s));
+}
+
+/* c's delta added to the sum's counter; c then shows the sum as its total. */
+static void sum_counter(struct pmem_counter *sum, struct pmem_counter *c)
+{
+	sum->total += c->delta;
+	c->total = sum->total;
+	c->at_flush = c->total - c->delta;
+}
+
+static void sum_device(struct pmem_device *sum, struct pmem_device *d)
+{
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		sum_counter(&sum->counter[c], &d->counter[c]);
+	for (int op = 0; op < IO_NR_CLASSES; op++) {
+		sum_counter(&sum->op_latency_ns[op], &d->op_latency_ns[op]);
+		sum_counter(&sum->op_latency_ios[op], &d->op_latency_ios[op]);
+		for (int k = 0; k < LATENCY_SLOTS; k++)
+			sum_counter(&sum->latency_slots[op][k], &d->latency_slots[op][k]);
+	}
+	sum_counter(&sum->latency_samples_dropped, &d->latency_samples_dropped);
+	if (d->has_iostat) {
+		for (int f = 0; f < DS_NR_FIELDS; f++)
+			sum->iostat_change.field[f] += d->iostat_change.field[f];
+		sum->iostat_change.ns += d->iostat_change.ns;
+		iostat_x_of_change(&sum->iostat_change, &d->iostat[1]);
+	}
+}
+
+static uint32_t key_hash(const struct proc_dev_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int grow_index(struct replay_sum *s)
+{
+	size_t size = s->index_size ? s->index_size * 2 : 256;
+	uint32_t *index = calloc(size, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nrows; i++) {
+		size_t at = key_hash(&s->rows[i].key) & (size - 1);
+
+		while (index[at])
+			at = (at + 1) & (size - 1);
+		index[at] = i + 1;
+	}
+	free(s->index);
+	s->index = index;
+	s->index_size = size;
+	return 0;
+}
+
+/* The sum's row of row's key, made when new; NULL without memory. */
+static struct proc_io *sum_row(struct replay_sum *s, const struct proc_io *row)
+{
+	size_t at;
+
+	if ((s->nrows + 1) * 2 > s->index_size && grow_index(s))
+		return NULL;
+	for (at = key_hash(&row->key) & (s->index_size - 1); s->index[at];
+	     at = (at + 1) & (s->index_size - 1))
+		if (!memcmp(&s->rows[s->index[at] - 1].key, &row->key, sizeof(row->key)))
+			return &s->rows[s->index[at] - 1];
+	if (array_reserve((void **)&s->rows, &s->rows_cap, s->nrows + 1, sizeof(*s->rows)))
+		return NULL;
+	memset(&s->rows[s->nrows], 0, sizeof(*s->rows));
+	s->rows[s->nrows].key = row->key;
+	s->index[at] = ++s->nrows;
+	return &s->rows[s->nrows - 1];
+}
+
+/* row's figures into its sum, which shows them: its names and owner as the
+ * row has them now, its counters and latency summed. */
+static int add_row(struct replay_sum *s, const struct proc_io *row)
+{
+	struct proc_io *sum = sum_row(s, row);
+	uint64_t total[PMEM_NR_COUNTERS];
+	struct row_latency *latency;
+	char *cmdline;
+
+	if (!sum)
+		return -ENOMEM;
+	if (row->latency && !sum->latency && !(sum->latency = calloc(1, sizeof(*sum->latency))))
+		return -ENOMEM;
+	cmdline = sum->cmdline;
+	if (row->cmdline && (!cmdline || strcmp(cmdline, row->cmdline))) {
+		free(cmdline);
+		if (!(cmdline = strdup(row->cmdline)))
+			return -ENOMEM;
+	}
+	latency = sum->latency;
+	memcpy(total, sum->total, sizeof(total));
+	*sum = *row;
+	sum->cmdline = cmdline;
+	sum->latency = latency;
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		sum->total[c] = total[c] + row->delta[c];
+	if (row->latency) {
+		latency->delta = row->latency->delta;
+		for (int k = 0; k < LATENCY_SLOTS; k++)
+			latency->total.slots[k] += row->latency->delta.slots[k];
+		latency->incomplete |= row->latency->incomplete;
+	}
+	return 0;
+}
+
+static bool has_totals(const struct proc_io *row)
+{
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		if (row->total[c])
+			return true;
+	return false;
+}
+
+int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
+{
+	struct pmem_metrics *devices = (struct pmem_metrics *)f->devices;
+	size_t n = 0;
+
+	if (devices) {
+		for (size_t i = 0; i < devices->count; i++) {
+			struct pmem_device *sum = pmem_device_get(&s->devices,
+								  devices->devices[i].name);
+
+			if (!sum)
+				return -ENOMEM;
+			sum_device(sum, &devices->devices[i]);
+		}
+		sum_device(&s->devices.aggregate, &devices->aggregate);
+	}
+	/* This frame's changes: none for a row it does not list. */
+	for (size_t i = 0; i < s->nrows; i++) {
+		memset(s->rows[i].delta, 0, sizeof(s->rows[i].delta));
+		if (s->rows[i].latency)
+			memset(&s->rows[i].latency->delta, 0, sizeof(s->rows[i].latency->delta));
+	}
+	for (size_t i = 0; i < f->nrows; i++)
+		if (add_row(s, f->rows[i]))
+			return -ENOMEM;
+	if (array_reserve((void **)&s->shown, &s->shown_cap, s->nrows, sizeof(*s->shown)))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nrows; i++)
+		if (has_totals(&s->rows[i]))
+			s->shown[n++] = &s->rows[i];
+	iostats_sort(s->shown, n, sort, true, f->names);
+	f->rows = s->shown;
+	f->nrows = n;
+	return 0;
+}

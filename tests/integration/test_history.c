@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --record and --replay on a real run (issue 36): `diskio --json --record
+ * DIR -D zramN 1 6` under known O_DIRECT I/O, then `diskio --replay DIR
+ * --json` prints the same six interval records, byte for byte; a batch
+ * replay sums in awk to the bytes the child wrote, and so does -a's last
+ * frame; --begin and --end with two frames' times give exactly those two;
+ * the day file cut at offsets through it replays a prefix of the intervals
+ * and a new run appends after the cut; a recorder killed with SIGKILL
+ * replays every frame it printed but the last, and a new run appends after
+ * what it left.
+ */
+#include "harness.h"
+
+#define DEV_SIZE	(64ULL * 1024 * 1024)
+#define WRITES		256
+#define IO_SIZE		4096
+
+TestSuite(history, .init = h_setup, .fini = h_teardown, .timeout = 120);
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/diskio-itest-history-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+/* The lines of text that are JSON interval records, in order; their number. */
+static size_t interval_lines(char **lines, size_t n, const char **out, size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(lines[i], "\"type\":\"interval\"")) {
+			cr_assert_lt(k, max);
+			out[k++] = lines[i];
+		}
+	return k;
+}
+
+/* text split at newlines, in place. */
+static size_t split_lines(char *text, char **lines, size_t max)
+{
+	size_t n = 0;
+
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		cr_assert_lt(n, max);
+		lines[n++] = line;
+	}
+	return n;
+}
+
+static void replay(const char *const args[], struct h_result *r)
+{
+	h_run(args, NULL, NULL, 20000, r);
+	cr_assert(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0, "replay: %s", r->err);
+}
+
+/* The "time" of a JSON record line, into buf. */
+static void record_time(const char *line, char *buf, size_t size)
+{
+	struct h_jv root, v;
+
+	cr_assert(h_json_parse(line, &root));
+	cr_assert(h_json_get(root, "time", &v));
+	cr_assert_gt(h_json_str(v, buf, size), 0);
+}
+
+/* The day file of dir cut at 12 offsets through it, in a directory of its
+ * own: each replay exits 0 and prints a prefix of the live intervals; a
+ * new run recording into the last one appends after the cut. */
+static void cut_and_go_on(const struct h_dev *zram, const char **live, size_t nlive)
+{
+	char cut_dir[128], path[384], cut_path[512], *text, *lines[256];
+	const char *again[16];
+	struct dirent *e;
+	struct h_result r;
+	size_t len = 0, n = 0, shown = 0;
+	DIR *d = opendir(dir);
+	FILE *f;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".dkr"))
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+	closedir(d);
+	f = fopen(path, "rb");
+	cr_assert_not_null(f, "%s", path);
+	text = malloc(1 << 22);
+	len = fread(text, 1, 1 << 22, f);
+	fclose(f);
+	snprintf(cut_dir, sizeof(cut_dir), "%s/cut", dir);
+	cr_assert_eq(mkdir(cut_dir, 0700), 0);
+	snprintf(cut_path, sizeof(cut_path), "%s/%s", cut_dir, strrchr(path, '/') + 1);
+	for (int k = 1; k <= 12; k++) {
+		size_t at = len * k / 13;
+
+		f = fopen(cut_path, "wb");
+		cr_assert_not_null(f);
+		cr_assert_eq(fwrite(text, 1, at, f), at);
+		fclose(f);
+		replay(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), &r);
+		n = interval_lines((char **)lines, split_lines(r.out, lines, 256), again, 16);
+		cr_assert_leq(n, nlive);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_str_eq(again[i], live[i], "cut at %zu: interval %zu", at, i);
+		shown = n;
+		h_result_free(&r);
+	}
+	h_run(H_ARGS(h_diskio_path(), "--json", "--record", cut_dir, "-D", zram->name, "0.5", "2"),
+	      NULL, NULL, 30000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	h_result_free(&r);
+	replay(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), &r);
+	n = interval_lines((char **)lines, split_lines(r.out, lines, 256), again, 16);
+	cr_assert_eq(n, shown + 2, "the new run's two frames after the cut's %zu", shown);
+	for (size_t i = 0; i < shown; i++)
+		cr_assert_str_eq(again[i], live[i]);
+	h_result_free(&r);
+	free(text);
+}
+
+Test(history, replay_prints_the_live_json_and_a_window_of_two)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	static const struct h_io ops[] = { { 'w', 0, IO_SIZE, WRITES }, { 'r', 0, IO_SIZE, 64 } };
+	const char *live[16], *again[16];
+	char *replay_lines[256], awk[512], t2[64], t3[64];
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nagain, nreplay;
+	int status;
+
+	make_dir();
+	h_diskio_start(&d, H_ARGS("--json", "--record", dir, "-D", zram->name, "1", "6"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("dio-hist", zram->path, ops, 2, NULL), H_CHILD_TIMEOUT_MS);
+	status = h_diskio_stop(&d, 0, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "diskio: %s", d.err);
+	nlive = interval_lines(d.lines, d.nlines, live, 16);
+	cr_assert_eq(nlive, 6);
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	nagain = interval_lines(replay_lines, nreplay, again, 16);
+	cr_assert_eq(nagain, 6, "%s", r.err);
+	for (size_t i = 0; i < nlive; i++)
+		cr_assert_str_eq(again[i], live[i], "interval %zu", i);
+	cr_assert(strstr(replay_lines[0], "\"type\":\"record\""), "%s", replay_lines[0]);
+	cr_assert(strstr(replay_lines[0], "\"filter\":\"-D "), "%s", replay_lines[0]);
+	h_result_free(&r);
+
+	/* Batch lines of the replay, summed in awk: the child's bytes. */
+	snprintf(awk, sizeof(awk), "%s --replay %s -b | awk '!/^#/ && $3 == \"dio-hist\" && "
+		 "$4 == \"%s\" { w += $6; r += $5 } END { print w, r }'", h_diskio_path(), dir,
+		 zram->name);
+	h_run(H_ARGS("/bin/sh", "-c", awk), NULL, NULL, 20000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "%d %d\n", WRITES * IO_SIZE, 64 * IO_SIZE);
+		cr_assert_str_eq(r.out, want);
+	}
+	h_result_free(&r);
+
+	/* -a: the window's totals; the last frame's row is the child's all. */
+	snprintf(awk, sizeof(awk), "%s --replay %s -b -a | awk '!/^#/ && $3 == \"dio-hist\" && "
+		 "$4 == \"%s\" { w = $6 } END { print w }'", h_diskio_path(), dir, zram->name);
+	h_run(H_ARGS("/bin/sh", "-c", awk), NULL, NULL, 20000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "%d\n", WRITES * IO_SIZE);
+		cr_assert_str_eq(r.out, want, "-a");
+	}
+	h_result_free(&r);
+
+	/* Two frames' times: exactly those two frames. */
+	record_time(live[2], t2, sizeof(t2));
+	record_time(live[3], t3, sizeof(t3));
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json", "--begin", t2, "--end", t3), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	nagain = interval_lines(replay_lines, nreplay, again, 16);
+	cr_assert_eq(nagain, 2, "%s..%s: %s", t2, t3, r.out);
+	cr_assert_str_eq(again[0], live[2]);
+	cr_assert_str_eq(again[1], live[3]);
+	h_result_free(&r);
+	cut_and_go_on(zram, live, nlive);
+	h_diskio_free(&d);	/* live's lines are its */
+	h_remove_tree(dir);
+}
+
+Test(history, a_killed_recorder_replays_all_but_its_last_frame_and_goes_on)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	static const struct h_io ops[] = { { 'w', 0, IO_SIZE, 64 } };
+	const char *live[64], *again[64];
+	char *replay_lines[512];
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nagain, nreplay, records = 0;
+	int status;
+
+	make_dir();
+	h_diskio_start(&d, H_ARGS("--json", "--record", dir, "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("dio-kill", zram->path, ops, 1, NULL), H_CHILD_TIMEOUT_MS);
+	h_diskio_wait_new_intervals(&d, 4, 20000);
+	h_diskio_stop(&d, SIGKILL, H_EXIT_TIMEOUT_MS);
+	nlive = interval_lines(d.lines, d.nlines, live, 64);
+	cr_assert_geq(nlive, 4);
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 512);
+	nagain = interval_lines(replay_lines, nreplay, again, 64);
+	cr_assert_geq(nagain, nlive - 1, "%zu printed, %zu replayed", nlive, nagain);
+	for (size_t i = 0; i < nagain && i < nlive; i++)
+		cr_assert_str_eq(again[i], live[i], "interval %zu", i);
+	h_result_free(&r);
+
+	/* Recording again: after what the killed run left, its own header first. */
+	h_diskio_free(&d);
+	h_diskio_start(&d, H_ARGS("--json", "--record", dir, "-D", zram->name, "0.5", "2"), NULL);
+	status = h_diskio_stop(&d, 0, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "diskio: %s", d.err);
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 512);
+	cr_assert_eq(interval_lines(replay_lines, nreplay, again, 64), nagain + 2, "%s", r.out);
+	for (size_t i = 0; i < nreplay; i++)
+		records += strstr(replay_lines[i], "\"type\":\"record\"") != NULL;
+	cr_assert_eq(records, 2);
+	h_result_free(&r);
+	h_diskio_free(&d);
+	h_remove_tree(dir);
+}

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the record (history/): frames written by the writer and
+ * read back print exactly what they printed, in JSON and batch lines; a day
+ * file cut at every byte gives a prefix of the frames and the writer goes
+ * on after the cut; a damaged record is passed over, never shown; the
+ * committed fixture of version 1 still reads.
+ */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_check.h"
+#include "history_read.h"
+#include "history_write.h"
+#include "view.h"
+
+#define NAMES_SIZE	65536
+#define NROWS		4
+#define NS_PER_S	1000000000ULL
+#define T0		1795572000	/* 2026-11-25T02:00:00Z */
+
+struct fx {
+	void *names_buf;
+	struct res_table names;
+	struct pmem_metrics pm;
+	struct crashfree cf;
+	struct proc_io rows[NROWS];
+	struct proc_io *ptrs[NROWS];
+	struct row_latency latency[NROWS];
+	char cmdline[NROWS][32];
+	struct crash_event event;
+	struct frame frame;
+};
+
+/* Frame i of a story: two disks, rows that come and go, a crash now and then. */
+static void fx_frame(struct fx *f, unsigned int i)
+{
+	static const char *const comms[NROWS] = { "dd", "fio", "kworker/u8:1", "post gres" };
+	struct pmem_device *d;
+
+	memset(&f->frame, 0, sizeof(f->frame));
+	f->frame.wall.tv_sec = T0 + 10 * i;
+	f->frame.wall.tv_nsec = 250000000 + i;
+	f->frame.interval_s = i % 5 ? 10 : 9.75;
+	f->frame.per_process_latency = true;
+	f->frame.names = &f->names;
+	f->frame.devices = &f->pm;
+	f->frame.crash = &f->cf;
+	f->frame.rows = f->ptrs;
+	f->frame.lost[LOST_RINGBUF_FULL] = i % 3;
+	f->frame.lost[LOST_STACKED_MAP_FULL] = i % 7 == 1;
+	for (size_t k = 0; k < f->pm.count; k++) {
+		d = &f->pm.devices[k];
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			d->counter[c].delta = (i * 7 + k + c) % 4 ? 0 : 4096 * (i + c);
+		for (unsigned int s = 0; s < LATENCY_SLOTS; s++)
+			d->latency_slots[IO_WRITE][s].delta = s > 10 && s < 14 ? i + s : 0;
+		d->op_latency_ios[IO_WRITE].delta = 3 * i;
+		d->op_latency_ns[IO_WRITE].delta = 30000 * i;
+		d->has_iostat = k == 0 || i % 2;
+		d->iostat_change.ns = 10 * NS_PER_S + i;
+		d->iostat_change.field[DS_WRITE_IOS] = i * 3;
+		d->iostat_change.field[DS_WRITE_SECTORS] = i * 24;
+		d->iostat_change.field[DS_WRITE_TICKS] = i * 5;
+		d->iostat_change.field[DS_IO_TICKS] = i * 4;
+		d->latency_sample = k ? 16 : 0;
+		iostat_x_of_change(&d->iostat_change, &d->iostat[0]);
+	}
+	f->pm.aggregate.counter[PMEM_WRITE_BYTES].delta = 8192 * i;
+	for (unsigned int r = 0; r < NROWS; r++) {
+		struct proc_io *row = &f->rows[r];
+
+		if ((i + r) % 3 == 2)
+			continue;	/* not in this frame */
+		memset(row, 0, sizeof(*row));
+		row->key.tgid = 100 + r;
+		row->tgid = 100 + r;
+		row->key.dev = MKDEV(252, r % 2);
+		snprintf(row->key.comm, sizeof(row->key.comm), "%s", comms[r]);
+		cr_assert_eq(res_intern_str(&f->names, comms[r], &row->comm_name), RES_OK);
+		cr_assert_eq(res_intern_str(&f->names, r % 2 ? "zram1" : "zram0",
+					    &row->device_name), RES_OK);
+		if (r != 2)
+			cr_assert_eq(res_intern_str(&f->names, "/system.slice/x.service",
+						    &row->cgroup_name), RES_OK);
+		row->delta[PMEM_WRITE_BYTES] = 4096 * (i + r);
+		row->delta[PMEM_WRITE_IOS] = i + r;
+		row->delta[PMEM_LATENCY_NS] = 1000 * (i + r);
+		row->delta[PMEM_LATENCY_IOS] = i + r;
+		row->delta[PMEM_DIRTIED_BYTES] = r == 3 ? 12345 : 0;
+		row->owner.flags = r == 2 ? ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD : ROW_OWNER_KNOWN;
+		row->owner.uid = r * 1000;
+		row->owner.nice = r == 1 ? -5 : 0;
+		row->owner.ioprio = r == 3 ? (2 << 13) | 4 : 0;
+		row->owner.start_ns = 12345678 * r;
+		cr_assert_eq(res_intern_str(&f->names, r ? "user" : "root", &row->user_name),
+			     RES_OK);
+		snprintf(f->cmdline[r], sizeof(f->cmdline[r]), "%s --arg=%u", comms[r], i % 4);
+		row->cmdline = r == 2 ? NULL : f->cmdline[r];
+		if (r != 1) {
+			memset(&f->latency[r], 0, sizeof(f->latency[r]));
+			f->latency[r].delta.slots[12] = i + r;
+			f->latency[r].delta.slots[13] = i;
+			f->latency[r].incomplete = r == 3 && i % 4 == 0;
+			row->latency = &f->latency[r];
+		}
+		f->ptrs[f->frame.nrows++] = row;
+	}
+	f->cf.operational_intervals = i / 3;
+	f->cf.crashfree_intervals = i / 4;
+	if (i % 9 == 4) {
+		cr_assert_eq(crashfree_record_crash(&f->cf, i % 2 ? "segv" : "abrt", 0), 0);
+		f->event = (struct crash_event){ .tgid = 4242 + i, .time_ns = i, .signal = 11,
+						 .core_dumped = i % 2 };
+		snprintf(f->event.comm, sizeof(f->event.comm), "segv");
+		f->frame.crash_events = &f->event;
+		f->frame.ncrash_events = 1;
+	}
+}
+
+static struct fx *fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	cr_assert_not_null(f);
+	f->names_buf = malloc(NAMES_SIZE);
+	cr_assert_eq(res_table_init(&f->names, f->names_buf, NAMES_SIZE, 1024), RES_OK);
+	pmem_init(&f->pm);
+	cr_assert_not_null(pmem_device_get(&f->pm, "zram0"));
+	cr_assert_not_null(pmem_device_get(&f->pm, "zram1"));
+	snprintf(f->pm.devices[1].layers.below, sizeof(f->pm.devices[1].layers.below), "vda");
+	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	pmem_free(&f->pm);
+	crashfree_free(&f->cf);
+	free(f->names_buf);
+	free(f);
+}
+
+/* What the JSON view and the batch view print of frame fr, on host (NULL:
+ * this machine's name, as the views take it). */
+static char *render_on(const struct frame *fr, const char *host)
+{
+	struct view v;
+	struct cap c;
+	char *both;
+
+	cap_open(&c);
+	view_json(&v, c.f);
+	if (host)
+		snprintf(v.host, sizeof(v.host), "%s", host);
+	view_show_frame(&v, fr);
+	view_batch(&v, c.f);
+	view_show_frame(&v, fr);
+	cap_close(&c);
+	both = c.buf;
+	return both;
+}
+
+static char *render(const struct frame *fr)
+{
+	return render_on(fr, NULL);
+}
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/diskio-history-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static void writer_open(struct history_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->dir = dir;
+	history_header_init(&w->header);
+	snprintf(w->header.host, sizeof(w->header.host), "testhost");
+	snprintf(w->header.filter, sizeof(w->header.filter), "-D zram0");
+	w->header.interval_ns = 10 * NS_PER_S;
+	cr_assert_eq(history_writer_init(w), 0);
+}
+
+/* Frames [from, to) of the story written to dir; their renderings kept. */
+static void write_frames(struct fx *f, unsigned int from, unsigned int to, char **expected)
+{
+	struct history_writer w;
+
+	writer_open(&w);
+	for (unsigned int i = from; i < to; i++) {
+		fx_frame(f, i);
+		if (expected)
+			expected[i] = render(&f->frame);
+		cr_assert_eq(history_writer_frame(&w, &f->frame, i * 10 * NS_PER_S), 0);
+	}
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+}
+
+static uint8_t *slurp(const char *suffix, size_t *len)
+{
+	char path[128];
+	struct stat st;
+	uint8_t *buf;
+	int fd;
+
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", suffix));
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(fstat(fd, &st), 0);
+	buf = malloc(st.st_size + 1);
+	cr_assert_eq(read(fd, buf, st.st_size), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+/* The frames read from buf[0..len) rendered into got[]; their number. */
+static size_t read_all(const uint8_t *buf, size_t len, char **got, size_t max, uint64_t *bad,
+		       size_t *headers)
+{
+	struct history_reader r;
+	size_t n = 0;
+	enum history_item item;
+
+	cr_assert_eq(history_reader_init(&r), 0);
+	*headers = 0;
+	if (history_reader_open(&r, buf, len)) {
+		while ((item = history_reader_next(&r)) != HISTORY_END) {
+			if (item == HISTORY_HEADER) {
+				cr_assert_str_eq(r.header.host, "testhost");
+				cr_assert_str_eq(r.header.filter, "-D zram0");
+				(*headers)++;
+				continue;
+			}
+			cr_assert_lt(n, max);
+			got[n++] = render(&r.frame.frame);
+		}
+	}
+	*bad = r.bad_records;
+	history_reader_free(&r);
+	return n;
+}
+
+#define NFRAMES 70	/* more than a chunk */
+
+Test(history, round_trip_prints_what_the_live_run_printed)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES + 1];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, NFRAMES, expected);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+	cr_assert_eq(n, NFRAMES);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(headers, 1);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(got[i], expected[i], "frame %zu", i);
+		free(got[i]);
+		free(expected[i]);
+	}
+	/* An index entry per chunk: two. */
+	free(buf);
+	buf = slurp(".dki", &len);
+	cr_assert_eq(len, 2 * HISTORY_INDEX_ENTRY);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+Test(history, cut_at_every_byte_reads_a_prefix_and_the_writer_goes_on)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES + 8];
+	char path[128];
+	size_t len, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, 12, expected);
+	buf = slurp(".dkr", &len);
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+	for (size_t cut = 0; cut <= len; cut++) {
+		size_t n = read_all(buf, cut, got, NFRAMES, &bad, &headers);
+		size_t headers_before = headers;
+
+		cr_assert_eq(bad, 0, "cut at %zu", cut);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert_str_eq(got[i], expected[i], "cut at %zu, frame %zu", cut, i);
+			free(got[i]);
+		}
+		/* At every cut too: the writer cuts the tail and appends after it. */
+		{
+			int fd = open(path, O_WRONLY | O_TRUNC);
+			size_t len2, n2;
+			uint8_t *buf2;
+
+			cr_assert_eq(write(fd, buf, cut), (ssize_t)cut);
+			close(fd);
+			write_frames(f, 12, 14, expected);
+			buf2 = slurp(".dkr", &len2);
+			n2 = read_all(buf2, len2, got, NFRAMES, &bad, &headers);
+			cr_assert_eq(bad, 0);
+			cr_assert_eq(n2, n + 2, "cut at %zu", cut);
+			/* The run that went on starts with its header: the gap. */
+			cr_assert_eq(headers, headers_before + 1, "cut at %zu", cut);
+			for (size_t i = 0; i < n2; i++) {
+				cr_assert_str_eq(got[i], expected[i < n ? i : 12 + i - n]);
+				free(got[i]);
+			}
+			free(expected[12]);
+			free(expected[13]);
+			free(buf2);
+		}
+	}
+	for (size_t i = 0; i < 12; i++)
+		free(expected[i]);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+Test(history, a_damaged_record_is_passed_over)
+{
+	struct fx *f = fx_new();
+	char *expected[NFRAMES], *got[NFRAMES + 2];
+	size_t len, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, NFRAMES, expected);
+	buf = slurp(".dkr", &len);
+	/* (not in the last record: damage there is a torn tail) */
+	for (size_t at = HISTORY_MAGIC_LEN; at < len * 9 / 10; at += len / 23) {
+		size_t n, j = 0;
+
+		buf[at] ^= 0x5a;
+		n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+		buf[at] ^= 0x5a;
+		cr_assert_geq(bad, 1, "damage at %zu", at);
+		/* What is shown is frames as written, in order: a subsequence. */
+		for (size_t i = 0; i < n; i++) {
+			while (j < NFRAMES && strcmp(got[i], expected[j]))
+				j++;
+			cr_assert_lt(j, NFRAMES, "damage at %zu: frame %zu is not one written", at, i);
+			free(got[i]);
+		}
+	}
+	/* A length hit in the middle: the writer keeps what follows it. */
+	{
+		char path[128];
+		size_t n, n2, off = HISTORY_MAGIC_LEN;
+		struct history_record rec;
+		uint8_t *buf2;
+		size_t len2;
+		int fd;
+
+		for (int k = 0; k < 20; k++) {
+			cr_assert_eq(history_record_get(buf, len, off, &rec), HISTORY_RECORD_OK);
+			off = rec.end;
+		}
+		buf[off + 2] ^= 0x40;	/* 4 MiB more: past the end */
+		n = read_all(buf, len, got, NFRAMES, &bad, &headers);
+		cr_assert_eq(bad, 1);
+		cr_assert_geq(n, NFRAMES - 64, "only the damaged chunk is lost");
+		for (size_t i = 0; i < n; i++)
+			free(got[i]);
+		cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+		fd = open(path, O_WRONLY | O_TRUNC);
+		cr_assert_eq(write(fd, buf, len), (ssize_t)len);
+		close(fd);
+		write_frames(f, NFRAMES, NFRAMES + 2, NULL);
+		buf2 = slurp(".dkr", &len2);
+		cr_assert_gt(len2, len);
+		n2 = read_all(buf2, len2, got, NFRAMES + 2, &bad, &headers);
+		cr_assert_eq(n2, n + 2);
+		for (size_t i = 0; i < n2; i++)
+			free(got[i]);
+		free(buf2);
+	}
+	for (size_t i = 0; i < NFRAMES; i++)
+		free(expected[i]);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+/*
+ * The fixture: a day file of version 1 (frames 0..9 of the story above),
+ * committed, so that a reader that stops reading what version 1 wrote fails
+ * here: its frames print what the story's frames print today (the views
+ * may grow; the record need not).  DISKIO_HISTORY_FIXTURE=1 writes it anew,
+ * for a change of the story only, never of the format.
+ */
+#define FIXTURE		"tests/data/history-v1.dkr"
+
+Test(history, the_fixture_of_version_1_still_reads)
+{
+	struct fx *f = fx_new();
+	struct history_reader r;
+	size_t len, frames = 0;
+	uint8_t *buf;
+	FILE *in;
+
+	if (getenv("DISKIO_HISTORY_FIXTURE")) {
+		char cmd[256];
+
+		make_dir();
+		write_frames(f, 0, 10, NULL);
+		snprintf(cmd, sizeof(cmd), "cp %s/2026-11-25.dkr " FIXTURE, dir);
+		cr_assert_eq(system(cmd), 0);
+		remove_dir();
+	}
+	in = fopen(FIXTURE, "rb");
+	cr_assert_not_null(in, FIXTURE " (run the tests from the source tree)");
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, in);
+	fclose(in);
+	cr_assert_eq(history_reader_init(&r), 0);
+	cr_assert(history_reader_open(&r, buf, len));
+	for (enum history_item item; (item = history_reader_next(&r)) != HISTORY_END;) {
+		char *got, *want;
+
+		if (item == HISTORY_HEADER) {
+			cr_assert_eq(r.header.version, 1);
+			cr_assert_str_eq(r.header.host, "testhost");
+			cr_assert_str_eq(r.header.filter, "-D zram0");
+			cr_assert_eq(r.header.interval_ns, 10 * NS_PER_S);
+			continue;
+		}
+		fx_frame(f, frames);
+		want = render_on(&f->frame, "testhost");
+		got = render_on(&r.frame.frame, r.header.host);
+		cr_assert_str_eq(got, want, "frame %zu", frames);
+		free(got);
+		free(want);
+		frames++;
+	}
+	cr_assert_eq(frames, 10);
+	cr_assert_eq(r.bad_records, 0);
+	history_reader_free(&r);
+	free(buf);
+	fx_free(f);
+}
+
+/* A day file of n bytes (its content does not matter to retention). */
+static void fake_day(const char *day, size_t n)
+{
+	char path[128];
+	FILE *f;
+
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dkr"));
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i++)
+		fputc('x', f);
+	fclose(f);
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dki"));
+	f = fopen(path, "w");
+	fclose(f);
+}
+
+static bool day_exists(const char *day)
+{
+	char path[128];
+
+	cr_assert(history_day_path(path, sizeof(path), dir, day, ".dkr"));
+	return access(path, F_OK) == 0;
+}
+
+Test(history, whole_days_go_oldest_first_past_the_days_or_the_bytes_kept)
+{
+	static const char *const days[] = {
+		"2026-11-10", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-23", "2026-11-24",
+	};
+	struct fx *f = fx_new();
+	struct history_writer w;
+
+	make_dir();
+	for (size_t i = 0; i < 6; i++)
+		fake_day(days[i], 100000);
+	/* --record-days 7 on 2026-11-25: the 19th to the 25th stay. */
+	writer_open(&w);
+	w.keep_days = 7;
+	fx_frame(f, 0);
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-10"));
+	cr_assert_not(day_exists("2026-11-17"));
+	cr_assert_not(day_exists("2026-11-18"));
+	cr_assert(day_exists("2026-11-19"));
+	cr_assert(day_exists("2026-11-24"));
+	/* --record-max 250000: the oldest go until the rest fit, never today's. */
+	writer_open(&w);
+	w.keep_days = 0;
+	w.max_bytes = 250000;
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-19"));
+	cr_assert(day_exists("2026-11-23"));
+	cr_assert(day_exists("2026-11-24"));
+	cr_assert(day_exists("2026-11-25"));
+	writer_open(&w);
+	w.max_bytes = 1;
+	cr_assert_eq(history_writer_frame(&w, &f->frame, 0), 0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	cr_assert_not(day_exists("2026-11-24"));
+	cr_assert(day_exists("2026-11-25"), "the day being written stays");
+	remove_dir();
+	fx_free(f);
+}
+
+/* A frame of totals (-a) as the run showed it: its rows', devices' and
+ * iostat's totals since the run's start come back, not its changes. */
+static void fx_totals(struct fx *f, unsigned int i)
+{
+	fx_frame(f, i);
+	f->frame.cumulative = true;
+	for (size_t r = 0; r < f->frame.nrows; r++) {
+		struct proc_io *row = f->ptrs[r];
+
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			row->total[c] = row->delta[c] * 3 + c;
+		if (row->latency) {
+			row->latency->total = row->latency->delta;
+			row->latency->total.slots[20] = 7 + i;
+		}
+	}
+	for (size_t k = 0; k <= f->pm.count; k++) {
+		struct pmem_device *d = k < f->pm.count ? &f->pm.devices[k] : &f->pm.aggregate;
+
+		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+			d->counter[c].total = d->counter[c].delta + 1000 * (c + 1);
+		d->latency_slots[IO_READ][9].total = 5 + i;
+		d->op_latency_ios[IO_READ].total = 5 + i;
+		d->op_latency_ns[IO_READ].total = 5000 + i;
+		d->iostat_change_start = d->iostat_change;
+		d->iostat_change_start.ns *= 7;
+		d->iostat_change_start.field[DS_READ_IOS] = 5 + i;
+		iostat_x_of_change(&d->iostat_change_start, &d->iostat[1]);
+	}
+}
+
+Test(history, a_frame_of_totals_comes_back_with_its_totals)
+{
+	struct fx *f = fx_new();
+	struct history_writer w;
+	char *expected[8], *got[8];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	writer_open(&w);
+	for (unsigned int i = 0; i < 8; i++) {
+		fx_totals(f, i);
+		expected[i] = render(&f->frame);
+		cr_assert_eq(history_writer_frame(&w, &f->frame, i), 0);
+	}
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 8, &bad, &headers);
+	cr_assert_eq(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(got[i], expected[i], "frame %zu", i);
+		free(got[i]);
+		free(expected[i]);
+	}
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of --replay -a (history/replay_sum.c): the window's totals. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay_sum.h"
+
+struct fx {
+	void *names_buf;
+	struct res_table names;
+	struct pmem_metrics pm;
+	struct proc_io rows[2];
+	struct proc_io *ptrs[2];
+	struct row_latency latency;
+	struct frame frame;
+};
+
+static void fx_init(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->names_buf = malloc(65536);
+	cr_assert_eq(res_table_init(&f->names, f->names_buf, 65536, 64), RES_OK);
+	pmem_init(&f->pm);
+	cr_assert_not_null(pmem_device_get(&f->pm, "zram0"));
+	for (int i = 0; i < 2; i++) {
+		f->rows[i].key.tgid = 10 + i;
+		snprintf(f->rows[i].key.comm, sizeof(f->rows[i].key.comm), i ? "fio" : "dd");
+		cr_assert_eq(res_intern_str(&f->names, f->rows[i].key.comm, &f->rows[i].comm_name),
+			     RES_OK);
+		f->ptrs[i] = &f->rows[i];
+	}
+	f->frame.names = &f->names;
+	f->frame.devices = &f->pm;
+	f->frame.rows = f->ptrs;
+}
+
+/* A frame as the reader gives it: dd wrote dd_bytes, fio (when fio_bytes)
+ * wrote fio_bytes; the disk the sum; each counter's total its delta. */
+static void fx_frame(struct fx *f, uint64_t dd_bytes, uint64_t fio_bytes)
+{
+	struct pmem_device *d = &f->pm.devices[0];
+
+	f->frame.rows = f->ptrs;
+	f->frame.nrows = fio_bytes ? 2 : 1;
+	f->rows[0].delta[PMEM_WRITE_BYTES] = f->rows[0].total[PMEM_WRITE_BYTES] = dd_bytes;
+	f->rows[1].delta[PMEM_WRITE_BYTES] = f->rows[1].total[PMEM_WRITE_BYTES] = fio_bytes;
+	f->rows[0].latency = &f->latency;
+	memset(&f->latency, 0, sizeof(f->latency));
+	f->latency.delta.slots[12] = 2;
+	d->counter[PMEM_WRITE_BYTES].delta = d->counter[PMEM_WRITE_BYTES].total =
+		dd_bytes + fio_bytes;
+	d->has_iostat = true;
+	memset(&d->iostat_change, 0, sizeof(d->iostat_change));
+	d->iostat_change.ns = 1000000000;
+	d->iostat_change.field[DS_WRITE_IOS] = (dd_bytes + fio_bytes) / 4096;
+	iostat_x_of_change(&d->iostat_change, &d->iostat[0]);
+	d->iostat[1] = d->iostat[0];
+}
+
+Test(replay_sum, the_window_is_summed_as_a_live_run_sums_since_start)
+{
+	struct replay_sum s;
+	struct fx f;
+
+	fx_init(&f);
+	cr_assert_eq(replay_sum_init(&s), 0);
+	fx_frame(&f, 4096, 65536);
+	cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+	cr_assert_eq(f.frame.nrows, 2);
+	cr_assert_eq(f.frame.rows[0]->key.tgid, 11, "fio wrote most");
+	/* fio is not in the second frame: it stays, with nothing this frame */
+	fx_frame(&f, 8192 * 10, 0);
+	cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+	cr_assert_eq(f.frame.nrows, 2);
+	cr_assert_eq(f.frame.rows[0]->key.tgid, 10, "dd has written more by now");
+	cr_assert_eq(f.frame.rows[0]->total[PMEM_WRITE_BYTES], 4096 + 81920);
+	cr_assert_eq(f.frame.rows[0]->delta[PMEM_WRITE_BYTES], 81920);
+	cr_assert_eq(f.frame.rows[1]->total[PMEM_WRITE_BYTES], 65536);
+	cr_assert_eq(f.frame.rows[1]->delta[PMEM_WRITE_BYTES], 0);
+	cr_assert_eq(f.frame.rows[0]->latency->total.slots[12], 4);
+	cr_assert_eq(f.frame.rows[0]->latency->delta.slots[12], 2);
+	cr_assert_eq(pmem_value(&f.pm.devices[0].counter[PMEM_WRITE_BYTES], true),
+		     4096 + 65536 + 81920);
+	cr_assert_eq(pmem_value(&f.pm.devices[0].counter[PMEM_WRITE_BYTES], false), 81920);
+	/* iostat over the window: 37 writes in 2 s */
+	cr_assert_float_eq(f.pm.devices[0].iostat[1].w_s, (1 + 16 + 20) / 2.0, 1e-9);
+	replay_sum_free(&s);
+	pmem_free(&f.pm);
+	free(f.names_buf);
+}

@@ -43,6 +43,11 @@ const struct history_field history_fields[] = {
 	BOOL(HK_FRAME, 8, struct frame, per_thread, "per_thread"),
 	SPECIAL(HK_FRAME, HF_FRAME_LOST, HT_VECTOR, "lost"),
 	UINT(HK_FRAME, 10, struct frame, io_events, "io_events"),
+	/* who waits (iowait.h): how, whether the frame knows, over how long a run */
+	UINT(HK_FRAME, 11, struct frame, waits_source, "waits_source"),
+	BOOL(HK_FRAME, 12, struct frame, iowait_known, "iowait_known"),
+	BOOL(HK_FRAME, 13, struct frame, swapin_known, "swapin_known"),
+	FIELD(HK_FRAME, 14, HT_DOUBLE, HS_DOUBLE, struct frame, run_s, "run_s"),
 
 	SPECIAL(HK_DEVICE, HF_DEVICE_NAME, HT_NAME, "name"),
 	SPECIAL(HK_DEVICE, HF_DEVICE_TOTAL, HT_UNSIGNED, "total"),
@@ -172,6 +177,11 @@ const struct history_field history_fields[] = {
 	ROW_TOTAL(48, PMEM_LATENCY_IOS, "latency_ios_total"),
 	ROW_TOTAL(49, PMEM_DIRTIED_BYTES, "dirtied_bytes_total"),
 	ROW_TOTAL(50, PMEM_WRITEBACK_BYTES, "writeback_bytes_total"),
+	UINT(HK_ROW, 31, struct proc_io, wait_delta.blkio_ns, "iowait_ns"),
+	UINT(HK_ROW, 32, struct proc_io, wait_delta.swapin_ns, "swapin_ns"),
+	TOTALS(HK_ROW, 51, HT_UNSIGNED, HS_INT, struct proc_io, wait_total.blkio_ns, "iowait_ns_total"),
+	TOTALS(HK_ROW, 52, HT_UNSIGNED, HS_INT, struct proc_io, wait_total.swapin_ns,
+	       "swapin_ns_total"),
 
 	UINT(HK_CRASH, 1, struct crashfree, interval_ns, "interval_ns"),
 	UINT(HK_CRASH, 2, struct crashfree, operational_intervals, "operational_intervals"),

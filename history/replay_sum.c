@@ -109,6 +109,7 @@ static int add_row(struct replay_sum *s, const struct proc_io *row)
 {
 	struct proc_io *sum = sum_row(s, row);
 	uint64_t total[PMEM_NR_COUNTERS];
+	struct iowait_ns waits;
 	struct row_latency *latency;
 	char *cmdline;
 
@@ -124,11 +125,14 @@ static int add_row(struct replay_sum *s, const struct proc_io *row)
 	}
 	latency = sum->latency;
 	memcpy(total, sum->total, sizeof(total));
+	waits = sum->wait_total;
 	*sum = *row;
 	sum->cmdline = cmdline;
 	sum->latency = latency;
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
 		sum->total[c] = total[c] + row->delta[c];
+	sum->wait_total.blkio_ns = waits.blkio_ns + row->wait_delta.blkio_ns;
+	sum->wait_total.swapin_ns = waits.swapin_ns + row->wait_delta.swapin_ns;
 	if (row->latency) {
 		latency->delta = row->latency->delta;
 		for (int k = 0; k < LATENCY_SLOTS; k++)
@@ -143,7 +147,7 @@ static bool has_totals(const struct proc_io *row)
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
 		if (row->total[c])
 			return true;
-	return false;
+	return row->wait_total.blkio_ns || row->wait_total.swapin_ns;
 }
 
 int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
@@ -151,6 +155,9 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	struct pmem_metrics *devices = (struct pmem_metrics *)f->devices;
 	size_t n = 0;
 
+	/* -a's IO> and SWAPIN are shares of the window so far */
+	s->run_s += f->interval_s;
+	f->run_s = s->run_s;
 	if (devices) {
 		for (size_t i = 0; i < devices->count; i++) {
 			struct pmem_device *sum = pmem_device_get(&s->devices,
@@ -165,6 +172,7 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	/* This frame's changes: none for a row it does not list. */
 	for (size_t i = 0; i < s->nrows; i++) {
 		memset(s->rows[i].delta, 0, sizeof(s->rows[i].delta));
+		memset(&s->rows[i].wait_delta, 0, sizeof(s->rows[i].wait_delta));
 		if (s->rows[i].latency)
 			memset(&s->rows[i].latency->delta, 0, sizeof(s->rows[i].latency->delta));
 	}

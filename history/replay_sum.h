@@ -21,6 +21,8 @@ struct replay_sum {
 	size_t shown_cap;
 	uint32_t *index;		/* open addressing: row + 1, 0 empty */
 	size_t index_size;
+	double run_s;			/* the window's frames' length so far: what
+					 * -a's IO> and SWAPIN are shares of */
 };
 
 int replay_sum_init(struct replay_sum *s);

@@ -55,6 +55,14 @@ static void fx_frame(struct fx *f, unsigned int i)
 	f->frame.rows = f->ptrs;
 	f->frame.lost[LOST_RINGBUF_FULL] = i % 3;
 	f->frame.lost[LOST_STACKED_MAP_FULL] = i % 7 == 1;
+	/* From frame 10 on (the fixture's are 0..9, written before): who waits,
+	 * measured either way, SWAPIN known every other frame. */
+	if (i >= 10) {
+		f->frame.waits_source = i % 2 ? WAITS_SCHED : WAITS_DELAYACCT;
+		f->frame.iowait_known = true;
+		f->frame.swapin_known = i % 2 == 0;
+		f->frame.run_s = 10.0 * i;
+	}
 	for (size_t k = 0; k < f->pm.count; k++) {
 		d = &f->pm.devices[k];
 		for (int c = 0; c < PMEM_NR_COUNTERS; c++)
@@ -94,6 +102,16 @@ static void fx_frame(struct fx *f, unsigned int i)
 		row->delta[PMEM_LATENCY_NS] = 1000 * (i + r);
 		row->delta[PMEM_LATENCY_IOS] = i + r;
 		row->delta[PMEM_DIRTIED_BYTES] = r == 3 ? 12345 : 0;
+		if (i >= 10) {
+			row->wait_delta.blkio_ns = 250000000ULL * r + i;
+			row->wait_delta.swapin_ns = r == 1 ? 1000000ULL * i : 0;
+			if (r == 3 && i % 4 == 0) {	/* a process that only waited */
+				row->key.dev = IOWAIT_NO_DEVICE;
+				memset(row->delta, 0, sizeof(row->delta));
+				cr_assert_eq(res_intern_str(&f->names, "-", &row->device_name),
+					     RES_OK);
+			}
+		}
 		row->owner.flags = r == 2 ? ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD : ROW_OWNER_KNOWN;
 		row->owner.uid = r * 1000;
 		row->owner.nice = r == 1 ? -5 : 0;

@@ -27,6 +27,7 @@
  *  - procinfo.bpf.h: who a row's process is (user, I/O priority, start),
  *    read when its row is made, and its command line at exec;
  *  - rows.bpf.h: the per-CPU counters of a process on a disk;
+ *  - task_rows.bpf.h: the submitter's row, remembered per task;
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
  *  - latency.bpf.h: a disk's latency, sampled on bio-based disks;
@@ -48,6 +49,7 @@
 #include "submitter.bpf.h"
 #include "procinfo.bpf.h"
 #include "rows.bpf.h"
+#include "task_rows.bpf.h"
 #include "stacked.bpf.h"
 #include "writeback.bpf.h"
 #include "latency.bpf.h"
@@ -71,10 +73,11 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	struct row_who who = {};
 	struct row row;
 	__u64 stamp_mask;
-	bool bio_based, on_behalf = false, stacked, counted;
+	bool bio_based, on_behalf = false, stacked, counted, own = false;
 
 	if (class == IO_IGNORED)
 		return 0;
+	bio_based = disk_is_bio_based(disk);
 	stacked = stacked_row(io_number(bio), disk_dev(disk), &key, &counted);
 	if (stacked) {
 		if (!counted)
@@ -82,13 +85,12 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
 			return 0;
-	} else if (!current_submitter(current_task(), &key, disk_dev(disk))) {
+	} else if (!submitter_row(current_task(), disk_dev(disk), bio_based, &key, &row)) {
 		return 0;
 	} else {
-		who.task = current_task();
+		own = true;
 	}
-	bio_based = disk_is_bio_based(disk);
-	if (aggregate && row_of(&key, bio_based, who, &row)) {
+	if (aggregate && (own ? row.stats != NULL : row_of(&key, bio_based, who, &row))) {
 		if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
 			row_add(&row, &row.stats->flushes, 1);
 		if (class < IO_NR_CLASSES) {
@@ -183,7 +185,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	struct proc_dev_key key = {};
 	struct row_who who = {};
 	struct row row;
-	bool on_behalf = false, stacked, counted;
+	bool on_behalf = false, stacked, counted, own = false;
 
 	if (class >= IO_NR_CLASSES)
 		return;
@@ -194,12 +196,12 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
 			return;
-	} else if (!current_submitter(current_task(), &key, dev)) {
+	} else if (!submitter_row(current_task(), dev, true, &key, &row)) {
 		return;
 	} else {
-		who.task = current_task();
+		own = true;
 	}
-	if (aggregate && row_of(&key, true, who, &row))
+	if (aggregate && (own ? row.stats != NULL : row_of(&key, true, who, &row)))
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)

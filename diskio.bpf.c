@@ -377,7 +377,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	struct proc_dev_key key = {};
 	struct row row;
 	struct inode *host;
-	bool selected, worker, comm_taken, pid_taken;
+	bool selected;
 	__u32 dev;
 
 	/* The event class allows a NULL mapping (the verifier says so). */
@@ -386,18 +386,20 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	host = mapping->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
-	pid_taken = task_row_id(task, &key.tgid);
-	key.dev = dev;
-	key.cgroup = task_cgroup_id(task);
-	worker = task_comm(task, key.comm);
-	selected = current_cgroup_selected();
-	comm_taken = comm_selected(key.comm);
-	if (worker)
-		name_worker(task, key.comm);
-	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
+	/* A process writing a file dirties folio after folio: its row is
+	 * remembered (task_rows.bpf.h). */
+	selected = submitter_row(task, dev, true, &key, &row);
+	if (!selected) {
+		/* Not counted, but it may become the file's owner: its key. */
+		task_row_id(task, &key.tgid);
+		key.dev = dev;
+		key.cgroup = task_cgroup_id(task);
+		if (task_comm(task, key.comm))
+			name_worker(task, key.comm);
+	} else {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
-		if (row_of(&key, true, (struct row_who){ .task = task }, &row))
+		if (row.stats)
 			row_add(&row, &row.stats->dirtied_bytes, bytes);
 		/* The write() caller's stack: its writeback's is the flusher's. */
 		if (stacks_mode) {
@@ -409,7 +411,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		}
 	}
 	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(task, &key))
-		remember_owner(host, task, &key, selected);
+		remember_owner(host, task, &key, selected || current_cgroup_selected());
 	return 0;
 }
 

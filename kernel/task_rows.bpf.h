@@ -79,7 +79,9 @@ static __always_inline bool remembered_row(const struct task_struct *task, __u32
 		return false;
 	seq = *(volatile __u64 *)&memo->seq;
 	barrier();
-	if ((seq & 1) || memo->dev != dev || memo->tgid != task->tgid || memo->pid != task->pid ||
+	/* seq 0: never written (its zeroes could match slot 0's generation). */
+	if (!seq || (seq & 1) || memo->dev != dev ||
+	    memo->tgid != task->tgid || memo->pid != task->pid ||
 	    memo->name[0] != name[0] || memo->name[1] != name[1] ||
 	    memo->cgroup != task_cgroup_id(task) || (task->flags & PF_WQ_WORKER))
 		return false;

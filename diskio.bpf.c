@@ -27,6 +27,7 @@
  *  - procinfo.bpf.h: who a row's process is (user, I/O priority, start),
  *    read when its row is made, and its command line at exec;
  *  - rows.bpf.h: the per-CPU counters of a process on a disk;
+ *  - task_rows.bpf.h: the submitter's row, remembered per task;
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
  *  - latency.bpf.h: a disk's latency, sampled on bio-based disks;
@@ -50,6 +51,7 @@
 #include "submitter.bpf.h"
 #include "procinfo.bpf.h"
 #include "rows.bpf.h"
+#include "task_rows.bpf.h"
 #include "stacked.bpf.h"
 #include "writeback.bpf.h"
 #include "latency.bpf.h"
@@ -75,10 +77,11 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	struct row_who who = {};
 	struct row row;
 	__u64 stamp_mask;
-	bool bio_based, on_behalf = false, stacked, counted;
+	bool bio_based, on_behalf = false, stacked, counted, own = false;
 
 	if (class == IO_IGNORED)
 		return 0;
+	bio_based = disk_is_bio_based(disk);
 	stacked = stacked_row(io_number(bio), disk_dev(disk), &key, &counted);
 	if (stacked) {
 		if (!counted)
@@ -86,13 +89,12 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
 			return 0;
-	} else if (!current_submitter(current_task(), &key, disk_dev(disk))) {
+	} else if (!submitter_row(current_task(), disk_dev(disk), bio_based, &key, &row)) {
 		return 0;
 	} else {
-		who.task = current_task();
+		own = true;
 	}
-	bio_based = disk_is_bio_based(disk);
-	if (aggregate && row_of(&key, bio_based, who, &row)) {
+	if (aggregate && (own ? row.stats != NULL : row_of(&key, bio_based, who, &row))) {
 		if (class == IO_FLUSH || (opf & REQ_FLAG(PREFLUSH)))
 			row_add(&row, &row.stats->flushes, 1);
 		if (class < IO_NR_CLASSES) {
@@ -187,7 +189,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	struct proc_dev_key key = {};
 	struct row_who who = {};
 	struct row row;
-	bool on_behalf = false, stacked, counted;
+	bool on_behalf = false, stacked, counted, own = false;
 
 	if (class >= IO_NR_CLASSES)
 		return;
@@ -198,12 +200,12 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
 			return;
-	} else if (!current_submitter(current_task(), &key, dev)) {
+	} else if (!submitter_row(current_task(), dev, true, &key, &row)) {
 		return;
 	} else {
-		who.task = current_task();
+		own = true;
 	}
-	if (aggregate && row_of(&key, true, who, &row))
+	if (aggregate && (own ? row.stats != NULL : row_of(&key, true, who, &row)))
 		row_add(&row, &row.stats->ios[class], 1);
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)
@@ -379,7 +381,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	struct proc_dev_key key = {};
 	struct row row;
 	struct inode *host;
-	bool selected, worker, comm_taken, pid_taken;
+	bool selected;
 	__u32 dev;
 
 	/* The event class allows a NULL mapping (the verifier says so). */
@@ -388,18 +390,20 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 	host = mapping->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
-	pid_taken = task_row_id(task, &key.tgid);
-	key.dev = dev;
-	key.cgroup = task_cgroup_id(task);
-	worker = task_comm(task, key.comm);
-	selected = current_cgroup_selected();
-	comm_taken = comm_selected(key.comm);
-	if (worker)
-		name_worker(task, key.comm);
-	if (selected && dev_selected(dev) && pid_taken && comm_taken) {
+	/* A process writing a file dirties folio after folio: its row is
+	 * remembered (task_rows.bpf.h). */
+	selected = submitter_row(task, dev, true, &key, &row);
+	if (!selected) {
+		/* Not counted, but it may become the file's owner: its key. */
+		task_row_id(task, &key.tgid);
+		key.dev = dev;
+		key.cgroup = task_cgroup_id(task);
+		if (task_comm(task, key.comm))
+			name_worker(task, key.comm);
+	} else {
 		__u64 bytes = folio_nr_pages(folio) << page_shift;
 
-		if (row_of(&key, true, (struct row_who){ .task = task }, &row))
+		if (row.stats)
 			row_add(&row, &row.stats->dirtied_bytes, bytes);
 		/* The write() caller's stack: its writeback's is the flusher's. */
 		if (stacks_mode) {
@@ -411,7 +415,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		}
 	}
 	if (charge_owner && (host->i_mode & S_IFMT) == S_IFREG && may_own(task, &key))
-		remember_owner(host, task, &key, selected);
+		remember_owner(host, task, &key, selected || current_cgroup_selected());
 	return 0;
 }
 

@@ -142,11 +142,11 @@ static __always_inline bool take_slot(__u32 *slot)
 
 /*
  * key's counters in `rows`: this CPU's last row of its way, else the slot row_index
- * gives, else a slot taken for it (its entry saying whose row it is: who).
- * NULL when no slot is free.
+ * gives, else a slot taken for it (its entry saying whose row it is: who),
+ * and the slot in *where.  NULL when no slot is free.
  */
 static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key,
-						       struct row_who who)
+						       struct row_who who, struct row_slot *where)
 {
 	struct proc_dev_stats *counters;
 	struct row_entry *at;
@@ -166,8 +166,10 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 		barrier();
 		if (*(volatile __u64 *)&memo->seq == seq) {
 			counters = slot_counters(&found);
-			if (counters)
+			if (counters) {
+				*where = found;
 				return counters;
+			}
 		}
 	}
 	at = bpf_map_lookup_elem(&row_index, key);
@@ -202,6 +204,7 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 	counters = slot_counters(&found);
 	if (!counters)
 		return NULL;
+	*where = found;
 	/* Not while an interrupted program is writing it. */
 	seq = *(volatile __u64 *)&memo->seq;
 	if (!(seq & 1)) {
@@ -219,6 +222,7 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 struct row {
 	struct proc_dev_stats *stats;
 	bool shared;
+	struct row_slot at;	/* the slot of a row not shared */
 };
 
 /*
@@ -234,7 +238,7 @@ static __always_inline bool row_of(const struct proc_dev_key *key, bool count_lo
 	struct overflow_row *shared;
 
 	row->shared = false;
-	row->stats = slot_row(key, who);
+	row->stats = slot_row(key, who, &row->at);
 	if (row->stats)
 		return true;
 	row->shared = true;

@@ -42,6 +42,7 @@ struct {
 struct owner_memo {
 	struct inode_key key;
 	struct write_owner owner;
+	__u64 refreshed_jiffies;	/* when owner was written to the map */
 };
 
 struct {
@@ -51,7 +52,8 @@ struct {
 	__type(value, struct owner_memo);
 } last_owner SEC(".maps");
 
-#define OWNER_REFRESH_NS	1000000000ULL	/* user space forgets after 120 s */
+/* user space forgets after 120 s: 100 ticks are at most a second (HZ >= 100) */
+#define OWNER_REFRESH_JIFFIES	100
 
 /*
  * The whole disk under an inode, and whether the kernel charges dirtying its
@@ -103,14 +105,18 @@ static __always_inline void remember_owner(struct inode *host, const struct task
 	__u32 zero = 0;
 	struct owner_memo *memo = bpf_map_lookup_elem(&last_owner, &zero);
 	struct write_owner *owner;
-	__u64 now = bpf_ktime_get_ns();
+	/* The tick, a load, tells when to refresh: the clock is read only
+	 * then, not for every folio dirtied (tracing programs may not read
+	 * the coarse clock). */
+	__u64 tick = bpf_jiffies64(), now;
 
 	if (!memo)
 		return;
 	/* Also when the map had no room: one loss a second, not one a folio. */
 	if (memo->key.inode == key.inode && same_owner(&memo->owner, who) &&
-	    now - memo->owner.dirtied_ns < OWNER_REFRESH_NS)
+	    tick - memo->refreshed_jiffies < OWNER_REFRESH_JIFFIES)
 		return;
+	now = bpf_ktime_get_ns();
 	owner = bpf_map_lookup_elem(&owners, &key);
 	if (owner && same_owner(owner, who) && owner->ino == host->i_ino) {
 		owner->dirtied_ns = now;
@@ -132,6 +138,7 @@ static __always_inline void remember_owner(struct inode *host, const struct task
 	memo->owner.tgid = who->tgid;
 	memo->owner.cgroup = who->cgroup;
 	memo->owner.dirtied_ns = now;
+	memo->refreshed_jiffies = tick;
 	__builtin_memcpy(memo->owner.comm, who->comm, TASK_COMM_LEN);
 }
 

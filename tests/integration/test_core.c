@@ -371,6 +371,62 @@ Test(core, filter_device)
 
 /* --------------------------------------------------------------- batch -- */
 
+/*
+ * A process that renames itself (prctl), takes its first name back, then
+ * execs another program: each of its I/Os goes to the row of the name it had
+ * when it submitted it.  The row a task submits to is remembered per task
+ * (kernel/task_rows.bpf.h): a new name must never find the old row.
+ */
+Test(core, renamed_and_execed_process_rows)
+{
+	static const char *const names[] = { "dio-rn-a", "dio-rn-b", "dio-rn-a" };
+	static const int reads[] = { 8, 24, 4 };
+	const struct h_dev *z = h_zram_create(DEV_SIZE);
+	struct h_counters a, b, dd;
+	struct h_diskio d;
+	char if_arg[PATH_MAX + 4];
+	pid_t pid;
+
+	snprintf(if_arg, sizeof(if_arg), "if=%s", z->path);
+	h_diskio_start(&d, H_ARGS("--json", "-D", z->name, INTERVAL), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		void *buf;
+		int fd = open(z->path, O_RDONLY | O_DIRECT);
+
+		if (fd < 0 || posix_memalign(&buf, BS, BS))
+			_exit(2);
+		for (int n = 0; n < 3; n++) {
+			if (prctl(PR_SET_NAME, names[n], 0, 0, 0))
+				_exit(3);
+			for (int i = 0; i < reads[n]; i++)
+				if (pread(fd, buf, BS, (off_t)i * BS) != (ssize_t)BS)
+					_exit(4);
+		}
+		close(fd);
+		execlp("dd", "dd", if_arg, "of=/dev/null", "bs=4096", "count=16", "iflag=direct",
+		       "status=none", (char *)NULL);
+		_exit(5);
+	}
+	h_track_child(pid);
+	h_expect_child_ok(pid, H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 3);
+	cr_expect_gt(h_json_sum_process(d.lines, d.nlines, pid, z->name, "dio-rn-a", &a), 0);
+	cr_expect_gt(h_json_sum_process(d.lines, d.nlines, pid, z->name, "dio-rn-b", &b), 0);
+	cr_expect_gt(h_json_sum_process(d.lines, d.nlines, pid, z->name, "dd", &dd), 0);
+	cr_expect_eq(a.read_ios, 12, "dio-rn-a read_ios %" PRId64 ", expected 8 + 4", a.read_ios);
+	cr_expect_eq(a.read_bytes, 12 * BS, "dio-rn-a read_bytes %" PRId64, a.read_bytes);
+	cr_expect_eq(b.read_ios, 24, "dio-rn-b read_ios %" PRId64, b.read_ios);
+	cr_expect_eq(b.read_bytes, 24 * BS, "dio-rn-b read_bytes %" PRId64, b.read_bytes);
+	cr_expect_eq(dd.read_ios, 16, "dd read_ios %" PRId64, dd.read_ios);
+	cr_expect_eq(dd.read_bytes, 16 * BS, "dd read_bytes %" PRId64, dd.read_bytes);
+	h_diskio_free(&d);
+}
+
 /* 5. Batch lines keep 12 fields whatever the comm; names are escaped. */
 Test(core, batch_fields_and_escaped_comm)
 {

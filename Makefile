@@ -31,7 +31,7 @@ PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c
 	options.c tally.c tally_owners.c tally_waits.c tally_files.c frame.c snapshot.c event_records.c users.c \
 	ioprio.c cmdline.c procfs.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
-	top.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
+	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
 	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c) \

@@ -19,6 +19,7 @@
 #include "top.h"
 #include "top_files.h"
 #include "top_layout.h"
+#include "top_help.h"
 #include "top_lines.h"
 #include "users.h"
 
@@ -861,100 +862,6 @@ static void process_table(struct view *v)
 
 /* ---- the screen ---- */
 
-/* The help's lines under its title; utf8 picks the arrows' names. */
-#define HELP_LINES	19
-#define HELP_LINE_SIZE	96
-
-/* The help's lines into lines; how many (the replay's keys only in a replay). */
-static size_t help_lines(const struct top *t, char lines[HELP_LINES][HELP_LINE_SIZE])
-{
-	/* NULL: the two lines that name the arrows, written below */
-	static const char *const plain[HELP_LINES] = {
-		NULL,
-		"  r        reverse the sort",
-		"  a        accumulated: totals since start, or per-second rates",
-		"  p        pause the display (counting goes on)",
-		/* issue 33: c and o as iotop-c's; the filter moved to / */
-		"  c        COMMAND: the name, or the whole command line",
-		"  o        only processes doing I/O, or all of them",
-		"  /        filter by COMMAND: type, Enter applies, Esc clears",
-		"  Esc      clear the filter",
-		"  d        device: all, then each in turn",
-		"  L        latency columns on or off",
-		"  t        a row per thread (TID), or per process, from the next interval",
-		NULL,
-		"  PgUp PgDn  a page up, down; Home End  the first, last row",
-		"  Enter    the selected row's heaviest stack (--stacks)",
-		"  f        files (--files): the selected process's, or all",
-		"  [ ]      --replay: the previous, the next frame",
-		"  g        --replay: go to a time (as --begin); Enter goes, Esc not",
-		"  h ?      this help",
-		"  q        quit",
-	};
-	bool utf8 = t->settings.utf8;
-	size_t n = 0;
-
-	for (size_t i = 0; i < HELP_LINES; i++)
-		if (!plain[i] || t->state.replay || strncmp(plain[i] + 11, "--replay", 8))
-			snprintf(lines[n++], HELP_LINE_SIZE, "%s", plain[i] ? plain[i] : "");
-	snprintf(lines[0], HELP_LINE_SIZE, "  %s  sort by the column to the left, right",
-		 utf8 ? "\u2190 \u2192 < >" : "< >     ");
-	snprintf(lines[11], HELP_LINE_SIZE, "  %s  select a process row; the table scrolls",
-		 utf8 ? "\u2191 \u2193 k j" : "k j    ");
-	return n;
-}
-
-/*
- * The first of n lines to show page at a time, from first after the jump,
- * moves and pages the keys counted (which it uses up), never past the last
- * page.
- */
-static size_t scroll_help_to(struct top_state *s, size_t first, size_t n, size_t page)
-{
-	long at = (long)first;
-	long last = page && n > page ? (long)(n - page) : 0;
-
-	if (s->help_jump == TOP_JUMP_FIRST)
-		at = 0;
-	else if (s->help_jump == TOP_JUMP_LAST)
-		at = last;
-	at += (long)s->help_moves + (long)s->help_pages * (long)page;
-	s->help_jump = TOP_JUMP_NONE;
-	s->help_moves = 0;
-	s->help_pages = 0;
-	if (at > last)
-		at = last;
-	return at < 0 ? 0 : (size_t)at;
-}
-
-/* The keys, under a title that says how to scroll and close them; when
- * they do not all fit, as many as do from where they are scrolled to, and a
- * last line saying which: "lines 1-5 of 14". */
-static void help(struct view *v)
-{
-	struct top *t = v->top;
-	char lines[HELP_LINES][HELP_LINE_SIZE], title[64], position[48];
-	size_t room, page, n = help_lines(t, lines);
-	unsigned int left;
-
-	snprintf(title, sizeof(title), "Keys (%s scroll, any other key closes)",
-		 t->settings.utf8 ? "\u2191\u2193" : "k j");
-	put_line(v, "");
-	put_line(v, title);
-	left = lines_left(v);
-	room = left == UINT32_MAX ? n : left;
-	/* a line for the position when they do not all fit */
-	page = n <= room ? n : (room ? room - 1 : 0);
-	t->first_help_line = scroll_help_to(&t->state, t->first_help_line, n, page);
-	for (size_t i = t->first_help_line; i < t->first_help_line + page; i++)
-		put_line(v, lines[i]);
-	if (page < n) {
-		snprintf(position, sizeof(position), "lines %zu-%zu of %zu",
-			 page ? t->first_help_line + 1 : 0, t->first_help_line + page, n);
-		put_line(v, position);
-	}
-}
-
 /* ---- the stack overlay ---- */
 
 struct stack_lines {
@@ -1082,7 +989,7 @@ static void draw(struct view *v)
 	}
 	header_state(v);
 	if (t->state.help)
-		help(v);
+		top_help(v, &t->state, &t->first_help_line, t->settings.utf8);
 	else if (t->state.stack)
 		stack_overlay(v);
 	else if (!t->taken)

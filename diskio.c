@@ -333,8 +333,8 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.filter_comm = opts->filter_comm ? opts->comm : NULL,
 		.nr_filter_cgroups = opts->nr_cgroups,
 		.filter_devices = opts->nr_devices != 0,
-		.wait_rows_without_device = !opts->nr_devices,
-		.files_mountinfo = opts->files ? "/proc/self/mountinfo" : NULL, .files_top = opts->files_top,
+		.files_mountinfo = opts->files ? "/proc/self/mountinfo" : NULL,
+		.files_top = opts->files_top,
 	};
 
 	memcpy(config.filter_cgroups, filters->cgroup_ids,

@@ -94,10 +94,9 @@ struct tally_config {
 	const char *filter_comm;		/* NULL: none */
 	uint64_t filter_cgroups[MAX_FILTER_CGROUPS];	/* ids (cgroup_resolve()) */
 	uint32_t nr_filter_cgroups;
+	/* -D: disks chosen.  Then no idle processes (on no disk), and no rows
+	 * of no disk for a process that only waited (IO>, SWAPIN). */
 	bool filter_devices;
-	/* IO> and SWAPIN: a process that waited without I/O of its own in an
-	 * interval gets a row of no disk (not with -D, which selects disks). */
-	bool wait_rows_without_device;
 	/* --files (issue 35): the mount table files are named against (NULL:
 	 * no files), and --files-top (0: all) */
 	const char *files_mountinfo;

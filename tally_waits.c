@@ -126,7 +126,7 @@ static void put_waits_on_rows(struct tally *t)
 			add_waits(&t->procs.rows[sum->row], &sum->ns);
 			continue;
 		}
-		if (!t->config.wait_rows_without_device)
+		if (t->config.filter_devices)
 			continue;
 		row = iostats_wait_row(&t->procs, &sum->key, &created);
 		if (!row) {

@@ -376,7 +376,7 @@ static void start(struct tally *t, bool without_device_rows)
 	config.crash_interval_ns = 3600 * SECOND;
 	config.sysfs_root = NO_SYSFS;
 	config.process_alive = always_alive;
-	config.wait_rows_without_device = !without_device_rows;
+	config.filter_devices = without_device_rows;	/* -D */
 	cr_assert_eq(tally_init(t, &config, T0), 0);
 }
 

@@ -34,7 +34,7 @@ PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c
 	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
-	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c) \
+	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c std_fds.c) \
 	$(addprefix history/,history_format.c history_encode.c history_decode.c history_write.c \
 	history_read.c replay_window.c replay_sum.c)
 # What the pure modules link against besides libc: zlib (the record's chunks

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -31,6 +30,7 @@
 #include "outstream.h"
 #include "probe.h"
 #include "replay.h"
+#include "std_fds.h"
 #include "tally.h"
 #include "view.h"
 
@@ -322,7 +322,6 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.stacks_top = opts->stacks_top,
 		.symbols = opts->stacks ? &symbols : NULL,
 		.symbols_warn = warn,
-		/* issue 33: USER, PRIO, COMMAND */
 		.passwd_path = "/etc/passwd",
 		.clock_ticks = sysconf(_SC_CLK_TCK),
 		.exec_cmdline = loader_exec_cmdline,
@@ -387,25 +386,6 @@ static void cleanup(struct run *run)
 	outputs_free(&run->outputs);
 }
 
-/* With fd 0, 1 or 2 closed at start, the next open() would take its place:
- * an epoll or map fd would receive the output.  They go to /dev/null. */
-static int reopen_std_fds(void)
-{
-	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
-		int null_fd;
-
-		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
-			continue;
-		null_fd = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
-		if (null_fd < 0)
-			return -1;
-		/* The lowest free fd: this one, the lower ones are open by now. */
-		if (null_fd != fd)
-			return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct options opts;
@@ -414,7 +394,7 @@ int main(int argc, char **argv)
 	bool completed;
 	int err;
 
-	if (reopen_std_fds())
+	if (std_fds_reopen())
 		return EXIT_START;
 	options_parse(argc, argv, &opts);
 	if (opts.replay_dir)

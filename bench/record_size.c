@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bench's part D: what --record costs, in bytes and in CPU, on frames
+ * The bench's part E: what --record costs, in bytes and in CPU, on frames
  * made here to look like two machines (history/history_write.c writes
  * them as a run would):
  *   idle: a box at rest at a 10 s interval: two disks, the journal's and a

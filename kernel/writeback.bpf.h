@@ -163,6 +163,79 @@ static __always_inline bool may_own(const struct task_struct *task, const struct
 	return false;
 }
 
+/* The file under a folio's mapping word, read with bpf_probe_read_kernel():
+ * NULL unless it is a regular file's page cache (the mapping's low bits
+ * mark anonymous and movable folios). */
+static __always_inline struct inode *folio_file_probed(struct folio *folio)
+{
+	unsigned long mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
+	struct inode *host;
+
+	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
+		return NULL;
+	host = BPF_CORE_READ((struct address_space *)mapping, host);
+	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
+		return NULL;
+	return host;
+}
+
+/*
+ * The low bits (mask) of a pointer loaded from a BTF pointer, which the
+ * verifier lets no bitwise operator touch: the difference of two pointers
+ * is a plain number to it (the loader is privileged), and aligned, a
+ * struct page, has no low bits of its own.
+ */
+static __always_inline unsigned long low_bits(const void *ptr, const struct page *aligned,
+					      unsigned long mask)
+{
+	unsigned long diff = (unsigned long)ptr - (unsigned long)aligned;
+
+	barrier_var(diff);	/* not folded into an operator on the pointer */
+	return diff & mask;
+}
+
+/*
+ * The same for a bio's first page when it is not a tail page and the bio's
+ * vector starts at its first entry (a writeback bio as the filesystem made
+ * it), read with direct loads, which cost no helper call.  *direct false
+ * when the bio is not such a one.
+ */
+static __always_inline struct inode *bio_file_direct(struct bio *bio, bool *direct,
+						     __u64 *ino)
+{
+	struct bio_vec *vecs = bio->bi_io_vec;
+	struct address_space *mapping;
+	struct inode *host;
+	struct page *page;
+	unsigned long flags;
+
+	*direct = false;
+	if (bio->bi_iter.bi_idx || !vecs)
+		return NULL;
+	page = vecs->bv_page;
+	/* compound_head's bit 0 marks a tail page (page_folio()); otherwise
+	 * the page is its folio. */
+	if (!page || low_bits((void *)page->compound_head, page, 1))
+		return NULL;
+	*direct = true;
+	if (bpf_core_type_exists(memdesc_flags_t))
+		flags = page->flags.f;
+	else
+		flags = ((struct folio___flags_word *)page)->flags;
+	/* Writeback sets PG_writeback before submitting; a direct write from
+	 * a buffer that maps a file does not, and stays with its submitter. */
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_writeback))))
+		return NULL;
+	mapping = page->mapping;
+	if (!mapping || low_bits(mapping, page, FOLIO_MAPPING_FLAGS))
+		return NULL;
+	host = mapping->host;
+	if (!host || (host->i_mode & S_IFMT) != S_IFREG)
+		return NULL;
+	*ino = host->i_ino;
+	return host;
+}
+
 /*
  * The process that last dirtied the file a write bio's data belongs to: the
  * bio's first page -> its folio -> the folio's mapping -> a regular file.
@@ -170,38 +243,43 @@ static __always_inline bool may_own(const struct task_struct *task, const struct
  */
 static __always_inline struct write_owner *bio_owner(struct bio *bio)
 {
-	struct bio_vec *vecs = bio->bi_io_vec;
-	unsigned long head, mapping;
 	struct inode_key key = {};
 	struct write_owner *owner;
-	struct folio *folio;
 	struct inode *host;
-	struct page *page;
+	bool direct;
+	__u64 ino = 0;
 
 	/* A split-off part of a bio (a clone) has no bi_vcnt of its own but
 	 * shares its parent's vector from bi_idx on. */
-	if (!vecs || !bio->bi_iter.bi_size)
+	if (!bio->bi_iter.bi_size)
 		return NULL;
-	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
-	if (!page)
-		return NULL;
-	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
-	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
-	/* Writeback sets PG_writeback before submitting; a direct write from
-	 * a buffer that maps a file does not, and stays with its submitter. */
-	if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)))
-		return NULL;
-	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
-	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
-		return NULL;
-	host = BPF_CORE_READ((struct address_space *)mapping, host);
-	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
+	host = bio_file_direct(bio, &direct, &ino);
+	if (!direct) {
+		struct bio_vec *vecs = bio->bi_io_vec;
+		unsigned long head;
+		struct folio *folio;
+		struct page *page;
+
+		if (!vecs)
+			return NULL;
+		page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
+		if (!page)
+			return NULL;
+		head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
+		folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
+		if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)))
+			return NULL;
+		host = folio_file_probed(folio);
+		if (host)
+			ino = BPF_CORE_READ(host, i_ino);
+	}
+	if (!host)
 		return NULL;
 	key.inode = (__u64)host;
 	owner = bpf_map_lookup_elem(&owners, &key);
 	/* An inode freed and its memory used again for another file that
 	 * only kernel threads dirtied: not the owner's file. */
-	if (owner && owner->ino != BPF_CORE_READ(host, i_ino))
+	if (owner && owner->ino != ino)
 		return NULL;
 	return owner;
 }

@@ -31,7 +31,8 @@
 # Part B, trace mode: `diskio -T -b -D zramN 1` against a bpftrace printf per
 #   I/O on block_bio_complete for the same disk, both writing to /dev/shm, at
 #   full fio speed (and, with BENCH_TRACE_IOPS, at a fixed rate): events/s
-#   written, events lost, kernel and user cost per event.
+#   written, events lost, kernel and user cost per event; and fio alone, whose
+#   rate no tool's events/s can pass (one event per I/O).
 #
 # The machine is noisy: variants are interleaved within every round (their
 # order rotates), each compared with the bare runs a few seconds away, ratios
@@ -933,6 +934,11 @@ elif ((TRACE_ROUNDS > 0)) && trace_available; then
 			for ((k = 0; k < 2; k++)); do
 				run_b "${B_TOOLS[$(((r - 1 + k) % 2))]}" "$load" "$r"
 			done
+			# fio alone: the most events a tool that cost nothing would see.
+			if run_fio "$([[ $load == max ]] && echo 0 || echo "$load")" "$RUNTIME"; then
+				record B "bare@$load" "$r" iops="$FIO_IOPS"
+				echo "  round $r bare ($load): $(fmt %.0f "$FIO_IOPS") IOPS"
+			fi
 		done
 	done
 else
@@ -1202,6 +1208,8 @@ report_b() {
 	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	local load key lost_all
 	for load in "${B_LOADS[@]}"; do
+		echo "| fio alone | $([[ $load == max ]] && echo "max" || echo "$load IOPS") |" \
+			"$(fmt %.0f "$(med B "bare@$load" iops)") | - | - | - | - | - |"
 		for v in diskio bpftrace; do
 			key="$v@$load"
 			lost_all=$(values B "$key" lost | awk '$1 != "NA" { s += $1; n++ } END { print n ? s : "NA" }')
@@ -1225,11 +1233,24 @@ report_b() {
 	bt_lost=$(values B bpftrace@max lost | awk '$1 != "NA" { s += $1 } END { print s + 0 }')
 	eps_ratio=$(med_ratio B diskio@max eps bpftrace@max eps)
 	d_total=$(med B diskio@max total_us_ev)
+	# fio's own rate bounds what either tool can write: a tool that cost
+	# nothing would reach the bare run's IOPS.
+	local ceiling d_bare
+	ceiling=$(med_ratio B bare@max iops bpftrace@max eps)
+	d_bare=$(med_ratio B diskio@max eps bare@max iops)
+	echo "fio alone at full speed: $(fmt %.0f "$(med B bare@max iops)") IOPS. Each event is one" \
+		"fio I/O, so no tool writes more events a second than fio does alone: a tool that cost" \
+		"nothing would reach $(fmt %.2f "$ceiling") × bpftrace's events/s on this load (the" \
+		"ceiling of the target's ratio); diskio kept $(fmt %.3f "$d_bare") of fio's bare rate" \
+		"(median of the rounds' ratios)."
+	echo
 	echo "### Targets"
 	echo
 	if [[ $d_lost == 0 ]]; then
 		echo "- $(verdict "$eps_ratio" '>=' 3): diskio events/s kept without loss ≥ 3 × bpftrace's" \
-			"(full speed): $(fmt %.2f "$eps_ratio") × (diskio lost 0; bpftrace lost $bt_lost)"
+			"(full speed): $(fmt %.2f "$eps_ratio") × (diskio lost 0; bpftrace lost $bt_lost)$(
+			[[ $(verdict "$ceiling" '>=' 3) != MISS ]] ||
+			echo "; out of reach on this load: fio alone is $(fmt %.2f "$ceiling") × bpftrace's")"
 	else
 		echo "- MISS: diskio events/s kept without loss ≥ 3 × bpftrace's (full speed): diskio lost" \
 			"$d_lost events (events/s written: $(fmt %.2f "$eps_ratio") × bpftrace's, which lost $bt_lost)"

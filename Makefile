@@ -28,7 +28,7 @@ LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c iostats.c iowait.c \
-	options.c tally.c tally_owners.c tally_waits.c tally_files.c frame.c snapshot.c event_records.c users.c \
+	options.c tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c snapshot.c event_records.c users.c \
 	ioprio.c cmdline.c procfs.c \
 	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \

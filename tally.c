@@ -117,16 +117,6 @@ void tally_free(struct tally *t)
 	memset(t, 0, sizeof(*t));
 }
 
-res_key tally_intern_name(struct tally *t, const char *name, size_t len)
-{
-	res_key key;
-
-	if (res_intern(&t->names, name, len, &key) == RES_OK)
-		return key;
-	t->lost[LOST_NAMES_TABLE_FULL]++;
-	return t->unknown_name;
-}
-
 /* The element of *array whose first key_size bytes are key, appended (zero
  * but for its key) when there is none; NULL when memory is out. */
 static void *seen_of(void **array, size_t *count, size_t *capacity, size_t size,
@@ -239,93 +229,6 @@ static void count_losses(struct tally *t, const struct snapshot *s)
 static struct pmem_device *device_metrics(struct tally *t, uint32_t dev)
 {
 	return pmem_device_get(&t->devices, devname_lookup(&t->devnames, dev));
-}
-
-/* A row's cgroup path; 0 without a cgroup2 hierarchy. */
-static res_key cgroup_name(struct tally *t, uint64_t id)
-{
-	const char *path;
-
-	if (!t->config.cgroup_mount)
-		return 0;
-	path = cgroup_names_lookup(&t->cgroups, id);
-	return path ? tally_intern_name(t, path, strlen(path)) : t->unknown_name;
-}
-
-void worker_row_name(const char *proc_comm, const char *desc, char *out, size_t size)
-{
-	size_t own = 0;
-
-	/* "kworker/u8:1+flush-254:0": the work follows the id's ':'. */
-	if (proc_comm && strchr(proc_comm, ':')) {
-		const char *id = strchr(proc_comm, ':');
-
-		own = strcspn(id, "+-") + (size_t)(id - proc_comm);
-	}
-	if (own)
-		snprintf(out, size, "%.*s-%s", (int)own, proc_comm, desc);
-	else
-		snprintf(out, size, "kworker-%s", desc);
-}
-
-/* A worker's name as /proc/PID/comm gives it; false if it is gone. */
-static bool read_task_comm(const struct tally *t, uint32_t tgid, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-
-	return t->config.proc_root &&
-	       build_path(path, "%s/%" PRIu32 "/comm", t->config.proc_root, tgid) &&
-	       read_first_line(path, buf, size);
-}
-
-static const char *sysfs_root_of(const struct tally *t)
-{
-	return t->config.sysfs_root ? t->config.sysfs_root : "/sys";
-}
-
-/*
- * A new row's names (abi.h, struct proc_dev_key): a worker's is the
- * name `ps` shows, with its work; the I/O dm and md sent to a disk below is
- * named after the device above, which it serves, as does a worker whose
- * work is a block device's own (a loop device's).
- */
-void tally_name_row(struct tally *t, struct proc_io *row)
-{
-	const struct proc_dev_key *key = &row->key;
-	const char *device = iostats_has_device(row) ? devname_lookup(&t->devnames, key->dev) : "-";
-	char name[TASK_COMM_LEN + 64], comm[64];
-
-	row->device_name = tally_intern_name(t, device, strlen(device));
-	row->tgid = key->tgid;
-	if (t->config.per_thread && key->tgid)
-		row->tgid = t->config.thread_group ?
-			    t->config.thread_group(key->tgid, t->config.thread_group_arg) : 0;
-	switch (key->comm[TASK_COMM_LEN - 1]) {
-	case KEY_MARK_STACKED: {
-		const char *above = devname_lookup(&t->devnames, (uint32_t)key->cgroup);
-
-		row->comm_name = tally_intern_name(t, above, strlen(above));
-		row->serves_name = row->comm_name;
-		return;
-	}
-	case KEY_MARK_WORKER: {
-		char desc[TASK_COMM_LEN];
-
-		memcpy(desc, key->comm, TASK_COMM_LEN - 1);
-		desc[TASK_COMM_LEN - 1] = '\0';
-		worker_row_name(read_task_comm(t, key->tgid, comm, sizeof(comm)) ? comm : NULL,
-				desc, name, sizeof(name));
-		row->comm_name = tally_intern_name(t, name, strlen(name));
-		/* a worker whose work is named after a disk (a loop device's
-		 * "loop0") does that disk's I/O */
-		if (devlayers_is_disk(sysfs_root_of(t), desc))
-			row->serves_name = tally_intern_name(t, desc, strlen(desc));
-		break;
-	}
-	default:
-		row->comm_name = tally_intern_name(t, key->comm, strnlen(key->comm, TASK_COMM_LEN));
-	}
-	row->cgroup_name = cgroup_name(t, key->cgroup);
 }
 
 
@@ -686,7 +589,7 @@ static void count_iostat(struct tally *t, uint64_t now_ns)
 static void learn_layers(struct tally *t)
 {
 	for (size_t i = 0; i < t->devices.count; i++)
-		devlayers_read(sysfs_root_of(t), t->devices.devices[i].name,
+		devlayers_read(tally_sysfs_root(t), t->devices.devices[i].name,
 			       &t->devices.devices[i].layers);
 }
 

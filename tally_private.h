@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What tally.c shares with the files that do a part of its step
- * (tally_owners.c, tally_waits.c, tally_files.c): for them only, not for the
- * tally's users.
+ * (tally_owners.c, tally_waits.c, tally_files.c, tally_names.c): for them
+ * only, not for the tally's users.
  */
 #ifndef DISKIO_TALLY_PRIVATE_H
 #define DISKIO_TALLY_PRIVATE_H
@@ -18,11 +18,13 @@ struct row_owner;
 struct snapshot;
 struct tally;
 
-/* tally.c: name's key in the tally's table of names; "?" and a loss when
- * it is full. */
+/* tally_names.c: name's key in the tally's table of names; "?" and a loss
+ * when it is full. */
 res_key tally_intern_name(struct tally *t, const char *name, size_t len);
-/* tally.c: a new row's names (its disk, process and cgroup). */
+/* tally_names.c: a new row's names (its disk, process and cgroup). */
 void tally_name_row(struct tally *t, struct proc_io *row);
+/* tally_names.c: the sysfs the tally reads (config.sysfs_root, else /sys). */
+const char *tally_sysfs_root(const struct tally *t);
 
 /* tally_owners.c: whose row it is, as the kernel's entry says (its user
  * and command line learnt when it is new or another process's). */

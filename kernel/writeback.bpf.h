@@ -163,20 +163,17 @@ static __always_inline bool may_own(const struct task_struct *task, const struct
 	return false;
 }
 
-/* The file under a folio's mapping word, read with bpf_probe_read_kernel():
- * NULL unless it is a regular file's page cache (the mapping's low bits
- * mark anonymous and movable folios). */
+/* The inode whose page cache a folio is in, read with
+ * bpf_probe_read_kernel(); NULL for an anonymous or movable folio (the
+ * mapping's low bits say so).  Whether it is a regular file is not read:
+ * only regular files have owners (remember_owner()). */
 static __always_inline struct inode *folio_file_probed(struct folio *folio)
 {
 	unsigned long mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
-	struct inode *host;
 
 	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
 		return NULL;
-	host = BPF_CORE_READ((struct address_space *)mapping, host);
-	if (!host || (BPF_CORE_READ(host, i_mode) & S_IFMT) != S_IFREG)
-		return NULL;
-	return host;
+	return BPF_CORE_READ((struct address_space *)mapping, host);
 }
 
 /*
@@ -230,9 +227,8 @@ static __always_inline struct inode *bio_file_direct(struct bio *bio, bool *dire
 	if (!mapping || low_bits(mapping, page, FOLIO_MAPPING_FLAGS))
 		return NULL;
 	host = mapping->host;
-	if (!host || (host->i_mode & S_IFMT) != S_IFREG)
-		return NULL;
-	*ino = host->i_ino;
+	if (host)
+		*ino = host->i_ino;
 	return host;
 }
 

@@ -147,47 +147,122 @@ static __always_inline void name_file(void *ctx, struct inode *inode, struct den
 	send_file_name(ctx, dentry, id);
 }
 
-/* What the first page of bio says of it (FILE_FACT_*), and its host. */
-static __always_inline __u32 page_facts(struct bio *bio, __u32 class, struct inode **host)
+/* What was found out about a bio's file: FILE_FACT_* and, with a host
+ * inode, the inode (its address) and what identifies it. */
+struct file_facts {
+	__u32 facts;
+	__u32 nlink;
+	struct inode *host;
+	__u64 ino;
+	__u32 fs_dev;
+};
+
+/* host's number, filesystem and links, read with bpf_probe_read_kernel(). */
+static __always_inline void inode_ids_probed(struct inode *host, struct file_facts *f)
+{
+	f->host = host;
+	f->ino = BPF_CORE_READ(host, i_ino);
+	f->fs_dev = BPF_CORE_READ(host, i_sb, s_dev);
+	f->nlink = BPF_CORE_READ(host, i_nlink);
+}
+
+/* What the first page of bio says of it, read with bpf_probe_read_kernel(). */
+static __always_inline void page_facts_probed(struct bio *bio, __u32 class, struct file_facts *f)
 {
 	struct bio_vec *vecs = bio->bi_io_vec;
 	unsigned long head, mapping;
 	struct folio *folio;
 	struct inode *inode;
 	struct page *page;
-	__u32 facts = 0;
 	umode_t mode;
 
 	if (!vecs)
-		return 0;
+		return;
 	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
 	if (!page)
-		return 0;
-	facts |= FILE_FACT_PAGE;
+		return;
+	f->facts |= FILE_FACT_PAGE;
 	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
 	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
 	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
 	if (!mapping)
-		return facts;
-	facts |= FILE_FACT_MAPPING;
-	if (mapping & FOLIO_MAPPING_FLAGS)
-		return facts | FILE_FACT_ANON;
+		return;
+	f->facts |= FILE_FACT_MAPPING;
+	if (mapping & FOLIO_MAPPING_FLAGS) {
+		f->facts |= FILE_FACT_ANON;
+		return;
+	}
 	inode = BPF_CORE_READ((struct address_space *)mapping, host);
 	if (!inode)
-		return facts;
-	facts |= FILE_FACT_HOST;
-	*host = inode;
+		return;
+	f->facts |= FILE_FACT_HOST;
 	if (BPF_CORE_READ(inode, i_sb, s_magic) == BDEVFS_MAGIC)
-		facts |= FILE_FACT_BDEV;
+		f->facts |= FILE_FACT_BDEV;
 	mode = BPF_CORE_READ(inode, i_mode);
 	if ((mode & S_IFMT) == S_IFREG)
-		facts |= FILE_FACT_REGULAR;
+		f->facts |= FILE_FACT_REGULAR;
 	if (class == IO_WRITE ?
 	    folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)) :
 	    (folio_test(folio, bpf_core_enum_value(enum pageflags, PG_locked)) &&
 	     !folio_test(folio, bpf_core_enum_value(enum pageflags, PG_uptodate))))
-		facts |= FILE_FACT_CACHE_IO;
-	return facts;
+		f->facts |= FILE_FACT_CACHE_IO;
+	/* only a regular file's are asked for (file_kind_of()) */
+	if (f->facts & FILE_FACT_REGULAR)
+		inode_ids_probed(inode, f);
+}
+
+/*
+ * The same with direct loads, which cost no helper call, when bio's vector
+ * starts at its first entry and its first page is not a tail page (then the
+ * page is its folio; low_bits(), writeback.bpf.h).  false when bio is not
+ * such a one: page_facts_probed() is.
+ */
+static __always_inline bool page_facts_direct(struct bio *bio, __u32 class, struct file_facts *f)
+{
+	struct bio_vec *vecs = bio->bi_io_vec;
+	struct address_space *mapping;
+	unsigned long flags;
+	struct inode *inode;
+	struct page *page;
+
+	if (bio->bi_iter.bi_idx || !vecs)
+		return false;
+	page = vecs->bv_page;
+	if (!page)
+		return true;
+	if (low_bits((void *)page->compound_head, page, 1))
+		return false;
+	f->facts |= FILE_FACT_PAGE;
+	mapping = page->mapping;
+	if (!mapping)
+		return true;
+	f->facts |= FILE_FACT_MAPPING;
+	if (low_bits(mapping, page, FOLIO_MAPPING_FLAGS)) {
+		f->facts |= FILE_FACT_ANON;
+		return true;
+	}
+	inode = mapping->host;
+	if (!inode)
+		return true;
+	f->facts |= FILE_FACT_HOST;
+	if (inode->i_sb->s_magic == BDEVFS_MAGIC)
+		f->facts |= FILE_FACT_BDEV;
+	if ((inode->i_mode & S_IFMT) == S_IFREG)
+		f->facts |= FILE_FACT_REGULAR;
+	if (bpf_core_type_exists(memdesc_flags_t))
+		flags = page->flags.f;
+	else
+		flags = ((struct folio___flags_word *)page)->flags;
+	if (class == IO_WRITE ?
+	    flags & (1UL << bpf_core_enum_value(enum pageflags, PG_writeback)) :
+	    (flags & (1UL << bpf_core_enum_value(enum pageflags, PG_locked))) &&
+	    !(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_uptodate))))
+		f->facts |= FILE_FACT_CACHE_IO;
+	f->host = inode;
+	f->ino = inode->i_ino;
+	f->fs_dev = inode->i_sb->s_dev;
+	f->nlink = inode->i_nlink;
+	return true;
 }
 
 /*
@@ -200,25 +275,27 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 {
 	struct file_key key = {};
 	struct file_counts *counts;
-	struct inode *host = NULL;
+	struct file_facts f = {};
 	struct dentry *dentry = NULL;
 	struct file *file = direct_io_file(bio);
-	__u32 facts;
 
 	if (file) {
-		facts = FILE_FACT_DIRECT;
-		host = BPF_CORE_READ(file, f_inode);
+		struct inode *host = BPF_CORE_READ(file, f_inode);
+
+		f.facts = FILE_FACT_DIRECT;
 		dentry = BPF_CORE_READ(file, f_path.dentry);
-	} else {
-		facts = page_facts(bio, class, &host);
+		if (host)
+			inode_ids_probed(host, &f);
+	} else if (!page_facts_direct(bio, class, &f)) {
+		page_facts_probed(bio, class, &f);
 	}
 	if (bio->bi_opf & REQ_FLAG(META))
-		facts |= FILE_FACT_META;
+		f.facts |= FILE_FACT_META;
 	__builtin_memcpy(&key.who, who, sizeof(key.who));
-	key.kind = file_kind_of(facts);
-	if (key.kind == FILE_KIND_FILE && host) {
-		key.ino = BPF_CORE_READ(host, i_ino);
-		key.fs_dev = BPF_CORE_READ(host, i_sb, s_dev);
+	key.kind = file_kind_of(f.facts);
+	if (key.kind == FILE_KIND_FILE && f.host) {
+		key.ino = f.ino;
+		key.fs_dev = f.fs_dev;
 	} else if (key.kind == FILE_KIND_FILE) {
 		key.kind = FILE_KIND_UNKNOWN;
 	}
@@ -239,12 +316,12 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 		__sync_fetch_and_add(&counts->ios[class & 1], ios);
 	if (key.kind != FILE_KIND_FILE)
 		return;
-	if (!BPF_CORE_READ(host, i_nlink) && !(counts->flags & FILE_UNLINKED))
+	if (!f.nlink && !(counts->flags & FILE_UNLINKED))
 		__sync_fetch_and_or(&counts->flags, FILE_UNLINKED);
 	{
 		struct file_id id = { .ino = key.ino, .fs_dev = key.fs_dev };
 
-		name_file(ctx, host, dentry, &id);
+		name_file(ctx, f.host, dentry, &id);
 	}
 }
 

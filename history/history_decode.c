@@ -37,6 +37,8 @@ void history_frame_free(struct history_frame *hf)
 	free(hf->row_ptrs);
 	free(hf->latency);
 	free(hf->cmdline_index);
+	free(hf->files);
+	free(hf->path_index);
 	pmem_free(&hf->devices);
 	free(hf->crash.by_process);
 	free(hf->events);
@@ -384,6 +386,35 @@ static void take_row(struct decoder *d)
 	hf->nrows++;
 }
 
+static void file_special(struct decoder *d, uint64_t id, void *base)
+{
+	struct history_frame *hf = d->hf;
+	uint64_t n = hcur_uleb(&d->c);
+	uint32_t len;
+
+	(void)id;	/* HF_FILE_PATH, the one special field of a file line */
+	if (chunk_name(d, n, &len))
+		hf->path_index[(struct file_row *)base - hf->files] = n;
+}
+
+static void take_file(struct decoder *d)
+{
+	struct history_frame *hf = d->hf;
+	size_t n = hf->nfiles;
+
+	if (n >= HISTORY_ROWS_MAX ||
+	    array_reserve((void **)&hf->files, &hf->files_cap, n + 1, sizeof(*hf->files)) ||
+	    array_reserve((void **)&hf->path_index, &hf->path_cap, n + 1,
+			  sizeof(*hf->path_index))) {
+		d->c.bad = true;
+		return;
+	}
+	memset(&hf->files[n], 0, sizeof(hf->files[n]));
+	hf->path_index[n] = 0;
+	if (take_object(d, HK_FILE, &hf->files[n], file_special))
+		hf->nfiles++;
+}
+
 static void take_listed(struct decoder *d, uint8_t kind)
 {
 	struct history_frame *hf = d->hf;
@@ -433,8 +464,16 @@ static int finish_frame(struct decoder *d)
 		row->cmdline = hf->cmdline_index[i] ?
 			       (char *)chunk_name(d, hf->cmdline_index[i], &len) : NULL;
 	}
+	for (size_t i = 0; i < hf->nfiles; i++) {
+		uint32_t len;
+		const char *path = hf->path_index[i] ? chunk_name(d, hf->path_index[i], &len) : NULL;
+
+		hf->files[i].path = path ? path : "";
+	}
 	f->rows = hf->row_ptrs;
 	f->nrows = hf->nrows;
+	f->files = hf->files;
+	f->nfiles = hf->nfiles;
 	f->names = &hf->table;
 	f->devices = &hf->devices;
 	f->crash = d->has_crash ? &hf->crash : NULL;
@@ -453,6 +492,7 @@ int history_frame_decode(struct history_frame *hf, const struct history_header *
 
 	memset(&hf->frame, 0, sizeof(hf->frame));
 	hf->nrows = 0;
+	hf->nfiles = 0;
 	hf->devices.count = 0;
 	memset(&hf->devices.aggregate, 0, sizeof(hf->devices.aggregate));
 	snprintf(hf->devices.aggregate.name, sizeof(hf->devices.aggregate.name), "total");
@@ -480,6 +520,9 @@ int history_frame_decode(struct history_frame *hf, const struct history_header *
 			break;
 		case HK_CRASH: case HK_CRASH_PROCESS: case HK_CRASH_EVENT:
 			take_listed(&d, kind);
+			break;
+		case HK_FILE:
+			take_file(&d);
 			break;
 		default:
 			/* A kind of a later version: its fields, by the header's types. */

@@ -287,6 +287,13 @@ int history_frame_encode(const struct frame *f, struct history_names_out *names,
 	}
 	for (size_t i = 0; i < f->nrows; i++)
 		encode_row(&e, f->rows[i]);
+	for (size_t i = 0; i < f->nfiles; i++) {
+		begin_object(&e, HK_FILE);
+		put_fields(&e, HK_FILE, &f->files[i]);
+		if (f->files[i].path)
+			put_name(&e, HF_FILE_PATH, f->files[i].path, strlen(f->files[i].path));
+		end_object(&e);
+	}
 	if (f->crash) {
 		begin_object(&e, HK_CRASH);
 		put_fields(&e, HK_CRASH, f->crash);

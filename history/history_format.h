@@ -47,6 +47,7 @@ enum history_kind {
 	HK_CRASH = 5,
 	HK_CRASH_PROCESS = 6,
 	HK_CRASH_EVENT = 7,
+	HK_FILE = 8,		/* --files: a line of the frame's files */
 };
 
 /* Wire types of a field's value. */
@@ -102,6 +103,7 @@ enum {
 	HF_ROW_LATENCY_INCOMPLETE = 22,
 	HF_ROW_LATENCY_TOTAL = 23,
 	HF_ROW_CMDLINE = 30,
+	HF_FILE_PATH = 10,
 };
 
 /* A growing byte buffer. */
@@ -210,6 +212,9 @@ struct history_frame {
 	size_t latency_cap;
 	uint32_t *cmdline_index;	/* per row: its command line's name, 0 none */
 	size_t cmdline_cap;
+	struct file_row *files;		/* --files */
+	uint32_t *path_index;		/* per file line: its path's name, 0 none */
+	size_t nfiles, files_cap, path_cap;
 	struct pmem_metrics devices;
 	struct crashfree crash;
 	struct crash_event *events;

@@ -123,13 +123,13 @@ static void show_frame(struct replay *rp, struct frame *f)
 	}
 	/* -a: the window's totals; else the frame as the run showed it (its
 	 * changes, or with the run's -a its totals since the run's start). */
-	if (rp->opts->cumulative)
-		f->cumulative = true;
 	if (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
 		fail("out of memory");
 		rp->done = true;
 		return;
 	}
+	if (rp->opts->cumulative)
+		f->cumulative = true;
 	view_show_frame(&rp->view, f);
 	if (fflush(rp->view.out) || ferror(rp->view.out))
 		rp->done = true;	/* a reader that went away (| head) */

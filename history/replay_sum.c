@@ -20,6 +20,9 @@ void replay_sum_free(struct replay_sum *s)
 		free(s->rows[i].cmdline);
 		free(s->rows[i].latency);
 	}
+	for (size_t i = 0; i < s->nfiles; i++)
+		free((char *)s->files[i].path);
+	free(s->files);
 	free(s->rows);
 	free(s->shown);
 	free(s->index);
@@ -150,6 +153,68 @@ static bool has_totals(const struct proc_io *row)
 	return row->wait_total.blkio_ns || row->wait_total.swapin_ns;
 }
 
+/* file's line added to the sum's line of its key, made when new. */
+static int add_file(struct replay_sum *s, const struct file_row *file, bool totals)
+{
+	struct file_row *sum = NULL;
+	char *path;
+
+	for (size_t i = 0; i < s->nfiles && !sum; i++)
+		if (!memcmp(&s->files[i].key, &file->key, sizeof(file->key)))
+			sum = &s->files[i];
+	if (!sum) {
+		if (array_reserve((void **)&s->files, &s->files_cap, s->nfiles + 1,
+				  sizeof(*s->files)) ||
+		    !(path = strdup(file->path)))
+			return -ENOMEM;
+		sum = &s->files[s->nfiles++];
+		*sum = *file;
+		sum->path = path;
+		return 0;
+	}
+	if (strcmp(sum->path, file->path)) {
+		if (!(path = strdup(file->path)))
+			return -ENOMEM;
+		free((char *)sum->path);
+		sum->path = path;
+	}
+	sum->tgid = file->tgid;
+	sum->comm_name = file->comm_name;
+	sum->device_name = file->device_name;
+	sum->unlinked = file->unlinked;
+	sum->nfiles = file->nfiles;
+	for (int op = 0; op < 2; op++) {
+		sum->bytes[op] = file->bytes[op] + (totals ? 0 : sum->bytes[op]);
+		sum->ios[op] = file->ios[op] + (totals ? 0 : sum->ios[op]);
+	}
+	return 0;
+}
+
+/* The lines of a row together (in key order), its most bytes first. */
+static int file_order(const void *pa, const void *pb)
+{
+	const struct file_row *a = pa, *b = pb;
+	int who = memcmp(&a->key.who, &b->key.who, sizeof(a->key.who));
+	uint64_t ab = a->bytes[0] + a->bytes[1], bb = b->bytes[0] + b->bytes[1];
+
+	if (who)
+		return who;
+	return ab < bb ? 1 : ab > bb ? -1 : 0;
+}
+
+static int add_files(struct replay_sum *s, struct frame *f)
+{
+	s->files_on |= f->files_on;
+	for (size_t i = 0; i < f->nfiles; i++)
+		if (add_file(s, &f->files[i], f->cumulative))
+			return -ENOMEM;
+	qsort(s->files, s->nfiles, sizeof(*s->files), file_order);
+	f->files_on = s->files_on;
+	f->files = s->files;
+	f->nfiles = s->nfiles;
+	return 0;
+}
+
 int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 {
 	struct pmem_metrics *devices = (struct pmem_metrics *)f->devices;
@@ -179,6 +244,8 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	for (size_t i = 0; i < f->nrows; i++)
 		if (add_row(s, f->rows[i]))
 			return -ENOMEM;
+	if (add_files(s, f))
+		return -ENOMEM;
 	if (array_reserve((void **)&s->shown, &s->shown_cap, s->nrows, sizeof(*s->shown)))
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nrows; i++)

@@ -23,6 +23,11 @@ struct replay_sum {
 	size_t index_size;
 	double run_s;			/* the window's frames' length so far: what
 					 * -a's IO> and SWAPIN are shares of */
+	/* --files: every file line of the window (by its key), its path its
+	 * own, its counts summed */
+	struct file_row *files;
+	size_t nfiles, files_cap;
+	bool files_on;
 };
 
 int replay_sum_init(struct replay_sum *s);
@@ -30,7 +35,10 @@ void replay_sum_free(struct replay_sum *s);
 /* Frame f (a replayed one: its memory the reader's) added to the sums and
  * turned into the window's totals: its devices' totals and iostat[1] the
  * window's, its rows every row of the window with something in it, sorted
- * by sort.  0, or -ENOMEM (f as it was or partly summed). */
+ * by sort, its file lines every line of the window, grouped by row, most
+ * bytes first.  A file line of a frame of totals (the run's -a) holds the
+ * run's totals already: it replaces the line's sum.  Call it before f is
+ * marked cumulative.  0, or -ENOMEM (f as it was or partly summed). */
 int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort);
 
 #endif /* DISKIO_REPLAY_SUM_H */

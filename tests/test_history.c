@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,51 @@ struct fx {
 	struct row_latency latency[NROWS];
 	char cmdline[NROWS][32];
 	struct crash_event event;
+	struct file_row files[4];
+	char paths[4][48];
 	struct frame frame;
 };
+
+/* From frame 10 on (the fixture's frames 0..9 have none): --files' lines,
+ * a file deleted, metadata and what --files-top cut; every fifth frame
+ * asked for files and had none. */
+static void fx_files(struct fx *f, unsigned int i)
+{
+	static const uint32_t kinds[4] = { FILE_KIND_FILE, FILE_KIND_FILE, FILE_KIND_METADATA,
+					   FILES_KIND_OTHERS };
+	size_t n = i % 5 ? 1 + i % 4 : 0;
+
+	f->frame.files_on = true;
+	for (size_t k = 0; k < n; k++) {
+		struct file_row *r = &f->files[k];
+
+		memset(r, 0, sizeof(*r));
+		r->key.who.tgid = 100 + k % 2;
+		r->key.who.dev = MKDEV(252, k % 2);
+		r->key.kind = kinds[k];
+		if (kinds[k] == FILE_KIND_FILE) {
+			r->key.fs_dev = MKDEV(252, 0);
+			r->key.ino = 12 + k + i;
+			snprintf(f->paths[k], sizeof(f->paths[k]), "/mnt/data %zu/f%u", k, i % 3);
+		} else {
+			snprintf(f->paths[k], sizeof(f->paths[k]), "%s",
+				 kinds[k] == FILE_KIND_METADATA ? FILES_METADATA : FILES_OTHERS);
+		}
+		r->path = f->paths[k];
+		r->tgid = r->key.who.tgid;
+		cr_assert_eq(res_intern_str(&f->names, k % 2 ? "fio" : "dd", &r->comm_name), RES_OK);
+		cr_assert_eq(res_intern_str(&f->names, k % 2 ? "zram1" : "zram0", &r->device_name),
+			     RES_OK);
+		r->unlinked = k == 1 && i % 2;
+		r->nfiles = kinds[k] == FILES_KIND_OTHERS ? 3 + i : 1;
+		r->bytes[IO_WRITE] = 4096 * (i + k);
+		r->ios[IO_WRITE] = i + k;
+		r->bytes[IO_READ] = k == 2 ? 512 * i : 0;
+		r->ios[IO_READ] = k == 2 ? i : 0;
+	}
+	f->frame.files = f->files;
+	f->frame.nfiles = n;
+}
 
 /* Frame i of a story: two disks, rows that come and go, a crash now and then. */
 static void fx_frame(struct fx *f, unsigned int i)
@@ -62,6 +106,8 @@ static void fx_frame(struct fx *f, unsigned int i)
 		f->frame.iowait_known = true;
 		f->frame.swapin_known = i % 2 == 0;
 		f->frame.run_s = 10.0 * i;
+		if (i % 3)
+			fx_files(f, i);
 	}
 	for (size_t k = 0; k < f->pm.count; k++) {
 		d = &f->pm.devices[k];
@@ -615,5 +661,77 @@ Test(history, a_frame_of_totals_comes_back_with_its_totals)
 	}
 	free(buf);
 	remove_dir();
+	fx_free(f);
+}
+
+/* A kind of a later version (its fields declared in the header, as this
+ * version declares FILE's) is passed over by a reader that does not know
+ * it, whatever wire types its fields have; the frame reads as it was. */
+Test(history, a_kind_this_reader_does_not_know_is_passed_over)
+{
+	static const uint8_t types[] = { HT_UNSIGNED, HT_SIGNED, HT_NAME, HT_BYTES, HT_VECTOR,
+					 HT_DOUBLE };
+	struct fx *f = fx_new();
+	struct history_names_out names = { 0 };
+	struct history_header *h = calloc(1, sizeof(*h));
+	struct history_frame hf;
+	struct hbuf out = { 0 }, later = { 0 };
+	char *want, *got;
+	size_t at;
+
+	cr_assert_not_null(h);
+	history_header_init(h);
+	/* What a writer of this version declares for --files */
+	cr_assert_eq(history_schema_type(h, HK_FILE, HF_FILE_PATH), HT_NAME);
+	for (uint8_t k = 0; k < sizeof(types); k++)
+		h->schema[h->nschema++] = (struct history_schema_entry){ 200, k + 1, types[k] };
+	fx_frame(f, 11);
+	cr_assert_gt(f->frame.nfiles, 0);
+	want = render(&f->frame);
+	cr_assert_eq(history_frame_encode(&f->frame, &names, &out), 0);
+	cr_assert_eq(out.bytes[out.len - 1], HK_END);
+	at = --out.len;
+	/* kind 200: 1 = 300, 2 = -3, 3 = name 1, 4 = "abc", 5 = [7, 8], 6 = 1.5 */
+	cr_assert_eq(hbuf_uleb(&later, 200), 0);
+	hbuf_uleb(&later, 1);
+	hbuf_uleb(&later, 300);
+	hbuf_uleb(&later, 2);
+	hbuf_uleb(&later, 5);
+	hbuf_uleb(&later, 3);
+	hbuf_uleb(&later, 1);
+	hbuf_uleb(&later, 4);
+	hbuf_string(&later, "abc", 3);
+	hbuf_uleb(&later, 5);
+	hbuf_uleb(&later, 2);
+	hbuf_uleb(&later, 7);
+	hbuf_uleb(&later, 8);
+	hbuf_uleb(&later, 6);
+	hbuf_put(&later, "\0\0\0\0\0\0\xf8\x3f", 8);
+	cr_assert_eq(hbuf_uleb(&later, 0), 0);
+	cr_assert_eq(hbuf_put(&out, later.bytes, later.len), 0);
+	cr_assert_eq(hbuf_uleb(&out, HK_END), 0);
+
+	cr_assert_eq(history_frame_init(&hf), 0);
+	cr_assert_eq(history_frame_decode(&hf, h, out.bytes, out.len), 0);
+	got = render(&hf.frame);
+	cr_assert_str_eq(got, want);
+	free(got);
+
+	/* A field of it that the header does not declare is damage. */
+	out.len = at;
+	hbuf_uleb(&out, 200);
+	hbuf_uleb(&out, 7);
+	hbuf_uleb(&out, 1);
+	hbuf_uleb(&out, 0);
+	hbuf_uleb(&out, HK_END);
+	history_frame_new_chunk(&hf);
+	cr_assert_eq(history_frame_decode(&hf, h, out.bytes, out.len), -EBADMSG);
+
+	history_frame_free(&hf);
+	hbuf_free(&out);
+	hbuf_free(&later);
+	history_names_out_free(&names);
+	free(want);
+	free(h);
 	fx_free(f);
 }

@@ -48,6 +48,7 @@ struct replay {
 	struct view view;
 	struct history_reader reader;
 	struct replay_sum sum;		/* -a */
+	struct replay_totals totals;	/* the summary */
 	bool header_shown;		/* the reader's header was printed */
 	bool done;			/* past --end, or stdout went away */
 };
@@ -123,7 +124,8 @@ static void show_frame(struct replay *rp, struct frame *f)
 	}
 	/* -a: the window's totals; else the frame as the run showed it (its
 	 * changes, or with the run's -a its totals since the run's start). */
-	if (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+	if (replay_totals_add(&rp->totals, f) ||
+	    (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort))) {
 		fail("out of memory");
 		rp->done = true;
 		return;
@@ -133,6 +135,17 @@ static void show_frame(struct replay *rp, struct frame *f)
 	view_show_frame(&rp->view, f);
 	if (fflush(rp->view.out) || ferror(rp->view.out))
 		rp->done = true;	/* a reader that went away (| head) */
+}
+
+/* The window's summary, as a live run ends (batch and JSON; none when no
+ * frame was shown, or when stdout went away). */
+static void show_summary(struct replay *rp)
+{
+	struct summary s;
+
+	if (!rp->view.summary || ferror(rp->view.out) || !replay_totals_summary(&rp->totals, &s))
+		return;
+	rp->view.summary(&rp->view, &s);
 }
 
 static int add_position(const struct history_position *p, void *arg)
@@ -329,6 +342,7 @@ int replay_main(const struct options *opts)
 	struct replay_files rf = { 0 };
 	bool top;
 
+	replay_totals_init(&rp.totals);
 	if (history_reader_init(&rp.reader) || replay_sum_init(&rp.sum)) {
 		fail("out of memory");
 		return EXIT_START;
@@ -343,6 +357,8 @@ int replay_main(const struct options *opts)
 			err = EXIT_START;
 		else if (top)
 			replay_top(&rp, &rf);
+		else
+			show_summary(&rp);
 		fflush(stdout);
 		view_free(&rp.view);
 	}
@@ -351,6 +367,7 @@ int replay_main(const struct options *opts)
 	free(rf.files);
 	free(rf.at);
 	replay_sum_free(&rp.sum);
+	replay_totals_free(&rp.totals);
 	history_reader_free(&rp.reader);
 	return err;
 }

@@ -41,4 +41,26 @@ void replay_sum_free(struct replay_sum *s);
  * marked cumulative.  0, or -ENOMEM (f as it was or partly summed). */
 int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort);
 
+/*
+ * The summary a replay ends with (batch and JSON, as the live run's): of
+ * the window's frames, their intervals' length, losses and devices'
+ * changes summed, and the crash counts as the last frame showed them (the
+ * run's running totals).
+ */
+struct replay_totals {
+	size_t frames;
+	struct timespec wall;		/* the last frame's */
+	double duration_s;
+	uint64_t lost[LOST_NR_CAUSES];
+	struct pmem_metrics devices;	/* totals: the window's */
+	struct crashfree crash;
+};
+
+void replay_totals_init(struct replay_totals *t);
+void replay_totals_free(struct replay_totals *t);
+/* Frame f (as recorded: before -a's sums) added.  0, or -ENOMEM. */
+int replay_totals_add(struct replay_totals *t, const struct frame *f);
+/* The summary of t (pointing into it).  false: no frame was added. */
+bool replay_totals_summary(const struct replay_totals *t, struct summary *s);
+
 #endif /* DISKIO_REPLAY_SUM_H */

@@ -82,6 +82,7 @@ static void show_header(struct replay *rp, const struct history_header *h)
 	char when[32];
 
 	snprintf(v->host, sizeof(v->host), "%s", h->host);
+	snprintf(v->record_filter, sizeof(v->record_filter), "%s", h->filter);
 	if (rp->opts->output == OUTPUT_JSON) {
 		struct jsonw *w = &v->json;
 
@@ -192,6 +193,8 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	if (history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len, p) ==
 	    HISTORY_FRAME) {
 		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
+		snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
+			 rp->reader.header.filter);
 		view_show_frame(&rp->view, &rp->reader.frame.frame);
 		fflush(rp->view.out);
 	}

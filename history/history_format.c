@@ -49,6 +49,8 @@ const struct history_field history_fields[] = {
 	BOOL(HK_FRAME, 13, struct frame, swapin_known, "swapin_known"),
 	FIELD(HK_FRAME, 14, HT_DOUBLE, HS_DOUBLE, struct frame, run_s, "run_s"),
 	BOOL(HK_FRAME, 15, struct frame, files_on, "files_on"),
+	SPECIAL(HK_FRAME, HF_FRAME_STACKS_ON, HT_UNSIGNED, "stacks_on"),
+	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_RECOVERED, HT_UNSIGNED, "stack_frames_recovered"),
 
 	SPECIAL(HK_DEVICE, HF_DEVICE_NAME, HT_NAME, "name"),
 	SPECIAL(HK_DEVICE, HF_DEVICE_TOTAL, HT_UNSIGNED, "total"),
@@ -216,6 +218,15 @@ const struct history_field history_fields[] = {
 	UINT(HK_FILE, 14, struct file_row, bytes[IO_WRITE], "write_bytes"),
 	UINT(HK_FILE, 15, struct file_row, ios[IO_READ], "read_ios"),
 	UINT(HK_FILE, 16, struct file_row, ios[IO_WRITE], "write_ios"),
+
+	/* --stacks: each follows the ROW it is one of the top stacks of */
+	SPECIAL(HK_STACK, HF_STACK_KERNEL_STATE, HT_UNSIGNED, "kernel_state"),
+	SPECIAL(HK_STACK, HF_STACK_USER_STATE, HT_UNSIGNED, "user_state"),
+	SPECIAL(HK_STACK, HF_STACK_KERNEL, HT_VECTOR, "kernel"),
+	SPECIAL(HK_STACK, HF_STACK_USER, HT_VECTOR, "user"),
+	SPECIAL(HK_STACK, HF_STACK_USER_UNKNOWN, HT_VECTOR, "user_unknown"),
+	SPECIAL(HK_STACK, HF_STACK_COUNTS, HT_VECTOR, "counts"),
+	SPECIAL_TOTALS(HK_STACK, HF_STACK_COUNTS_TOTAL, HT_VECTOR, "counts_total"),
 };
 
 const size_t history_nfields = sizeof(history_fields) / sizeof(history_fields[0]);

@@ -111,6 +111,13 @@ static void show_header(struct replay *rp, const struct history_header *h)
 	fputc('\n', v->out);
 }
 
+/* The stacks of the frame r read, named as recorded: NULL when the run had
+ * no --stacks (or shown is false). */
+static const struct stack_namer *recorded_stacks(const struct history_reader *r, bool shown)
+{
+	return shown && r->frame.stacks_on ? &r->frame.namer : NULL;
+}
+
 static void show_frame(struct replay *rp, struct frame *f)
 {
 	if (!replay_window_holds(&rp->window, &f->wall)) {
@@ -133,6 +140,8 @@ static void show_frame(struct replay *rp, struct frame *f)
 	}
 	if (rp->opts->cumulative)
 		f->cumulative = true;
+	/* -a sums no stacks: the window's rows show none */
+	rp->view.stacks = recorded_stacks(&rp->reader, !rp->opts->cumulative);
 	view_show_frame(&rp->view, f);
 	if (fflush(rp->view.out) || ferror(rp->view.out))
 		rp->done = true;	/* a reader that went away (| head) */
@@ -195,6 +204,7 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
 		snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
 			 rp->reader.header.filter);
+		rp->view.stacks = recorded_stacks(&rp->reader, true);
 		view_show_frame(&rp->view, &rp->reader.frame.frame);
 		fflush(rp->view.out);
 	}

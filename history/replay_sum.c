@@ -171,6 +171,9 @@ static int add_row(struct replay_sum *s, const struct proc_io *row)
 	memcpy(total, sum->total, sizeof(total));
 	waits = sum->wait_total;
 	*sum = *row;
+	/* the window's stacks are not summed: none (the frame's are the reader's) */
+	sum->stacks = NULL;
+	sum->nstacks = 0;
 	sum->cmdline = cmdline;
 	sum->latency = latency;
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)

@@ -9,7 +9,8 @@
  * and a new run appends after the cut; a recorder killed with SIGKILL
  * replays every frame it printed but the last, and a new run appends after
  * what it left; a run with --files on ext4 replays its file lines as
- * printed, and a replay ends with the window's summary, which adds up.
+ * printed, and a replay ends with the window's summary, which adds up; a
+ * run with --stacks replays its stacks, frames named, as printed.
  */
 #include "harness.h"
 
@@ -331,6 +332,56 @@ Test(history, files_replay_as_printed_and_the_summary_adds_up)
 	h_run(H_ARGS("/bin/sh", "-c", cmd), NULL, NULL, 20000, &r);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_str_eq(r.out, "1 1 1\n", "file lines, summary == sum, bytes");
+	h_result_free(&r);
+	h_diskio_free(&d);
+	h_remove_tree(dir);
+}
+
+/* --stacks: the live JSON records' stacks, frames named, come back from the
+ * record as printed (no symbolizer at the replay), and the batch replay
+ * has their "# stack" lines. */
+Test(history, stacks_replay_as_printed)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	static const struct h_io ops[] = { { 'w', 0, IO_SIZE, WRITES } };
+	const char *live[16], *again[16];
+	char *replay_lines[256];
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nreplay, stack_lines = 0;
+	bool named = false;
+	int status;
+
+	make_dir();
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--record", dir, "-D", zram->name, "1",
+				  "4"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("dio-stack", zram->path, ops, 1, NULL), H_CHILD_TIMEOUT_MS);
+	status = h_diskio_stop(&d, 0, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "diskio: %s", d.err);
+	nlive = interval_lines(d.lines, d.nlines, live, 16);
+	cr_assert_eq(nlive, 4);
+	/* the live run had a stack of dio-stack's, its kernel frames named */
+	for (size_t i = 0; i < nlive; i++)
+		named |= strstr(live[i], "\"comm\":\"dio-stack\"") &&
+			 strstr(live[i], "\"stacks\":[{\"bytes\":") &&
+			 strstr(live[i], "\"kernel\":[\"") && strstr(live[i], "submit_bio");
+	cr_assert(named, "no named stack of dio-stack in the live records");
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	cr_assert_eq(interval_lines(replay_lines, nreplay, again, 16), 4, "%s", r.err);
+	for (size_t i = 0; i < nlive; i++)
+		cr_assert_str_eq(again[i], live[i], "interval %zu", i);
+	h_result_free(&r);
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "-b"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	for (size_t i = 0; i < nreplay; i++)
+		stack_lines += !strncmp(replay_lines[i], "# stack pid=", 12) &&
+			       strstr(replay_lines[i], " comm=dio-stack ") &&
+			       strstr(replay_lines[i], "submit_bio");
+	cr_assert_geq(stack_lines, 1, "%s", r.out);
 	h_result_free(&r);
 	h_diskio_free(&d);
 	h_remove_tree(dir);

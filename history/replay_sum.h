@@ -4,7 +4,8 @@
  * since its start: every row seen in the window (by its key) with its
  * counters and latency summed, every device with its counters, histograms
  * and /proc/diskstats changes summed (so its iostat figures are the
- * window's).  Pure.
+ * window's), every --files line summed (stacks are not); and the summary a
+ * replay ends with (replay_totals).  Pure.
  */
 #ifndef DISKIO_REPLAY_SUM_H
 #define DISKIO_REPLAY_SUM_H

@@ -2,7 +2,8 @@
 /*
  * --record DIR as an output (outputs.h): every frame appended to DIR's day
  * file by history_write.h, whose header says where and how the run was
- * made (host, boot, kernel, interval and the filter it used).
+ * made (host, boot, kernel, interval and the filter it used); with
+ * --stacks the rows' stacks go in named by the run's symbolizer.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "files.h"
 #include "replay_sum.h"
 
 int replay_sum_init(struct replay_sum *s)
@@ -197,7 +198,8 @@ static bool has_totals(const struct proc_io *row)
 	return row->wait_total.blkio_ns || row->wait_total.swapin_ns;
 }
 
-/* file's line added to the sum's line of its key, made when new. */
+/* file's line added to the sum's line of its key, made when new (ordered
+ * as the live run orders its lines, files_row_order()). */
 static int add_file(struct replay_sum *s, const struct file_row *file, bool totals)
 {
 	struct file_row *sum = NULL;
@@ -234,25 +236,13 @@ static int add_file(struct replay_sum *s, const struct file_row *file, bool tota
 	return 0;
 }
 
-/* The lines of a row together (in key order), its most bytes first. */
-static int file_order(const void *pa, const void *pb)
-{
-	const struct file_row *a = pa, *b = pb;
-	int who = memcmp(&a->key.who, &b->key.who, sizeof(a->key.who));
-	uint64_t ab = a->bytes[0] + a->bytes[1], bb = b->bytes[0] + b->bytes[1];
-
-	if (who)
-		return who;
-	return ab < bb ? 1 : ab > bb ? -1 : 0;
-}
-
 static int add_files(struct replay_sum *s, struct frame *f)
 {
 	s->files_on |= f->files_on;
 	for (size_t i = 0; i < f->nfiles; i++)
 		if (add_file(s, &f->files[i], f->cumulative))
 			return -ENOMEM;
-	qsort(s->files, s->nfiles, sizeof(*s->files), file_order);
+	qsort(s->files, s->nfiles, sizeof(*s->files), files_row_order);
 	f->files_on = s->files_on;
 	f->files = s->files;
 	f->nfiles = s->nfiles;

@@ -291,7 +291,13 @@ static void encode_stack_side(struct encoder *e, const struct row_stack *s, bool
 	if ((user ? s->user.state : s->kernel.state) != STACK_KEPT)
 		return;
 	stack_for_each_kept(e->stacks, s, user, add_stack_name, &sn);
-	put_vector(e, user ? HF_STACK_USER : HF_STACK_KERNEL, sn.frames, sn.n, 1, true);
+	/* every frame, an empty name's 0 at the end too (put_vector() would
+	 * leave it out as a value of 0) */
+	if (!e->err)
+		e->err = hbuf_uleb(&e->obj, user ? HF_STACK_USER : HF_STACK_KERNEL) ?:
+			 hbuf_uleb(&e->obj, sn.n);
+	for (size_t i = 0; i < sn.n && !e->err; i++)
+		e->err = hbuf_uleb(&e->obj, sn.frames[i]);
 	if (user)
 		put_vector(e, HF_STACK_USER_UNKNOWN, sn.unknown, sn.n, 1, false);
 }

@@ -50,12 +50,14 @@ struct fx {
 };
 
 /* The fixture's symbolizer: kernel frames 1 and 2 are the tracing
- * machinery's; odd user frames have no name ("stripped"); user stack 7
+ * machinery's, frame 0 has an empty name; odd user frames have no name ("stripped"); user stack 7
  * had the caller of its frameless frame 0 recovered. */
 static char *fx_kernel_name(void *ctx, uint64_t addr, char *buf, size_t size)
 {
 	(void)ctx;
-	if (addr == 1)
+	if (!addr)
+		buf[0] = '\0';		/* a name that is empty: still a frame */
+	else if (addr == 1)
 		snprintf(buf, size, "bpf_prog_6deef7357e7b4530_block_bio_queue");
 	else if (addr == 2)
 		snprintf(buf, size, "bpf_trace_run2+0x%llx", (unsigned long long)addr);
@@ -93,7 +95,7 @@ static uint64_t fx_frames_recovered(void *ctx)
  * could not give or the table had no room for. */
 static void fx_stacks(struct fx *f, unsigned int i, struct proc_io *row, unsigned int r)
 {
-	static const uint64_t kernel[] = { 1, 2, 0x500, 0x600, 0x700 };
+	static const uint64_t kernel[] = { 1, 2, 0x500, 0x600, 0x700, 0 };
 	static const uint64_t user[] = { 0x100, 0x103, 0x202 };
 
 	row->nstacks = (i + r) % 3;
@@ -105,7 +107,7 @@ static void fx_stacks(struct fx *f, unsigned int i, struct proc_io *row, unsigne
 		s->key.who = row->key;
 		s->key.user_stack = k ? 3 : 7;
 		s->kernel.state = k ? STACK_UNAVAILABLE : STACK_KEPT;
-		cr_assert_eq(res_intern_stack(&f->stack_table, kernel, 5 - i % 2, &s->kernel.key),
+		cr_assert_eq(res_intern_stack(&f->stack_table, kernel, i % 2 ? 4 : 6, &s->kernel.key),
 			     RES_OK);
 		s->user.state = r == 2 ? STACK_ABSENT : k ? STACK_NOT_KEPT + (i % 2) * 2 :
 			      STACK_KEPT;

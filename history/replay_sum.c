@@ -242,7 +242,8 @@ static int add_files(struct replay_sum *s, struct frame *f)
 	for (size_t i = 0; i < f->nfiles; i++)
 		if (add_file(s, &f->files[i], f->cumulative))
 			return -ENOMEM;
-	qsort(s->files, s->nfiles, sizeof(*s->files), files_row_order);
+	if (s->nfiles)
+		qsort(s->files, s->nfiles, sizeof(*s->files), files_row_order);
 	f->files_on = s->files_on;
 	f->files = s->files;
 	f->nfiles = s->nfiles;

@@ -2190,6 +2190,15 @@ Test(top_view, a_replay_names_the_record_in_its_header)
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
+	{
+		/* the date and the whole time of the frame */
+		unsigned int y, mo, d, h, mi, sec;
+		char after;
+
+		cr_assert_eq(sscanf(term_line(&t, 0), "diskio %4u-%2u-%2u %2u:%2u:%2u%c", &y, &mo, &d,
+				    &h, &mi, &sec, &after), 7, "%s", term_line(&t, 0));
+		cr_assert_eq(after, ' ');
+	}
 	cr_assert(strstr(term_line(&t, 0), " host db1 "), "%s", term_line(&t, 0));
 	cr_assert(strstr(term_line(&t, 0), " record -D zram0 -c \\x1b[2Jx "), "%s",
 		  term_line(&t, 0));

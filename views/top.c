@@ -325,7 +325,7 @@ static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
 	const char *per = t->state.cumulative ? "" : "/s";
-	char item[128], bytes[32], when[16] = "";
+	char item[128], bytes[32], when[32] = "";
 	uint64_t values[PMEM_NR_COUNTERS];
 	struct line l = { .len = 0, .columns = 0 };
 	bool full = false;

@@ -189,9 +189,7 @@ static void take_change(struct file_seen *s, const struct file_counts *now)
 	s->seen = *now;
 }
 
-/* Grouped by row, then files before metadata and unknown, most bytes
- * first, then by key. */
-static int compare_rows(const void *pa, const void *pb)
+int files_row_order(const void *pa, const void *pb)
 {
 	const struct file_row *a = pa, *b = pb;
 	int who = memcmp(&a->key.who, &b->key.who, sizeof(a->key.who));
@@ -321,7 +319,7 @@ int files_step(struct files *f, const struct snapshot_file *files, size_t n, boo
 		r->ios[0] = v[2];
 		r->ios[1] = v[3];
 	}
-	qsort(f->rows, nrows, sizeof(*f->rows), compare_rows);
+	qsort(f->rows, nrows, sizeof(*f->rows), files_row_order);
 	f->nrows = top ? cut_to_top(f->rows, nrows, top) : nrows;
 	return 0;
 }

@@ -84,4 +84,9 @@ int files_name_event(struct files *f, const void *data, size_t size);
 int files_step(struct files *f, const struct snapshot_file *files, size_t n, bool cumulative,
 	       uint32_t top);
 
+/* The order of a step's lines, for qsort() of struct file_row: grouped by
+ * row, then files before metadata and unknown, most bytes first, then by
+ * key. */
+int files_row_order(const void *a, const void *b);
+
 #endif /* DISKIO_FILES_H */

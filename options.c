@@ -191,12 +191,14 @@ static int check_history(const struct parse_state *ps, struct argp_state *state)
 	static const char *const live_only[] = {
 		"-T", "-q", "--prom", "--state", "--folded", "--stacks", "-p", "-c", "-D",
 		"--cgroup", "--record", "--submitter", "-t", "-L", "--by cgroup", "INTERVAL",
+		"--files", "--files-top",
 	};
 	bool given[] = {
 		opts->trace, opts->quiet, opts->prom_path, opts->state_path, opts->folded_path,
 		opts->stacks, opts->nr_pids, opts->filter_comm, opts->nr_devices,
 		opts->nr_cgroups, opts->record_dir, opts->submitter, opts->threads,
 		opts->per_process_latency, opts->by_cgroup, ps->interval_given,
+		opts->files, ps->files_top_given,
 	};
 
 	if (!opts->record_dir && (ps->record_days_given || ps->record_max_given)) {

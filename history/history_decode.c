@@ -16,6 +16,41 @@
 #define HISTORY_EVENTS_MAX	4096
 #define NAMES_TABLE_SIZE	(4u << 20)
 #define NAMES_TABLE_BUCKETS	16384
+#define STACK_TABLE_SIZE	(4u << 20)
+#define STACK_TABLE_BUCKETS	4096
+/* A side of a recorded stack: the kernel's frames and one the namer found. */
+#define STACK_FRAMES_KEPT	(STACK_MAX_FRAMES + 1)
+
+/* The chunk's name of index, "" for 0 (or a damaged one). */
+static const char *frame_name(const struct history_frame *hf, uint64_t index)
+{
+	if (!index || index > hf->nnames)
+		return "";
+	return (const char *)hf->name_bytes.bytes + hf->name_offsets[index - 1];
+}
+
+static char *recorded_kernel_name(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", frame_name(ctx, addr));
+	return buf;
+}
+
+/* A user frame's "address" is its name's index, and in its high 32 bits
+ * the index of why it has none. */
+static char *recorded_user_name(void *ctx, const struct user_frame *frame, char *buf,
+				size_t size, const char **unknown)
+{
+	uint64_t why = frame->addr >> 32;
+
+	*unknown = why ? frame_name(ctx, why) : NULL;
+	snprintf(buf, size, "%s", frame_name(ctx, frame->addr & 0xffffffffu));
+	return buf;
+}
+
+static uint64_t recorded_frames_recovered(void *ctx)
+{
+	return ((const struct history_frame *)ctx)->frames_recovered;
+}
 
 int history_frame_init(struct history_frame *hf)
 {
@@ -28,6 +63,13 @@ int history_frame_init(struct history_frame *hf)
 		return -ENOMEM;
 	}
 	pmem_init(&hf->devices);
+	hf->namer = (struct stack_namer){
+		.table = &hf->stack_table,
+		.kernel = recorded_kernel_name,
+		.user = recorded_user_name,
+		.frames_recovered = recorded_frames_recovered,
+		.ctx = hf,
+	};
 	return 0;
 }
 
@@ -37,6 +79,11 @@ void history_frame_free(struct history_frame *hf)
 	free(hf->row_ptrs);
 	free(hf->latency);
 	free(hf->cmdline_index);
+	free(hf->files);
+	free(hf->path_index);
+	free(hf->stacks);
+	free(hf->stack_ptrs);
+	free(hf->stack_table_buf);
 	pmem_free(&hf->devices);
 	free(hf->crash.by_process);
 	free(hf->events);
@@ -59,6 +106,9 @@ struct decoder {
 	struct hcur c;
 	bool has_crash;
 	bool aggregate;		/* the device being read is the total */
+	/* the STACK object being read: its sides' frames (name indices) */
+	uint64_t frames[2][STACK_FRAMES_KEPT], unknown[STACK_FRAMES_KEPT];
+	size_t nframes[2], nunknown;
 };
 
 /* The chunk's name of index (1-based), or NULL (damage). */
@@ -245,7 +295,14 @@ static void frame_special(struct decoder *d, uint64_t id, void *base)
 	struct frame *f = base;
 	uint64_t lost[LOST_NR_CAUSES];
 
-	(void)id;	/* HF_FRAME_LOST, the one special field of a frame */
+	if (id == HF_FRAME_STACKS_ON) {
+		d->hf->stacks_on = hcur_uleb(&d->c) != 0;
+		return;
+	}
+	if (id == HF_FRAME_FRAMES_RECOVERED) {
+		d->hf->frames_recovered = hcur_uleb(&d->c);
+		return;
+	}
 	take_vector(d, lost, LOST_NR_CAUSES, 1);
 	for (int i = 0; i < LOST_NR_CAUSES; i++)
 		f->lost[lost_shown[i]] = lost[i];
@@ -384,6 +441,142 @@ static void take_row(struct decoder *d)
 	hf->nrows++;
 }
 
+static void file_special(struct decoder *d, uint64_t id, void *base)
+{
+	struct history_frame *hf = d->hf;
+	uint64_t n = hcur_uleb(&d->c);
+	uint32_t len;
+
+	(void)id;	/* HF_FILE_PATH, the one special field of a file line */
+	if (chunk_name(d, n, &len))
+		hf->path_index[(struct file_row *)base - hf->files] = n;
+}
+
+static void take_file(struct decoder *d)
+{
+	struct history_frame *hf = d->hf;
+	size_t n = hf->nfiles;
+
+	if (n >= HISTORY_ROWS_MAX ||
+	    array_reserve((void **)&hf->files, &hf->files_cap, n + 1, sizeof(*hf->files)) ||
+	    array_reserve((void **)&hf->path_index, &hf->path_cap, n + 1,
+			  sizeof(*hf->path_index))) {
+		d->c.bad = true;
+		return;
+	}
+	memset(&hf->files[n], 0, sizeof(hf->files[n]));
+	hf->path_index[n] = 0;
+	if (take_object(d, HK_FILE, &hf->files[n], file_special))
+		hf->nfiles++;
+}
+
+/* ---- --stacks: frames named by the record ---- */
+
+/* A vector of name indices (0 or of the chunk) into v[STACK_FRAMES_KEPT]. */
+static size_t take_names(struct decoder *d, uint64_t *v)
+{
+	uint64_t n = hcur_uleb(&d->c);
+
+	if (n > STACK_FRAMES_KEPT) {
+		d->c.bad = true;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		v[i] = hcur_uleb(&d->c);
+		if (v[i] > d->hf->nnames)
+			d->c.bad = true;
+	}
+	return n;
+}
+
+static void stack_special(struct decoder *d, uint64_t id, void *base)
+{
+	struct row_stack *s = base;
+	uint64_t v;
+
+	switch (id) {
+	case HF_STACK_KERNEL_STATE:
+	case HF_STACK_USER_STATE:
+		v = hcur_uleb(&d->c);
+		if (v > STACK_UNREAD)
+			d->c.bad = true;
+		else if (id == HF_STACK_KERNEL_STATE)
+			s->kernel.state = v;
+		else
+			s->user.state = v;
+		break;
+	case HF_STACK_KERNEL:
+	case HF_STACK_USER:
+		d->nframes[id == HF_STACK_USER] = take_names(d, d->frames[id == HF_STACK_USER]);
+		break;
+	case HF_STACK_USER_UNKNOWN:
+		d->nunknown = take_names(d, d->unknown);
+		break;
+	case HF_STACK_COUNTS:
+		take_vector(d, s->delta, STACK_NR_COUNTERS, 1);
+		break;
+	case HF_STACK_COUNTS_TOTAL:
+		take_vector(d, s->total, STACK_NR_COUNTERS, 1);
+		break;
+	}
+}
+
+/* The frames of a side kept into the frame's table of stacks: its key, or
+ * "[not kept]" when the table is full (as the run's own would say). */
+static void keep_side(struct history_frame *hf, struct stack_ref *ref, const uint64_t *frames,
+		      size_t n)
+{
+	if (ref->state != STACK_KEPT)
+		return;
+	if (res_intern_stack(&hf->stack_table, frames, n, &ref->key) != RES_OK) {
+		ref->state = STACK_NOT_KEPT;
+		ref->key = 0;
+	}
+}
+
+static int stack_table_ready(struct history_frame *hf)
+{
+	if (hf->stack_table_buf)
+		return 0;
+	hf->stack_table_buf = malloc(STACK_TABLE_SIZE);
+	if (!hf->stack_table_buf ||
+	    res_table_init(&hf->stack_table, hf->stack_table_buf, STACK_TABLE_SIZE,
+			   STACK_TABLE_BUCKETS)) {
+		free(hf->stack_table_buf);
+		hf->stack_table_buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A stack of the last row read. */
+static void take_stack(struct decoder *d)
+{
+	struct history_frame *hf = d->hf;
+	struct row_stack *s;
+
+	if (!hf->nrows || hf->nstacks >= HISTORY_ROWS_MAX || stack_table_ready(hf) ||
+	    array_reserve((void **)&hf->stacks, &hf->stacks_cap, hf->nstacks + 1,
+			  sizeof(*hf->stacks))) {
+		d->c.bad = true;
+		return;
+	}
+	s = &hf->stacks[hf->nstacks];
+	memset(s, 0, sizeof(*s));
+	d->nframes[0] = d->nframes[1] = d->nunknown = 0;
+	if (!take_object(d, HK_STACK, s, stack_special))
+		return;
+	for (size_t i = 0; i < d->nframes[1] && i < d->nunknown; i++)
+		d->frames[1][i] |= d->unknown[i] << 32;
+	keep_side(hf, &s->kernel, d->frames[0], d->nframes[0]);
+	keep_side(hf, &s->user, d->frames[1], d->nframes[1]);
+	if (!hf->frame.cumulative)
+		memcpy(s->total, s->delta, sizeof(s->total));
+	s->key.who = hf->rows[hf->nrows - 1].key;
+	hf->rows[hf->nrows - 1].nstacks++;
+	hf->nstacks++;
+}
+
 static void take_listed(struct decoder *d, uint8_t kind)
 {
 	struct history_frame *hf = d->hf;
@@ -423,6 +616,14 @@ static int finish_frame(struct decoder *d)
 	if (array_reserve((void **)&hf->row_ptrs, &hf->ptrs_cap, hf->nrows,
 			  sizeof(*hf->row_ptrs)))
 		return -ENOMEM;
+	if (array_reserve((void **)&hf->stack_ptrs, &hf->stack_ptrs_cap, hf->nstacks,
+			  sizeof(*hf->stack_ptrs)))
+		return -ENOMEM;
+	for (size_t i = 0; i < hf->nstacks; i++)
+		hf->stack_ptrs[i] = &hf->stacks[i];
+	/* each row's stacks followed it: they are the next nstacks */
+	for (size_t i = 0, first = 0; i < hf->nrows; first += hf->rows[i++].nstacks)
+		hf->rows[i].stacks = hf->rows[i].nstacks ? &hf->stack_ptrs[first] : NULL;
 	for (size_t i = 0; i < hf->nrows; i++) {
 		struct proc_io *row = &hf->rows[i];
 		uint32_t len;
@@ -433,8 +634,16 @@ static int finish_frame(struct decoder *d)
 		row->cmdline = hf->cmdline_index[i] ?
 			       (char *)chunk_name(d, hf->cmdline_index[i], &len) : NULL;
 	}
+	for (size_t i = 0; i < hf->nfiles; i++) {
+		uint32_t len;
+		const char *path = hf->path_index[i] ? chunk_name(d, hf->path_index[i], &len) : NULL;
+
+		hf->files[i].path = path ? path : "";
+	}
 	f->rows = hf->row_ptrs;
 	f->nrows = hf->nrows;
+	f->files = hf->files;
+	f->nfiles = hf->nfiles;
 	f->names = &hf->table;
 	f->devices = &hf->devices;
 	f->crash = d->has_crash ? &hf->crash : NULL;
@@ -453,6 +662,13 @@ int history_frame_decode(struct history_frame *hf, const struct history_header *
 
 	memset(&hf->frame, 0, sizeof(hf->frame));
 	hf->nrows = 0;
+	hf->nfiles = 0;
+	hf->nstacks = 0;
+	hf->stacks_on = false;
+	hf->frames_recovered = 0;
+	if (hf->stack_table_buf)
+		res_table_init(&hf->stack_table, hf->stack_table_buf, STACK_TABLE_SIZE,
+			       STACK_TABLE_BUCKETS);
 	hf->devices.count = 0;
 	memset(&hf->devices.aggregate, 0, sizeof(hf->devices.aggregate));
 	snprintf(hf->devices.aggregate.name, sizeof(hf->devices.aggregate.name), "total");
@@ -480,6 +696,12 @@ int history_frame_decode(struct history_frame *hf, const struct history_header *
 			break;
 		case HK_CRASH: case HK_CRASH_PROCESS: case HK_CRASH_EVENT:
 			take_listed(&d, kind);
+			break;
+		case HK_FILE:
+			take_file(&d);
+			break;
+		case HK_STACK:
+			take_stack(&d);
 			break;
 		default:
 			/* A kind of a later version: its fields, by the header's types. */

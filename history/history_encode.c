@@ -89,6 +89,7 @@ static uint32_t name_index(struct history_names_out *n, const char *s, size_t le
 
 struct encoder {
 	const struct frame *f;
+	const struct stack_namer *stacks;
 	struct history_names_out *names;
 	struct hbuf *out;		/* the frame: names, then objects */
 	struct hbuf obj;		/* the object being written */
@@ -263,13 +264,78 @@ static void encode_row(struct encoder *e, const struct proc_io *row)
 	end_object(e);
 }
 
-int history_frame_encode(const struct frame *f, struct history_names_out *names,
-			 struct hbuf *out)
+/* A side of a stack as the chunk's names: each frame's, and for a user
+ * frame why it has none (0: it has a name). */
+struct stack_names {
+	struct encoder *e;
+	uint64_t frames[STACK_MAX_FRAMES + 2], unknown[STACK_MAX_FRAMES + 2];
+	size_t n;
+};
+
+static void add_stack_name(const char *name, const char *unknown, void *arg)
 {
-	struct encoder e = { .f = f, .names = names, .out = out };
+	struct stack_names *sn = arg;
+	struct encoder *e = sn->e;
+
+	if (sn->n >= sizeof(sn->frames) / sizeof(sn->frames[0]) || e->err)
+		return;
+	sn->frames[sn->n] = name_index(e->names, name, strlen(name), e->out, &e->err);
+	sn->unknown[sn->n++] = unknown && !e->err ?
+			       name_index(e->names, unknown, strlen(unknown), e->out, &e->err) : 0;
+}
+
+static void encode_stack_side(struct encoder *e, const struct row_stack *s, bool user)
+{
+	struct stack_names sn = { .e = e };
+
+	if ((user ? s->user.state : s->kernel.state) != STACK_KEPT)
+		return;
+	stack_for_each_kept(e->stacks, s, user, add_stack_name, &sn);
+	/* every frame, an empty name's 0 at the end too (put_vector() would
+	 * leave it out as a value of 0) */
+	if (!e->err)
+		e->err = hbuf_uleb(&e->obj, user ? HF_STACK_USER : HF_STACK_KERNEL) ?:
+			 hbuf_uleb(&e->obj, sn.n);
+	for (size_t i = 0; i < sn.n && !e->err; i++)
+		e->err = hbuf_uleb(&e->obj, sn.frames[i]);
+	if (user)
+		put_vector(e, HF_STACK_USER_UNKNOWN, sn.unknown, sn.n, 1, false);
+}
+
+/* The row's top stacks, as the run showed them, after it. */
+static void encode_stacks(struct encoder *e, const struct proc_io *row)
+{
+	for (uint32_t i = 0; i < row->nstacks; i++) {
+		const struct row_stack *s = row->stacks[i];
+
+		begin_object(e, HK_STACK);
+		if (s->kernel.state)
+			put_field(e, HF_STACK_KERNEL_STATE, s->kernel.state);
+		if (s->user.state)
+			put_field(e, HF_STACK_USER_STATE, s->user.state);
+		encode_stack_side(e, s, false);
+		encode_stack_side(e, s, true);
+		put_vector(e, HF_STACK_COUNTS, s->delta, STACK_NR_COUNTERS, 1, false);
+		if (e->f->cumulative)
+			put_vector(e, HF_STACK_COUNTS_TOTAL, s->total, STACK_NR_COUNTERS, 1, false);
+		end_object(e);
+	}
+}
+
+int history_frame_encode(const struct frame *f, const struct stack_namer *stacks,
+			 struct history_names_out *names, struct hbuf *out)
+{
+	struct encoder e = { .f = f, .stacks = stacks, .names = names, .out = out };
 
 	begin_object(&e, HK_FRAME);
 	put_fields(&e, HK_FRAME, f);
+	if (stacks) {
+		put_field(&e, HF_FRAME_STACKS_ON, 1);
+		/* as the view, which named the frames before, showed it */
+		if (stacks->frames_recovered && stacks->frames_recovered(stacks->ctx))
+			put_field(&e, HF_FRAME_FRAMES_RECOVERED,
+				  stacks->frames_recovered(stacks->ctx));
+	}
 	{
 		/* In the order causes are shown, which only ever grows at its end:
 		 * the record's order does not follow the enum's. */
@@ -285,8 +351,18 @@ int history_frame_encode(const struct frame *f, struct history_names_out *names,
 			encode_device(&e, &f->devices->devices[i], false);
 		encode_device(&e, &f->devices->aggregate, true);
 	}
-	for (size_t i = 0; i < f->nrows; i++)
+	for (size_t i = 0; i < f->nrows; i++) {
 		encode_row(&e, f->rows[i]);
+		if (stacks)
+			encode_stacks(&e, f->rows[i]);
+	}
+	for (size_t i = 0; i < f->nfiles; i++) {
+		begin_object(&e, HK_FILE);
+		put_fields(&e, HK_FILE, &f->files[i]);
+		if (f->files[i].path)
+			put_name(&e, HF_FILE_PATH, f->files[i].path, strlen(f->files[i].path));
+		end_object(&e);
+	}
 	if (f->crash) {
 		begin_object(&e, HK_CRASH);
 		put_fields(&e, HK_CRASH, f->crash);

@@ -48,6 +48,9 @@ const struct history_field history_fields[] = {
 	BOOL(HK_FRAME, 12, struct frame, iowait_known, "iowait_known"),
 	BOOL(HK_FRAME, 13, struct frame, swapin_known, "swapin_known"),
 	FIELD(HK_FRAME, 14, HT_DOUBLE, HS_DOUBLE, struct frame, run_s, "run_s"),
+	BOOL(HK_FRAME, 15, struct frame, files_on, "files_on"),
+	SPECIAL(HK_FRAME, HF_FRAME_STACKS_ON, HT_UNSIGNED, "stacks_on"),
+	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_RECOVERED, HT_UNSIGNED, "stack_frames_recovered"),
 
 	SPECIAL(HK_DEVICE, HF_DEVICE_NAME, HT_NAME, "name"),
 	SPECIAL(HK_DEVICE, HF_DEVICE_TOTAL, HT_UNSIGNED, "total"),
@@ -196,6 +199,34 @@ const struct history_field history_fields[] = {
 	UINT(HK_CRASH_EVENT, 3, struct crash_event, signal, "signal"),
 	UINT(HK_CRASH_EVENT, 4, struct crash_event, core_dumped, "core_dumped"),
 	FIELD(HK_CRASH_EVENT, 5, HT_NAME, HS_CHARS, struct crash_event, comm, "comm"),
+
+	/* --files (issue 35): the lines as the run showed them (cut by its
+	 * --files-top); counts of the interval, or totals in a frame of -a. */
+	UINT(HK_FILE, 1, struct file_row, key.who.tgid, "key_tgid"),
+	UINT(HK_FILE, 2, struct file_row, key.who.dev, "key_dev"),
+	UINT(HK_FILE, 3, struct file_row, key.who.cgroup, "key_cgroup"),
+	UINT(HK_FILE, 4, struct file_row, key.kind, "kind"),
+	UINT(HK_FILE, 5, struct file_row, key.fs_dev, "fs_dev"),
+	UINT(HK_FILE, 6, struct file_row, key.ino, "ino"),
+	UINT(HK_FILE, 7, struct file_row, tgid, "pid"),
+	FIELD(HK_FILE, 8, HT_NAME, HS_KEY, struct file_row, comm_name, "comm"),
+	FIELD(HK_FILE, 9, HT_NAME, HS_KEY, struct file_row, device_name, "device"),
+	SPECIAL(HK_FILE, HF_FILE_PATH, HT_NAME, "path"),
+	BOOL(HK_FILE, 11, struct file_row, unlinked, "deleted"),
+	UINT(HK_FILE, 12, struct file_row, nfiles, "file_count"),
+	UINT(HK_FILE, 13, struct file_row, bytes[IO_READ], "read_bytes"),
+	UINT(HK_FILE, 14, struct file_row, bytes[IO_WRITE], "write_bytes"),
+	UINT(HK_FILE, 15, struct file_row, ios[IO_READ], "read_ios"),
+	UINT(HK_FILE, 16, struct file_row, ios[IO_WRITE], "write_ios"),
+
+	/* --stacks: each follows the ROW it is one of the top stacks of */
+	SPECIAL(HK_STACK, HF_STACK_KERNEL_STATE, HT_UNSIGNED, "kernel_state"),
+	SPECIAL(HK_STACK, HF_STACK_USER_STATE, HT_UNSIGNED, "user_state"),
+	SPECIAL(HK_STACK, HF_STACK_KERNEL, HT_VECTOR, "kernel"),
+	SPECIAL(HK_STACK, HF_STACK_USER, HT_VECTOR, "user"),
+	SPECIAL(HK_STACK, HF_STACK_USER_UNKNOWN, HT_VECTOR, "user_unknown"),
+	SPECIAL(HK_STACK, HF_STACK_COUNTS, HT_VECTOR, "counts"),
+	SPECIAL_TOTALS(HK_STACK, HF_STACK_COUNTS_TOTAL, HT_VECTOR, "counts_total"),
 };
 
 const size_t history_nfields = sizeof(history_fields) / sizeof(history_fields[0]);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "frame.h"
+#include "stacks.h"
 
 #define HISTORY_MAGIC		"\x89" "DKR\r\n\x1a\n"
 #define HISTORY_MAGIC_LEN	8
@@ -47,6 +48,8 @@ enum history_kind {
 	HK_CRASH = 5,
 	HK_CRASH_PROCESS = 6,
 	HK_CRASH_EVENT = 7,
+	HK_FILE = 8,		/* --files: a line of the frame's files */
+	HK_STACK = 9,		/* --stacks: one of the last ROW's top stacks */
 };
 
 /* Wire types of a field's value. */
@@ -93,6 +96,8 @@ const struct history_field *history_field_of(uint8_t kind, uint64_t id);
 /* The ids of the fields the encoder and decoder handle themselves. */
 enum {
 	HF_FRAME_LOST = 9,
+	HF_FRAME_STACKS_ON = 16,
+	HF_FRAME_FRAMES_RECOVERED = 17,
 	HF_DEVICE_NAME = 1,
 	HF_DEVICE_TOTAL = 2,
 	HF_DEVICE_SLOTS = 36,		/* 36..38: per operation */
@@ -102,6 +107,14 @@ enum {
 	HF_ROW_LATENCY_INCOMPLETE = 22,
 	HF_ROW_LATENCY_TOTAL = 23,
 	HF_ROW_CMDLINE = 30,
+	HF_FILE_PATH = 10,
+	HF_STACK_KERNEL_STATE = 1,
+	HF_STACK_USER_STATE = 2,
+	HF_STACK_KERNEL = 3,
+	HF_STACK_USER = 4,
+	HF_STACK_USER_UNKNOWN = 5,
+	HF_STACK_COUNTS = 6,
+	HF_STACK_COUNTS_TOTAL = 7,
 };
 
 /* A growing byte buffer. */
@@ -196,9 +209,11 @@ struct history_names_out {
 void history_names_out_reset(struct history_names_out *n);
 void history_names_out_free(struct history_names_out *n);
 
-/* Frame f as objects (its new names among them) appended to out. */
-int history_frame_encode(const struct frame *f, struct history_names_out *names,
-			 struct hbuf *out);
+/* Frame f as objects (its new names among them) appended to out; with
+ * stacks (--stacks: how the run names frames, NULL without) its rows'
+ * stacks, their frames as names. */
+int history_frame_encode(const struct frame *f, const struct stack_namer *stacks,
+			 struct history_names_out *names, struct hbuf *out);
 
 /* What the reader rebuilds a frame into: its own memory, valid until the
  * next decode; names go into a table of its own that only grows. */
@@ -210,6 +225,18 @@ struct history_frame {
 	size_t latency_cap;
 	uint32_t *cmdline_index;	/* per row: its command line's name, 0 none */
 	size_t cmdline_cap;
+	struct file_row *files;		/* --files */
+	uint32_t *path_index;		/* per file line: its path's name, 0 none */
+	size_t nfiles, files_cap, path_cap;
+	/* --stacks: the rows' stacks, their frames the chunk's names (a user
+	 * frame's high 32 bits: why it has none), named by namer */
+	bool stacks_on;
+	uint64_t frames_recovered;
+	struct row_stack *stacks, **stack_ptrs;
+	size_t nstacks, stacks_cap, stack_ptrs_cap;
+	void *stack_table_buf;		/* made at the first stack */
+	struct res_table stack_table;
+	struct stack_namer namer;
 	struct pmem_metrics devices;
 	struct crashfree crash;
 	struct crash_event *events;

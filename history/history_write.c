@@ -320,7 +320,7 @@ static int append_frame(struct history_writer *w, const struct frame *f)
 	w->frame.len = 0;
 	w->body.len = 0;
 	put_le64(stamp, time_ns);
-	err = history_frame_encode(f, &w->names, &w->frame) ?: hbuf_put(&w->body, stamp, 8);
+	err = history_frame_encode(f, w->stacks, &w->names, &w->frame) ?: hbuf_put(&w->body, stamp, 8);
 	if (err)
 		return err;
 	w->z.next_in = w->frame.bytes;

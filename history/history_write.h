@@ -32,6 +32,9 @@ struct history_writer {
 	uint32_t keep_days;		/* 0: no limit */
 	uint64_t max_bytes;		/* 0: no limit */
 	FILE *warn;			/* "diskio: ..." lines, NULL: none */
+	/* --stacks: how the run names frames (the rows' stacks are recorded
+	 * with their names); NULL: no stacks */
+	const struct stack_namer *stacks;
 
 	int fd, index_fd;
 	char day[16];			/* "2026-11-26": the open file's */

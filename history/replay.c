@@ -48,6 +48,7 @@ struct replay {
 	struct view view;
 	struct history_reader reader;
 	struct replay_sum sum;		/* -a */
+	struct replay_totals totals;	/* the summary */
 	bool header_shown;		/* the reader's header was printed */
 	bool done;			/* past --end, or stdout went away */
 };
@@ -81,6 +82,7 @@ static void show_header(struct replay *rp, const struct history_header *h)
 	char when[32];
 
 	snprintf(v->host, sizeof(v->host), "%s", h->host);
+	snprintf(v->record_filter, sizeof(v->record_filter), "%s", h->filter);
 	if (rp->opts->output == OUTPUT_JSON) {
 		struct jsonw *w = &v->json;
 
@@ -109,6 +111,13 @@ static void show_header(struct replay *rp, const struct history_header *h)
 	fputc('\n', v->out);
 }
 
+/* The stacks of the frame r read, named as recorded: NULL when the run had
+ * no --stacks (or shown is false). */
+static const struct stack_namer *recorded_stacks(const struct history_reader *r, bool shown)
+{
+	return shown && r->frame.stacks_on ? &r->frame.namer : NULL;
+}
+
 static void show_frame(struct replay *rp, struct frame *f)
 {
 	if (!replay_window_holds(&rp->window, &f->wall)) {
@@ -123,16 +132,30 @@ static void show_frame(struct replay *rp, struct frame *f)
 	}
 	/* -a: the window's totals; else the frame as the run showed it (its
 	 * changes, or with the run's -a its totals since the run's start). */
-	if (rp->opts->cumulative)
-		f->cumulative = true;
-	if (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+	if (replay_totals_add(&rp->totals, f) ||
+	    (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort))) {
 		fail("out of memory");
 		rp->done = true;
 		return;
 	}
+	if (rp->opts->cumulative)
+		f->cumulative = true;
+	/* -a sums no stacks: the window's rows show none */
+	rp->view.stacks = recorded_stacks(&rp->reader, !rp->opts->cumulative);
 	view_show_frame(&rp->view, f);
 	if (fflush(rp->view.out) || ferror(rp->view.out))
 		rp->done = true;	/* a reader that went away (| head) */
+}
+
+/* The window's summary, as a live run ends (batch and JSON; none when no
+ * frame was shown, or when stdout went away). */
+static void show_summary(struct replay *rp)
+{
+	struct summary s;
+
+	if (!rp->view.summary || ferror(rp->view.out) || !replay_totals_summary(&rp->totals, &s))
+		return;
+	rp->view.summary(&rp->view, &s);
 }
 
 static int add_position(const struct history_position *p, void *arg)
@@ -179,6 +202,9 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	if (history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len, p) ==
 	    HISTORY_FRAME) {
 		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
+		snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
+			 rp->reader.header.filter);
+		rp->view.stacks = recorded_stacks(&rp->reader, true);
 		view_show_frame(&rp->view, &rp->reader.frame.frame);
 		fflush(rp->view.out);
 	}
@@ -329,6 +355,7 @@ int replay_main(const struct options *opts)
 	struct replay_files rf = { 0 };
 	bool top;
 
+	replay_totals_init(&rp.totals);
 	if (history_reader_init(&rp.reader) || replay_sum_init(&rp.sum)) {
 		fail("out of memory");
 		return EXIT_START;
@@ -343,6 +370,8 @@ int replay_main(const struct options *opts)
 			err = EXIT_START;
 		else if (top)
 			replay_top(&rp, &rf);
+		else
+			show_summary(&rp);
 		fflush(stdout);
 		view_free(&rp.view);
 	}
@@ -351,6 +380,7 @@ int replay_main(const struct options *opts)
 	free(rf.files);
 	free(rf.at);
 	replay_sum_free(&rp.sum);
+	replay_totals_free(&rp.totals);
 	history_reader_free(&rp.reader);
 	return err;
 }

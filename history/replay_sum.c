@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "array.h"
+#include "files.h"
 #include "replay_sum.h"
 
 int replay_sum_init(struct replay_sum *s)
@@ -20,6 +21,9 @@ void replay_sum_free(struct replay_sum *s)
 		free(s->rows[i].cmdline);
 		free(s->rows[i].latency);
 	}
+	for (size_t i = 0; i < s->nfiles; i++)
+		free((char *)s->files[i].path);
+	free(s->files);
 	free(s->rows);
 	free(s->shown);
 	free(s->index);
@@ -27,31 +31,72 @@ void replay_sum_free(struct replay_sum *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* c's delta added to the sum's counter; c then shows the sum as its total. */
-static void sum_counter(struct pmem_counter *sum, struct pmem_counter *c)
+/* d's changes added to sum, which holds totals; d's facts (iostat, layers,
+ * sampling) as the last frame has them. */
+static void add_device(struct pmem_device *sum, const struct pmem_device *d)
 {
-	sum->total += c->delta;
+	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
+		sum->counter[c].total += d->counter[c].delta;
+	for (int op = 0; op < IO_NR_CLASSES; op++) {
+		sum->op_latency_ns[op].total += d->op_latency_ns[op].delta;
+		sum->op_latency_ios[op].total += d->op_latency_ios[op].delta;
+		for (int k = 0; k < LATENCY_SLOTS; k++)
+			sum->latency_slots[op][k].total += d->latency_slots[op][k].delta;
+	}
+	sum->latency_samples_dropped.total += d->latency_samples_dropped.delta;
+	sum->latency_sample = d->latency_sample;
+	sum->layers = d->layers;
+	if (d->has_iostat) {
+		sum->has_iostat = true;
+		for (int f = 0; f < DS_NR_FIELDS; f++)
+			sum->iostat_change.field[f] += d->iostat_change.field[f];
+		sum->iostat_change.ns += d->iostat_change.ns;
+		iostat_x_of_change(&sum->iostat_change, &sum->iostat[1]);
+	}
+}
+
+/* c shows the sum's total, of which its delta is the last part. */
+static void show_total(struct pmem_counter *c, const struct pmem_counter *sum)
+{
 	c->total = sum->total;
 	c->at_flush = c->total - c->delta;
 }
 
+/* d's changes into the sum; d then shows the sum's totals. */
 static void sum_device(struct pmem_device *sum, struct pmem_device *d)
 {
+	add_device(sum, d);
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
-		sum_counter(&sum->counter[c], &d->counter[c]);
+		show_total(&d->counter[c], &sum->counter[c]);
 	for (int op = 0; op < IO_NR_CLASSES; op++) {
-		sum_counter(&sum->op_latency_ns[op], &d->op_latency_ns[op]);
-		sum_counter(&sum->op_latency_ios[op], &d->op_latency_ios[op]);
+		show_total(&d->op_latency_ns[op], &sum->op_latency_ns[op]);
+		show_total(&d->op_latency_ios[op], &sum->op_latency_ios[op]);
 		for (int k = 0; k < LATENCY_SLOTS; k++)
-			sum_counter(&sum->latency_slots[op][k], &d->latency_slots[op][k]);
+			show_total(&d->latency_slots[op][k], &sum->latency_slots[op][k]);
 	}
-	sum_counter(&sum->latency_samples_dropped, &d->latency_samples_dropped);
-	if (d->has_iostat) {
-		for (int f = 0; f < DS_NR_FIELDS; f++)
-			sum->iostat_change.field[f] += d->iostat_change.field[f];
-		sum->iostat_change.ns += d->iostat_change.ns;
-		iostat_x_of_change(&sum->iostat_change, &d->iostat[1]);
+	show_total(&d->latency_samples_dropped, &sum->latency_samples_dropped);
+	if (d->has_iostat)
+		d->iostat[1] = sum->iostat[1];
+}
+
+/* Each device of f into devices' sums (by name), and the aggregate. */
+static int add_devices(struct pmem_metrics *sums, struct pmem_metrics *devices, bool show)
+{
+	for (size_t i = 0; i < devices->count; i++) {
+		struct pmem_device *sum = pmem_device_get(sums, devices->devices[i].name);
+
+		if (!sum)
+			return -ENOMEM;
+		if (show)
+			sum_device(sum, &devices->devices[i]);
+		else
+			add_device(sum, &devices->devices[i]);
 	}
+	if (show)
+		sum_device(&sums->aggregate, &devices->aggregate);
+	else
+		add_device(&sums->aggregate, &devices->aggregate);
+	return 0;
 }
 
 static uint32_t key_hash(const struct proc_dev_key *k)
@@ -127,6 +172,9 @@ static int add_row(struct replay_sum *s, const struct proc_io *row)
 	memcpy(total, sum->total, sizeof(total));
 	waits = sum->wait_total;
 	*sum = *row;
+	/* the window's stacks are not summed: none (the frame's are the reader's) */
+	sum->stacks = NULL;
+	sum->nstacks = 0;
 	sum->cmdline = cmdline;
 	sum->latency = latency;
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
@@ -150,6 +198,58 @@ static bool has_totals(const struct proc_io *row)
 	return row->wait_total.blkio_ns || row->wait_total.swapin_ns;
 }
 
+/* file's line added to the sum's line of its key, made when new (ordered
+ * as the live run orders its lines, files_row_order()). */
+static int add_file(struct replay_sum *s, const struct file_row *file, bool totals)
+{
+	struct file_row *sum = NULL;
+	char *path;
+
+	for (size_t i = 0; i < s->nfiles && !sum; i++)
+		if (!memcmp(&s->files[i].key, &file->key, sizeof(file->key)))
+			sum = &s->files[i];
+	if (!sum) {
+		if (array_reserve((void **)&s->files, &s->files_cap, s->nfiles + 1,
+				  sizeof(*s->files)) ||
+		    !(path = strdup(file->path)))
+			return -ENOMEM;
+		sum = &s->files[s->nfiles++];
+		*sum = *file;
+		sum->path = path;
+		return 0;
+	}
+	if (strcmp(sum->path, file->path)) {
+		if (!(path = strdup(file->path)))
+			return -ENOMEM;
+		free((char *)sum->path);
+		sum->path = path;
+	}
+	sum->tgid = file->tgid;
+	sum->comm_name = file->comm_name;
+	sum->device_name = file->device_name;
+	sum->unlinked = file->unlinked;
+	sum->nfiles = file->nfiles;
+	for (int op = 0; op < 2; op++) {
+		sum->bytes[op] = file->bytes[op] + (totals ? 0 : sum->bytes[op]);
+		sum->ios[op] = file->ios[op] + (totals ? 0 : sum->ios[op]);
+	}
+	return 0;
+}
+
+static int add_files(struct replay_sum *s, struct frame *f)
+{
+	s->files_on |= f->files_on;
+	for (size_t i = 0; i < f->nfiles; i++)
+		if (add_file(s, &f->files[i], f->cumulative))
+			return -ENOMEM;
+	if (s->nfiles)
+		qsort(s->files, s->nfiles, sizeof(*s->files), files_row_order);
+	f->files_on = s->files_on;
+	f->files = s->files;
+	f->nfiles = s->nfiles;
+	return 0;
+}
+
 int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 {
 	struct pmem_metrics *devices = (struct pmem_metrics *)f->devices;
@@ -158,17 +258,8 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	/* -a's IO> and SWAPIN are shares of the window so far */
 	s->run_s += f->interval_s;
 	f->run_s = s->run_s;
-	if (devices) {
-		for (size_t i = 0; i < devices->count; i++) {
-			struct pmem_device *sum = pmem_device_get(&s->devices,
-								  devices->devices[i].name);
-
-			if (!sum)
-				return -ENOMEM;
-			sum_device(sum, &devices->devices[i]);
-		}
-		sum_device(&s->devices.aggregate, &devices->aggregate);
-	}
+	if (devices && add_devices(&s->devices, devices, true))
+		return -ENOMEM;
 	/* This frame's changes: none for a row it does not list. */
 	for (size_t i = 0; i < s->nrows; i++) {
 		memset(s->rows[i].delta, 0, sizeof(s->rows[i].delta));
@@ -179,6 +270,8 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	for (size_t i = 0; i < f->nrows; i++)
 		if (add_row(s, f->rows[i]))
 			return -ENOMEM;
+	if (add_files(s, f))
+		return -ENOMEM;
 	if (array_reserve((void **)&s->shown, &s->shown_cap, s->nrows, sizeof(*s->shown)))
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nrows; i++)
@@ -188,4 +281,55 @@ int replay_sum_add(struct replay_sum *s, struct frame *f, enum sort_key sort)
 	f->rows = s->shown;
 	f->nrows = n;
 	return 0;
+}
+
+void replay_totals_init(struct replay_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	pmem_init(&t->devices);
+}
+
+void replay_totals_free(struct replay_totals *t)
+{
+	pmem_free(&t->devices);
+	crashfree_free(&t->crash);
+	memset(t, 0, sizeof(*t));
+}
+
+int replay_totals_add(struct replay_totals *t, const struct frame *f)
+{
+	if (f->devices && add_devices(&t->devices, (struct pmem_metrics *)f->devices, false))
+		return -ENOMEM;
+	t->frames++;
+	t->wall = f->wall;
+	t->duration_s += f->interval_s;
+	for (int c = 0; c < LOST_NR_CAUSES; c++)
+		t->lost[c] += f->lost[c];
+	if (f->crash) {
+		struct crashfree *cf = &t->crash;
+
+		cf->nprocesses = 0;
+		cf->interval_ns = f->crash->interval_ns;
+		cf->operational_intervals = f->crash->operational_intervals;
+		cf->crashfree_intervals = f->crash->crashfree_intervals;
+		cf->crashes = f->crash->crashes;
+		for (size_t i = 0; i < f->crash->nprocesses; i++)
+			if (crashfree_restore_process(cf, f->crash->by_process[i].comm,
+						      f->crash->by_process[i].crashes) == -ENOMEM)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+bool replay_totals_summary(const struct replay_totals *t, struct summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!t->frames)
+		return false;
+	s->wall = t->wall;
+	s->duration_s = t->duration_s;
+	memcpy(s->lost, t->lost, sizeof(s->lost));
+	s->devices = &t->devices;
+	s->crash = &t->crash;
+	return true;
 }

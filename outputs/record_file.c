@@ -2,7 +2,8 @@
 /*
  * --record DIR as an output (outputs.h): every frame appended to DIR's day
  * file by history_write.h, whose header says where and how the run was
- * made (host, boot, kernel, interval and the filter it used).
+ * made (host, boot, kernel, interval and the filter it used); with
+ * --stacks the rows' stacks go in named by the run's symbolizer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +21,7 @@
 struct record_file {
 	struct output output;		/* first: the list holds its address */
 	struct history_writer writer;
+	bool stacks;			/* --stacks */
 };
 
 /* "-D zram0 -p 42 -c dd --cgroup /x": the filter as given, so that a
@@ -71,6 +73,17 @@ static int check(struct output *o, uint64_t now_ns)
 	return 0;
 }
 
+/* --stacks: the rows' stacks go in with their frames' names, as the run
+ * names them, so that a replay needs no symbolizer. */
+static void start(struct output *o, struct tally *t, uint64_t now_ns)
+{
+	struct record_file *r = (struct record_file *)o;
+
+	(void)now_ns;
+	if (r->stacks)
+		r->writer.stacks = tally_stack_namer(t);
+}
+
 static void frame(struct output *o, const struct frame *f, uint64_t now_ns)
 {
 	/* A failure has been said once; the next frames try again. */
@@ -118,12 +131,13 @@ struct output *record_file_output(const struct options *opts)
 	r->writer.keep_days = opts->record_days;
 	r->writer.max_bytes = opts->record_max;
 	r->writer.warn = stderr;
+	r->stacks = opts->stacks != 0;
 	if (history_writer_init(&r->writer)) {
 		free(r);
 		return NULL;
 	}
 	r->output = (struct output){
-		.check = check, .frame = frame, .finish = finish, .free = free_output,
+		.check = check, .start = start, .frame = frame, .finish = finish, .free = free_output,
 	};
 	return &r->output;
 }

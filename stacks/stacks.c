@@ -129,10 +129,11 @@ static int tracing_frames(const struct stack_namer *namer, const uint64_t *frame
 	return skip;
 }
 
-/* Each frame of one side of s: its name, and for user frames why it has none. */
-static size_t for_each_frame(const struct stack_namer *namer, const struct row_stack *s,
-			     bool user, bool outer_first,
-			     void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
+/* Each frame of one side of s: its name, and for user frames why it has none;
+ * the tracing machinery's kernel frames left out unless all. */
+static size_t walk_frames(const struct stack_namer *namer, const struct row_stack *s,
+			  bool user, bool outer_first, bool all,
+			  void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
 {
 	uint64_t frames[STACK_MAX_FRAMES + 1], inserted;
 	const char *placeholder = NULL, *unknown = NULL;
@@ -151,7 +152,7 @@ static size_t for_each_frame(const struct stack_namer *namer, const struct row_s
 		frames[1] = inserted;
 		n++;
 	}
-	if (!user)
+	if (!user && !all)
 		first = tracing_frames(namer, frames, n);
 	for (int i = 0; i < n - first; i++) {
 		int index = outer_first ? n - 1 - i : first + i;
@@ -174,6 +175,19 @@ static size_t for_each_frame(const struct stack_namer *namer, const struct row_s
 		}
 	}
 	return n - first;
+}
+
+static size_t for_each_frame(const struct stack_namer *namer, const struct row_stack *s,
+			     bool user, bool outer_first,
+			     void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
+{
+	return walk_frames(namer, s, user, outer_first, false, fn, arg);
+}
+
+size_t stack_for_each_kept(const struct stack_namer *namer, const struct row_stack *s, bool user,
+			   void (*fn)(const char *name, const char *unknown, void *arg), void *arg)
+{
+	return walk_frames(namer, s, user, false, true, fn, arg);
 }
 
 struct name_fn {

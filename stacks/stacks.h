@@ -117,6 +117,15 @@ size_t stack_for_each_name(const struct stack_namer *namer, const struct row_sta
 size_t stack_for_each_unknown(const struct stack_namer *namer, const struct row_stack *s,
 			      void (*fn)(const char *why, void *arg), void *arg);
 
+/* Call fn(name, unknown, arg) for each frame of one side of s as a record
+ * keeps it (--record): innermost first, the tracing machinery's kernel
+ * frames in (stack_for_each_name() leaves them out by their names, and so
+ * does a replay's), the frame the namer recovered in; unknown as
+ * stack_for_each_unknown() gives it.  A side of no frames of its own (a
+ * placeholder) is one frame.  Returns the number of frames. */
+size_t stack_for_each_kept(const struct stack_namer *namer, const struct row_stack *s, bool user,
+			   void (*fn)(const char *name, const char *unknown, void *arg), void *arg);
+
 /* ---- folded lines, for flamegraph.pl, inferno and speedscope ---- */
 
 /* A name as one folded frame, in place: whitespace, ';' and control bytes

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,129 @@ struct fx {
 	struct row_latency latency[NROWS];
 	char cmdline[NROWS][32];
 	struct crash_event event;
+	struct file_row files[4];
+	char paths[4][48];
+	/* --stacks: the rows' stacks, named by namer (recorded when
+	 * record_stacks) */
+	void *stacks_buf;
+	struct res_table stack_table;
+	struct row_stack stacks[NROWS][2];
+	struct row_stack *stack_ptrs[NROWS][2];
+	struct stack_namer namer;
+	bool record_stacks;
 	struct frame frame;
 };
+
+/* The fixture's symbolizer: kernel frames 1 and 2 are the tracing
+ * machinery's, frame 0 has an empty name; odd user frames have no name ("stripped"); user stack 7
+ * had the caller of its frameless frame 0 recovered. */
+static char *fx_kernel_name(void *ctx, uint64_t addr, char *buf, size_t size)
+{
+	(void)ctx;
+	if (!addr)
+		buf[0] = '\0';		/* a name that is empty: still a frame */
+	else if (addr == 1)
+		snprintf(buf, size, "bpf_prog_6deef7357e7b4530_block_bio_queue");
+	else if (addr == 2)
+		snprintf(buf, size, "bpf_trace_run2+0x%llx", (unsigned long long)addr);
+	else
+		snprintf(buf, size, "fn_%llx+0x10", (unsigned long long)addr);
+	return buf;
+}
+
+static char *fx_user_name(void *ctx, const struct user_frame *frame, char *buf, size_t size,
+			  const char **unknown)
+{
+	(void)ctx;
+	*unknown = frame->addr & 1 ? "stripped" : NULL;
+	if (frame->addr & 1)
+		snprintf(buf, size, "[unknown] lib x.so+0x%llx", (unsigned long long)frame->addr);
+	else
+		snprintf(buf, size, "main_%u_%llx", frame->index, (unsigned long long)frame->addr);
+	return buf;
+}
+
+static bool fx_user_inserted(void *ctx, uint32_t tgid, int32_t stack_id, uint64_t *addr)
+{
+	(void)ctx;
+	(void)tgid;
+	*addr = 0x4242;
+	return stack_id == 7;
+}
+
+static uint64_t fx_frames_recovered(void *ctx)
+{
+	return ((struct fx *)ctx)->frame.wall.tv_sec % 5;
+}
+
+/* From frame 10 on: rows' top stacks, kept whole, or of a side the kernel
+ * could not give or the table had no room for. */
+static void fx_stacks(struct fx *f, unsigned int i, struct proc_io *row, unsigned int r)
+{
+	static const uint64_t kernel[] = { 1, 2, 0x500, 0x600, 0x700, 0 };
+	static const uint64_t user[] = { 0x100, 0x103, 0x202 };
+
+	row->nstacks = (i + r) % 3;
+	row->stacks = f->stack_ptrs[r];
+	for (uint32_t k = 0; k < row->nstacks; k++) {
+		struct row_stack *s = &f->stacks[r][k];
+
+		memset(s, 0, sizeof(*s));
+		s->key.who = row->key;
+		s->key.user_stack = k ? 3 : 7;
+		s->kernel.state = k ? STACK_UNAVAILABLE : STACK_KEPT;
+		cr_assert_eq(res_intern_stack(&f->stack_table, kernel, i % 2 ? 4 : 6, &s->kernel.key),
+			     RES_OK);
+		s->user.state = r == 2 ? STACK_ABSENT : k ? STACK_NOT_KEPT + (i % 2) * 2 :
+			      STACK_KEPT;
+		cr_assert_eq(res_intern_stack(&f->stack_table, user, 3, &s->user.key), RES_OK);
+		s->delta[STACK_BYTES + IO_WRITE] = 4096 * (i + k);
+		s->delta[STACK_IOS + IO_WRITE] = i + k;
+		s->delta[STACK_DIRTIED_BYTES] = k * 100;
+		f->stack_ptrs[r][k] = s;
+	}
+}
+
+/* From frame 10 on (the fixture's frames 0..9 have none): --files' lines,
+ * a file deleted, metadata and what --files-top cut; every fifth frame
+ * asked for files and had none. */
+static void fx_files(struct fx *f, unsigned int i)
+{
+	static const uint32_t kinds[4] = { FILE_KIND_FILE, FILE_KIND_FILE, FILE_KIND_METADATA,
+					   FILES_KIND_OTHERS };
+	size_t n = i % 5 ? 1 + i % 4 : 0;
+
+	f->frame.files_on = true;
+	for (size_t k = 0; k < n; k++) {
+		struct file_row *r = &f->files[k];
+
+		memset(r, 0, sizeof(*r));
+		r->key.who.tgid = 100 + k % 2;
+		r->key.who.dev = MKDEV(252, k % 2);
+		r->key.kind = kinds[k];
+		if (kinds[k] == FILE_KIND_FILE) {
+			r->key.fs_dev = MKDEV(252, 0);
+			r->key.ino = 12 + k + i;
+			snprintf(f->paths[k], sizeof(f->paths[k]), "/mnt/data %zu/f%u", k, i % 3);
+		} else {
+			snprintf(f->paths[k], sizeof(f->paths[k]), "%s",
+				 kinds[k] == FILE_KIND_METADATA ? FILES_METADATA : FILES_OTHERS);
+		}
+		r->path = f->paths[k];
+		r->tgid = r->key.who.tgid;
+		cr_assert_eq(res_intern_str(&f->names, k % 2 ? "fio" : "dd", &r->comm_name), RES_OK);
+		cr_assert_eq(res_intern_str(&f->names, k % 2 ? "zram1" : "zram0", &r->device_name),
+			     RES_OK);
+		r->unlinked = k == 1 && i % 2;
+		r->nfiles = kinds[k] == FILES_KIND_OTHERS ? 3 + i : 1;
+		r->bytes[IO_WRITE] = 4096 * (i + k);
+		r->ios[IO_WRITE] = i + k;
+		r->bytes[IO_READ] = k == 2 ? 512 * i : 0;
+		r->ios[IO_READ] = k == 2 ? i : 0;
+	}
+	f->frame.files = f->files;
+	f->frame.nfiles = n;
+}
 
 /* Frame i of a story: two disks, rows that come and go, a crash now and then. */
 static void fx_frame(struct fx *f, unsigned int i)
@@ -62,6 +184,8 @@ static void fx_frame(struct fx *f, unsigned int i)
 		f->frame.iowait_known = true;
 		f->frame.swapin_known = i % 2 == 0;
 		f->frame.run_s = 10.0 * i;
+		if (i % 3)
+			fx_files(f, i);
 	}
 	for (size_t k = 0; k < f->pm.count; k++) {
 		d = &f->pm.devices[k];
@@ -112,6 +236,8 @@ static void fx_frame(struct fx *f, unsigned int i)
 					     RES_OK);
 			}
 		}
+		if (i >= 10)
+			fx_stacks(f, i, row, r);
 		row->owner.flags = r == 2 ? ROW_OWNER_KNOWN | ROW_OWNER_KTHREAD : ROW_OWNER_KNOWN;
 		row->owner.uid = r * 1000;
 		row->owner.nice = r == 1 ? -5 : 0;
@@ -154,6 +280,12 @@ static struct fx *fx_new(void)
 	cr_assert_not_null(pmem_device_get(&f->pm, "zram1"));
 	snprintf(f->pm.devices[1].layers.below, sizeof(f->pm.devices[1].layers.below), "vda");
 	crashfree_init(&f->cf, 3600 * NS_PER_S, 0);
+	f->stacks_buf = malloc(NAMES_SIZE);
+	cr_assert_eq(res_table_init(&f->stack_table, f->stacks_buf, NAMES_SIZE, 256), RES_OK);
+	f->namer = (struct stack_namer){
+		.table = &f->stack_table, .kernel = fx_kernel_name, .user = fx_user_name,
+		.user_inserted = fx_user_inserted, .frames_recovered = fx_frames_recovered, .ctx = f,
+	};
 	return f;
 }
 
@@ -162,12 +294,15 @@ static void fx_free(struct fx *f)
 	pmem_free(&f->pm);
 	crashfree_free(&f->cf);
 	free(f->names_buf);
+	free(f->stacks_buf);
 	free(f);
 }
 
 /* What the JSON view and the batch view print of frame fr, on host (NULL:
- * this machine's name, as the views take it). */
-static char *render_on(const struct frame *fr, const char *host)
+ * this machine's name, as the views take it), its stacks named by stacks
+ * (NULL: a run without --stacks). */
+static char *render_stacks(const struct frame *fr, const char *host,
+			   const struct stack_namer *stacks)
 {
 	struct view v;
 	struct cap c;
@@ -177,17 +312,36 @@ static char *render_on(const struct frame *fr, const char *host)
 	view_json(&v, c.f);
 	if (host)
 		snprintf(v.host, sizeof(v.host), "%s", host);
+	v.stacks = stacks;
 	view_show_frame(&v, fr);
 	view_batch(&v, c.f);
+	v.stacks = stacks;
 	view_show_frame(&v, fr);
 	cap_close(&c);
 	both = c.buf;
 	return both;
 }
 
+static char *render_on(const struct frame *fr, const char *host)
+{
+	return render_stacks(fr, host, NULL);
+}
+
 static char *render(const struct frame *fr)
 {
 	return render_on(fr, NULL);
+}
+
+/* A frame the reader gave, as a replay shows it. */
+static char *render_read(const struct history_frame *hf)
+{
+	return render_stacks(&hf->frame, NULL, hf->stacks_on ? &hf->namer : NULL);
+}
+
+/* A frame of the fixture as the run showed it. */
+static char *render_live(struct fx *f)
+{
+	return render_stacks(&f->frame, NULL, f->record_stacks ? &f->namer : NULL);
 }
 
 static char dir[64];
@@ -223,10 +377,12 @@ static void write_frames(struct fx *f, unsigned int from, unsigned int to, char 
 	struct history_writer w;
 
 	writer_open(&w);
+	if (f->record_stacks)
+		w.stacks = &f->namer;
 	for (unsigned int i = from; i < to; i++) {
 		fx_frame(f, i);
 		if (expected)
-			expected[i] = render(&f->frame);
+			expected[i] = render_live(f);
 		cr_assert_eq(history_writer_frame(&w, &f->frame, i * 10 * NS_PER_S), 0);
 	}
 	cr_assert_eq(history_writer_finish(&w), 0);
@@ -270,7 +426,7 @@ static size_t read_all(const uint8_t *buf, size_t len, char **got, size_t max, u
 				continue;
 			}
 			cr_assert_lt(n, max);
-			got[n++] = render(&r.frame.frame);
+			got[n++] = render_read(&r.frame);
 		}
 	}
 	*bad = r.bad_records;
@@ -289,7 +445,21 @@ Test(history, round_trip_prints_what_the_live_run_printed)
 	uint8_t *buf;
 
 	make_dir();
+	f->record_stacks = true;
 	write_frames(f, 0, NFRAMES, expected);
+	{
+		/* the stacks were there to be read back: the tracing frames left
+		 * out, the recovered user frame in, a frame of no name's why */
+		bool kernel = false, user = false, why = false;
+
+		for (size_t i = 0; i < NFRAMES; i++) {
+			kernel |= strstr(expected[i], "\"kernel\":[\"fn_500+0x10\",") != NULL;
+			user |= strstr(expected[i], "user=main_0_100;main_1_4242;[unknown]\\x20lib") !=
+				NULL;
+			why |= strstr(expected[i], "\"user_unknown\":[null,null,\"stripped\"") != NULL;
+		}
+		cr_assert(kernel && user && why, "%d %d %d", kernel, user, why);
+	}
 	buf = slurp(".dkr", &len);
 	n = read_all(buf, len, got, NFRAMES, &bad, &headers);
 	cr_assert_eq(n, NFRAMES);
@@ -371,6 +541,7 @@ Test(history, a_damaged_record_is_passed_over)
 	uint8_t *buf;
 
 	make_dir();
+	f->record_stacks = true;
 	write_frames(f, 0, NFRAMES, expected);
 	buf = slurp(".dkr", &len);
 	/* (not in the last record: damage there is a torn tail) */
@@ -571,6 +742,9 @@ static void fx_totals(struct fx *f, unsigned int i)
 			row->latency->total = row->latency->delta;
 			row->latency->total.slots[20] = 7 + i;
 		}
+		for (uint32_t k = 0; k < row->nstacks; k++)
+			for (int c = 0; c < STACK_NR_COUNTERS; c++)
+				f->stacks[r][k].total[c] = f->stacks[r][k].delta[c] * 2 + c;
 	}
 	for (size_t k = 0; k <= f->pm.count; k++) {
 		struct pmem_device *d = k < f->pm.count ? &f->pm.devices[k] : &f->pm.aggregate;
@@ -598,9 +772,11 @@ Test(history, a_frame_of_totals_comes_back_with_its_totals)
 
 	make_dir();
 	writer_open(&w);
+	f->record_stacks = true;
+	w.stacks = &f->namer;
 	for (unsigned int i = 0; i < 8; i++) {
-		fx_totals(f, i);
-		expected[i] = render(&f->frame);
+		fx_totals(f, 10 + i);
+		expected[i] = render_live(f);
 		cr_assert_eq(history_writer_frame(&w, &f->frame, i), 0);
 	}
 	cr_assert_eq(history_writer_finish(&w), 0);
@@ -615,5 +791,144 @@ Test(history, a_frame_of_totals_comes_back_with_its_totals)
 	}
 	free(buf);
 	remove_dir();
+	fx_free(f);
+}
+
+/* A kind of a later version (its fields declared in the header, as this
+ * version declares FILE's) is passed over by a reader that does not know
+ * it, whatever wire types its fields have; the frame reads as it was. */
+Test(history, a_kind_this_reader_does_not_know_is_passed_over)
+{
+	static const uint8_t types[] = { HT_UNSIGNED, HT_SIGNED, HT_NAME, HT_BYTES, HT_VECTOR,
+					 HT_DOUBLE };
+	struct fx *f = fx_new();
+	struct history_names_out names = { 0 };
+	struct history_header *h = calloc(1, sizeof(*h));
+	struct history_frame hf;
+	struct hbuf out = { 0 }, later = { 0 };
+	char *want, *got;
+	size_t at;
+
+	cr_assert_not_null(h);
+	history_header_init(h);
+	/* What a writer of this version declares for --files */
+	cr_assert_eq(history_schema_type(h, HK_FILE, HF_FILE_PATH), HT_NAME);
+	for (uint8_t k = 0; k < sizeof(types); k++)
+		h->schema[h->nschema++] = (struct history_schema_entry){ 200, k + 1, types[k] };
+	fx_frame(f, 11);
+	cr_assert_gt(f->frame.nfiles, 0);
+	want = render(&f->frame);
+	cr_assert_eq(history_frame_encode(&f->frame, NULL, &names, &out), 0);
+	cr_assert_eq(out.bytes[out.len - 1], HK_END);
+	at = --out.len;
+	/* kind 200: 1 = 300, 2 = -3, 3 = name 1, 4 = "abc", 5 = [7, 8], 6 = 1.5 */
+	cr_assert_eq(hbuf_uleb(&later, 200), 0);
+	hbuf_uleb(&later, 1);
+	hbuf_uleb(&later, 300);
+	hbuf_uleb(&later, 2);
+	hbuf_uleb(&later, 5);
+	hbuf_uleb(&later, 3);
+	hbuf_uleb(&later, 1);
+	hbuf_uleb(&later, 4);
+	hbuf_string(&later, "abc", 3);
+	hbuf_uleb(&later, 5);
+	hbuf_uleb(&later, 2);
+	hbuf_uleb(&later, 7);
+	hbuf_uleb(&later, 8);
+	hbuf_uleb(&later, 6);
+	hbuf_put(&later, "\0\0\0\0\0\0\xf8\x3f", 8);
+	cr_assert_eq(hbuf_uleb(&later, 0), 0);
+	cr_assert_eq(hbuf_put(&out, later.bytes, later.len), 0);
+	cr_assert_eq(hbuf_uleb(&out, HK_END), 0);
+
+	cr_assert_eq(history_frame_init(&hf), 0);
+	cr_assert_eq(history_frame_decode(&hf, h, out.bytes, out.len), 0);
+	got = render(&hf.frame);
+	cr_assert_str_eq(got, want);
+	free(got);
+
+	/* A field of it that the header does not declare is damage. */
+	out.len = at;
+	hbuf_uleb(&out, 200);
+	hbuf_uleb(&out, 7);
+	hbuf_uleb(&out, 1);
+	hbuf_uleb(&out, 0);
+	hbuf_uleb(&out, HK_END);
+	history_frame_new_chunk(&hf);
+	cr_assert_eq(history_frame_decode(&hf, h, out.bytes, out.len), -EBADMSG);
+
+	history_frame_free(&hf);
+	hbuf_free(&out);
+	hbuf_free(&later);
+	history_names_out_free(&names);
+	free(want);
+	free(h);
+	fx_free(f);
+}
+
+/* A seed of the fuzzer (tests/fuzz/fuzz_history.c): mode, then bytes. */
+static void write_seed(const char *seeds, const char *name, uint8_t mode, const void *bytes,
+		       size_t len)
+{
+	char path[512];
+	FILE *out;
+
+	cr_assert_leq(len + 1, 4096, "%s: longer than fuzz.sh's -max_len", name);
+	snprintf(path, sizeof(path), "%s/%s", seeds, name);
+	out = fopen(path, "wb");
+	cr_assert_not_null(out, "%s", path);
+	cr_assert_eq(fwrite(&mode, 1, 1, out), 1);
+	cr_assert_eq(fwrite(bytes, 1, len, out), len);
+	cr_assert_eq(fclose(out), 0);
+}
+
+/* One frame's objects with --files' lines and --stacks' named frames read
+ * back as the run showed them; with DISKIO_HISTORY_SEEDS=DIR they and a
+ * short day file of such frames become the fuzzer's seeds. */
+Test(history, files_and_stacks_of_one_frame_read_back)
+{
+	const char *seeds = getenv("DISKIO_HISTORY_SEEDS");
+	struct history_header *h = calloc(1, sizeof(*h));
+	struct fx *f = fx_new();
+	struct history_frame hf;
+
+	cr_assert_not_null(h);
+	history_header_init(h);
+	cr_assert_eq(history_frame_init(&hf), 0);
+	f->record_stacks = true;
+	for (unsigned int i = 10; i < 16; i++) {
+		struct history_names_out names = { 0 };
+		struct hbuf out = { 0 };
+		char *want, *got, name[32];
+
+		fx_frame(f, i);
+		want = render_live(f);
+		cr_assert_eq(history_frame_encode(&f->frame, &f->namer, &names, &out), 0);
+		history_frame_new_chunk(&hf);
+		cr_assert_eq(history_frame_decode(&hf, h, out.bytes, out.len), 0, "frame %u", i);
+		got = render_read(&hf);
+		cr_assert_str_eq(got, want, "frame %u", i);
+		if (seeds && (i == 11 || i == 14)) {
+			snprintf(name, sizeof(name), "files_stacks_frame_%u", i);
+			write_seed(seeds, name, 2, out.bytes, out.len);
+		}
+		free(got);
+		free(want);
+		hbuf_free(&out);
+		history_names_out_free(&names);
+	}
+	if (seeds) {
+		size_t len;
+		uint8_t *buf;
+
+		make_dir();
+		write_frames(f, 10, 12, NULL);
+		buf = slurp(".dkr", &len);
+		write_seed(seeds, "files_stacks_day", 0, buf, len);
+		free(buf);
+		remove_dir();
+	}
+	history_frame_free(&hf);
+	free(h);
 	fx_free(f);
 }

@@ -1390,6 +1390,11 @@ Test(options_bad, record_and_replay_combinations)
 	expect_usage_error(&r, "-D has no effect with --replay: the record decided it");
 	PARSE(&r, "--replay", "d", "5");
 	expect_usage_error(&r, "INTERVAL has no effect with --replay: the record decided it");
+	/* issue 36: a record made with --files has its files (cut as the run cut them) */
+	PARSE(&r, "--replay", "d", "--files");
+	expect_usage_error(&r, "--files has no effect with --replay: the record decided it");
+	PARSE(&r, "--replay", "d", "--files-top", "3");
+	expect_usage_error(&r, "--files-top has no effect with --replay: the record decided it");
 	PARSE(&r, "--record", "d", "--record-max", "12X");
 	expect_usage_error(&r, "invalid --record-max '12X': bytes (K, M, G suffixes), 0 for no "
 			   "limit");

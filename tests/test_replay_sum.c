@@ -88,3 +88,101 @@ Test(replay_sum, the_window_is_summed_as_a_live_run_sums_since_start)
 	pmem_free(&f.pm);
 	free(f.names_buf);
 }
+
+/* --files: the window's file lines, each summed by its key; a frame of
+ * totals (the run's -a) replaces a line's sum with its own totals. */
+Test(replay_sum, file_lines_are_summed_by_their_key)
+{
+	struct file_row lines[2] = { 0 };
+	char path[2][16] = { "/a", "/b" };
+	struct replay_sum s;
+	struct fx f;
+
+	fx_init(&f);
+	cr_assert_eq(replay_sum_init(&s), 0);
+	for (int i = 0; i < 2; i++) {
+		lines[i].key.who = (struct proc_dev_key){ .tgid = 10 };
+		lines[i].key.ino = 12 + i;
+		lines[i].path = path[i];
+		lines[i].nfiles = 1;
+	}
+	fx_frame(&f, 4096, 0);
+	f.frame.files_on = true;
+	f.frame.files = lines;
+	f.frame.nfiles = 1;
+	lines[0].bytes[IO_WRITE] = 4096;
+	cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+	cr_assert_eq(f.frame.nfiles, 1);
+	/* the next frame: /b more than /a has in all; /a again */
+	fx_frame(&f, 4096, 0);
+	f.frame.files = lines;
+	f.frame.nfiles = 2;
+	f.frame.files_on = false;	/* a later run's frame without --files */
+	lines[0].bytes[IO_WRITE] = 1024;
+	lines[1].bytes[IO_WRITE] = 8192;
+	strcpy(path[0], "/a2");		/* renamed: the sum's own copy follows */
+	cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+	cr_assert(f.frame.files_on, "the window had files");
+	cr_assert_eq(f.frame.nfiles, 2);
+	cr_assert_str_eq(f.frame.files[0].path, "/b");
+	cr_assert_eq(f.frame.files[0].bytes[IO_WRITE], 8192);
+	cr_assert_str_eq(f.frame.files[1].path, "/a2");
+	cr_assert_eq(f.frame.files[1].bytes[IO_WRITE], 5120);
+	/* a frame of totals: /a's line is what it says */
+	fx_frame(&f, 4096, 0);
+	f.frame.cumulative = true;
+	f.frame.files = lines;
+	f.frame.nfiles = 1;
+	lines[0].bytes[IO_WRITE] = 6000;
+	cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+	cr_assert_eq(f.frame.nfiles, 2);
+	cr_assert_eq(f.frame.files[1].bytes[IO_WRITE], 6000);
+	cr_assert_str_eq(f.frame.files[1].path, "/a2");
+	replay_sum_free(&s);
+	pmem_free(&f.pm);
+	free(f.names_buf);
+}
+
+/* The replay's summary: the window's intervals, losses and devices' changes
+ * summed; the crash counts the last frame's; none of an empty window. */
+Test(replay_sum, the_summary_is_of_the_window)
+{
+	struct replay_totals t;
+	struct crashfree cf;
+	struct summary s;
+	struct fx f;
+
+	fx_init(&f);
+	crashfree_init(&cf, 3600000000000ULL, 0);
+	replay_totals_init(&t);
+	cr_assert_not(replay_totals_summary(&t, &s));
+	fx_frame(&f, 4096, 8192);
+	f.frame.interval_s = 1.5;
+	f.frame.wall.tv_sec = 100;
+	f.frame.lost[LOST_RINGBUF_FULL] = 2;
+	f.frame.crash = &cf;
+	cr_assert_eq(replay_totals_add(&t, &f.frame), 0);
+	fx_frame(&f, 4096, 0);
+	f.frame.interval_s = 2;
+	f.frame.wall.tv_sec = 102;
+	f.frame.lost[LOST_RINGBUF_FULL] = 3;
+	cr_assert_eq(crashfree_record_crash(&cf, "segv", 0), 0);
+	cr_assert_eq(replay_totals_add(&t, &f.frame), 0);
+	/* the frame as it came: its totals untouched */
+	cr_assert_eq(f.pm.devices[0].counter[PMEM_WRITE_BYTES].total, 4096);
+	cr_assert(replay_totals_summary(&t, &s));
+	cr_assert_eq(s.wall.tv_sec, 102);
+	cr_assert_float_eq(s.duration_s, 3.5, 1e-9);
+	cr_assert_eq(s.lost[LOST_RINGBUF_FULL], 5);
+	cr_assert_eq(s.devices->count, 1);
+	cr_assert_eq(s.devices->devices[0].counter[PMEM_WRITE_BYTES].total, 4096 + 8192 + 4096);
+	cr_assert(s.devices->devices[0].has_iostat);
+	cr_assert_eq(s.devices->devices[0].iostat_change.field[DS_WRITE_IOS], 3 + 1);
+	cr_assert_eq(s.crash->crashes, 1);
+	cr_assert_eq(s.crash->nprocesses, 1);
+	cr_assert_str_eq(s.crash->by_process[0].comm, "segv");
+	replay_totals_free(&t);
+	crashfree_free(&cf);
+	pmem_free(&f.pm);
+	free(f.names_buf);
+}

@@ -2173,3 +2173,50 @@ Test(top_view, f_lists_the_files)
 	cr_assert_lt(term_find(&t, "/mnt/x/a"), 0, "f again: the processes");
 	fx_free(f);
 }
+
+/* issue 36: a replay's header line says the frame's date and time, the
+ * recorded run's host and the filter it was made with, escaped as names
+ * are; a live run's says none of them. */
+Test(top_view, a_replay_names_the_record_in_its_header)
+{
+	struct top_settings replay = { .interval_s = 2, .sort = SORT_BYTES, .replay = true };
+	struct fx *f = fx_new();
+	struct term t;
+
+	fx_rows(f, 2);
+	fx_view(f, 24, 160, false, &replay);
+	snprintf(f->view.host, sizeof(f->view.host), "db1");
+	snprintf(f->view.record_filter, sizeof(f->view.record_filter), "-D zram0 -c \x1b[2Jx");
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	{
+		/* the date and the whole time of the frame */
+		unsigned int y, mo, d, h, mi, sec;
+		char after;
+
+		cr_assert_eq(sscanf(term_line(&t, 0), "diskio %4u-%2u-%2u %2u:%2u:%2u%c", &y, &mo, &d,
+				    &h, &mi, &sec, &after), 7, "%s", term_line(&t, 0));
+		cr_assert_eq(after, ' ');
+	}
+	cr_assert(strstr(term_line(&t, 0), " host db1 "), "%s", term_line(&t, 0));
+	cr_assert(strstr(term_line(&t, 0), " record -D zram0 -c \\x1b[2Jx "), "%s",
+		  term_line(&t, 0));
+	cr_assert(strstr(term_line(&t, 0), lost_all_ones()), "%s", term_line(&t, 0));
+	/* no filter: all was recorded */
+	f->view.record_filter[0] = '\0';
+	fx_recapture(f);
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	cr_assert(strstr(term_line(&t, 0), " record all "), "%s", term_line(&t, 0));
+	fx_free(f);
+
+	f = fx_new();
+	fx_rows(f, 2);
+	fx_view(f, 24, 160, false, NULL);
+	snprintf(f->view.host, sizeof(f->view.host), "db1");
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_null(strstr(term_line(&t, 0), "host"), "%s", term_line(&t, 0));
+	fx_free(f);
+}

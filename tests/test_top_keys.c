@@ -130,6 +130,12 @@ Test(top_keys, r_a_p_L_toggle)
 	cr_assert(s.paused);
 	cr_assert(feed(&s, "L"));
 	cr_assert_not(s.latency_columns);
+	/* issue 35's f: drawn at once (a replay draws nothing else until a
+	 * step) */
+	cr_assert(feed(&s, "f"));
+	cr_assert(s.files);
+	cr_assert(feed(&s, "f"));
+	cr_assert_not(s.files);
 	feed(&s, "rapL");
 	cr_assert_not(s.reverse);
 	cr_assert_not(s.cumulative);

@@ -304,11 +304,28 @@ static const uint64_t *frame_lost(const struct top *t)
 	return t->state.cumulative ? t->frame_lost_run : t->frame.lost;
 }
 
+/* issue 36: a replay says whose record it shows: "host NAME", and the
+ * filter the record was made with ("record -D zram0", or "record all"). */
+static void header_record(struct view *v, struct line *l, bool *full)
+{
+	char name[PRINTABLE_SIZE(sizeof(v->record_filter))];
+	char item[sizeof(name) + 16];
+	const char *filter = v->record_filter;
+
+	printable_name(name, sizeof(name), v->host, strlen(v->host), v->top->settings.utf8);
+	snprintf(item, sizeof(item), "host %s", name);
+	line_item(l, item, v->screen.cols, full);
+	if (filter[0])
+		printable_name(name, sizeof(name), filter, strlen(filter), v->top->settings.utf8);
+	snprintf(item, sizeof(item), "record %s", filter[0] ? name : "all");
+	line_item(l, item, v->screen.cols, full);
+}
+
 static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
 	const char *per = t->state.cumulative ? "" : "/s";
-	char item[128], bytes[32], when[16] = "";
+	char item[128], bytes[32], when[32] = "";
 	uint64_t values[PMEM_NR_COUNTERS];
 	struct line l = { .len = 0, .columns = 0 };
 	bool full = false;
@@ -316,9 +333,11 @@ static void header_totals(struct view *v)
 
 	device_values(t, chosen_device(t), values);
 	localtime_r(&t->frame.wall.tv_sec, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	strftime(when, sizeof(when), t->settings.replay ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	snprintf(item, sizeof(item), "diskio %s", when);
 	line_item(&l, item, v->screen.cols, &full);
+	if (t->settings.replay)
+		header_record(v, &l, &full);
 	snprintf(item, sizeof(item), "lost %" PRIu64, lost_total(frame_lost(t)));
 	line_item(&l, item, v->screen.cols, &full);
 	cell_bytes(bytes, sizeof(bytes), t, values[PMEM_READ_BYTES]);

@@ -250,7 +250,7 @@ static bool key(struct top_state *s, int key, const char *const *devices, size_t
 		return true;
 	case 'f':	/* issue 35 */
 		s->files = !s->files;
-		break;
+		return true;
 	case 'L':
 		s->latency_columns = !s->latency_columns;
 		return true;

@@ -59,7 +59,9 @@ struct view {
 	/* --stacks: rows' top stacks and how their frames are named; NULL without */
 	const struct stack_namer *stacks;
 	struct jsonw json;
-	char host[65];			/* JSON views: the node name, from uname() */
+	char host[65];			/* JSON views: the node name, from uname();
+					 * a replay: the recorded run's */
+	char record_filter[256];	/* a replay: the recorded run's filter, "" none */
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
 	unsigned int lines, rows_shown;

@@ -10,7 +10,8 @@
  * Byte 0 chooses what the rest is: 0, a day file as it is; 1, a day file
  * whose records' CRCs are made right first (so that the fuzzer reaches the
  * chunks' deflate streams and the frames' objects); 2, one frame's objects,
- * inflated, under this version's schema.
+ * inflated, under this version's schema (the seeds files_* and stacks_*
+ * reach --files' and --stacks' objects, named frames and all).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -35,17 +36,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void show(const struct frame *f)
+static void show(const struct history_frame *hf)
 {
+	const struct stack_namer *stacks = hf->stacks_on ? &hf->namer : NULL;
+	const struct frame *f = &hf->frame;
 	struct view v;
 
 	FUZZ_CHECK(f->nrows <= 65536, "%zu rows", f->nrows);
+	FUZZ_CHECK(f->nfiles <= 65536, "%zu file lines", f->nfiles);
 	FUZZ_CHECK(f->devices && f->devices->count <= 4096, "devices");
 	view_json(&v, sink);
 	v.histograms = true;
+	v.stacks = stacks;
 	view_show_frame(&v, f);
 	view_batch(&v, sink);
 	v.histograms = true;
+	v.stacks = stacks;
 	view_show_frame(&v, f);
 }
 
@@ -83,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		history_header_init(&h);
 		history_frame_new_chunk(&reader.frame);
 		if (!history_frame_decode(&reader.frame, &h, buf, len))
-			show(&reader.frame.frame);
+			show(&reader.frame);
 	} else {
 		if (data[0] % 3 == 1)
 			fix_crcs(buf, len);
@@ -92,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			while ((item = history_reader_next(&reader)) != HISTORY_END)
 				if (item == HISTORY_FRAME)
-					show(&reader.frame.frame);
+					show(&reader.frame);
 			FUZZ_CHECK(reader.off <= len, "read past the end");
 		}
 	}

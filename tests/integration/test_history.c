@@ -8,7 +8,9 @@
  * the day file cut at offsets through it replays a prefix of the intervals
  * and a new run appends after the cut; a recorder killed with SIGKILL
  * replays every frame it printed but the last, and a new run appends after
- * what it left.
+ * what it left; a run with --files on ext4 replays its file lines as
+ * printed, and a replay ends with the window's summary, which adds up; a
+ * run with --stacks replays its stacks, frames named, as printed.
  */
 #include "harness.h"
 
@@ -232,6 +234,154 @@ Test(history, a_killed_recorder_replays_all_but_its_last_frame_and_goes_on)
 	for (size_t i = 0; i < nreplay; i++)
 		records += strstr(replay_lines[i], "\"type\":\"record\"") != NULL;
 	cr_assert_eq(records, 2);
+	h_result_free(&r);
+	h_diskio_free(&d);
+	h_remove_tree(dir);
+}
+
+/* A number of a JSON object. */
+static double json_number(struct h_jv obj, const char *key)
+{
+	struct h_jv v;
+	char text[64];
+
+	cr_assert(h_json_get(obj, key, &v), "no %s", key);
+	cr_assert_lt(v.len, sizeof(text));
+	memcpy(text, v.p, v.len);
+	text[v.len] = '\0';
+	return strtod(text, NULL);
+}
+
+/* --files: the live JSON records, files and all, come back from the
+ * record; the replay's summary (JSON and batch) is of its frames. */
+Test(history, files_replay_as_printed_and_the_summary_adds_up)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	const char *live[16], *again[16];
+	char *replay_lines[256], ddof[PATH_MAX + 8], path[PATH_MAX], cmd[1024];
+	struct h_counters sum = { 0 }, c;
+	struct h_jv root, total;
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nreplay, summaries = 0;
+	double duration = 0, lost = 0;
+	int status;
+
+	make_dir();
+	snprintf(path, sizeof(path), "%s/recorded", mnt);
+	snprintf(ddof, sizeof(ddof), "of=%s", path);
+	h_diskio_start(&d, H_ARGS("--json", "--files", "--record", dir, "-D", zram->name, "1",
+				  "4"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_run(H_ARGS("dd", "if=/dev/zero", ddof, "bs=1M", "count=4", "conv=fsync", "status=none"),
+	      NULL, NULL, 30000, &r);
+	cr_assert_eq(r.status, 0, "dd: %s", r.err);
+	h_result_free(&r);
+	status = h_diskio_stop(&d, 0, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "diskio: %s", d.err);
+	nlive = interval_lines(d.lines, d.nlines, live, 16);
+	cr_assert_eq(nlive, 4);
+	{
+		/* the live run saw dd's file: there is something to replay */
+		bool seen = false;
+
+		for (size_t i = 0; i < nlive; i++)
+			seen |= strstr(live[i], path) && strstr(live[i], "\"comm\":\"dd\"");
+		cr_assert(seen, "no line of %s in the live records", path);
+	}
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	cr_assert_eq(interval_lines(replay_lines, nreplay, again, 16), 4, "%s", r.err);
+	for (size_t i = 0; i < nlive; i++)
+		cr_assert_str_eq(again[i], live[i], "interval %zu", i);
+	/* the summary: the intervals' lengths, losses and totals summed */
+	for (size_t i = 0; i < nreplay; i++) {
+		cr_assert(h_json_parse(replay_lines[i], &root), "%s", replay_lines[i]);
+		if (h_json_is_interval(replay_lines[i])) {
+			cr_assert(h_json_get(root, "total", &total));
+			cr_assert(h_json_counters(total, &c));
+			h_counters_add(&sum, &c);
+			duration += json_number(root, "interval_s");
+			cr_assert(h_json_get(root, "lost", &total));
+			lost += json_number(total, "events");
+		} else if (h_json_is_summary(replay_lines[i])) {
+			cr_assert_eq(i, nreplay - 1, "the summary comes last");
+			summaries++;
+			cr_assert(h_json_get(root, "total", &total));
+			cr_assert(h_json_counters(total, &c));
+			cr_assert_eq(memcmp(&c, &sum, sizeof(c)), 0, "summary %s",
+				     h_counters_str(&c, cmd, sizeof(cmd)));
+			cr_assert_geq(c.write_bytes, 4 << 20);
+			cr_assert_float_eq(json_number(root, "duration_s"), duration, 0.0015);
+			cr_assert(h_json_get(root, "lost", &total));
+			cr_assert_float_eq(json_number(total, "events"), lost, 0.5);
+		}
+	}
+	cr_assert_eq(summaries, 1);
+	h_result_free(&r);
+
+	/* batch: "# file" lines as the JSON's, and a "# summary" whose
+	 * write_bytes the "# time" lines' add up to */
+	snprintf(cmd, sizeof(cmd), "%s --replay %s -b | awk '/^# file / && / comm=dd / "
+		 "{ files++ } /^# time=/ { for (i = 1; i <= NF; i++) if ($i ~ /^write_bytes=/) "
+		 "{ split($i, a, \"=\"); w += a[2] } } /^# summary / { for (i = 1; i <= NF; i++) "
+		 "if ($i ~ /^write_bytes=/) { split($i, a, \"=\"); s = a[2] } } "
+		 "END { print (files > 0), (s == w), (w > 0) }'", h_diskio_path(), dir);
+	h_run(H_ARGS("/bin/sh", "-c", cmd), NULL, NULL, 20000, &r);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "1 1 1\n", "file lines, summary == sum, bytes");
+	h_result_free(&r);
+	h_diskio_free(&d);
+	h_remove_tree(dir);
+}
+
+/* --stacks: the live JSON records' stacks, frames named, come back from the
+ * record as printed (no symbolizer at the replay), and the batch replay
+ * has their "# stack" lines. */
+Test(history, stacks_replay_as_printed)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	static const struct h_io ops[] = { { 'w', 0, IO_SIZE, WRITES } };
+	const char *live[16], *again[16];
+	char *replay_lines[256];
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nreplay, stack_lines = 0;
+	bool named = false;
+	int status;
+
+	make_dir();
+	h_diskio_start(&d, H_ARGS("--json", "--stacks", "--record", dir, "-D", zram->name, "1",
+				  "4"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("dio-stack", zram->path, ops, 1, NULL), H_CHILD_TIMEOUT_MS);
+	status = h_diskio_stop(&d, 0, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "diskio: %s", d.err);
+	nlive = interval_lines(d.lines, d.nlines, live, 16);
+	cr_assert_eq(nlive, 4);
+	/* the live run had a stack of dio-stack's, its kernel frames named */
+	for (size_t i = 0; i < nlive; i++)
+		named |= strstr(live[i], "\"comm\":\"dio-stack\"") &&
+			 strstr(live[i], "\"stacks\":[{\"bytes\":") &&
+			 strstr(live[i], "\"kernel\":[\"") && strstr(live[i], "submit_bio");
+	cr_assert(named, "no named stack of dio-stack in the live records");
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	cr_assert_eq(interval_lines(replay_lines, nreplay, again, 16), 4, "%s", r.err);
+	for (size_t i = 0; i < nlive; i++)
+		cr_assert_str_eq(again[i], live[i], "interval %zu", i);
+	h_result_free(&r);
+
+	replay(H_ARGS(h_diskio_path(), "--replay", dir, "-b"), &r);
+	nreplay = split_lines(r.out, replay_lines, 256);
+	for (size_t i = 0; i < nreplay; i++)
+		stack_lines += !strncmp(replay_lines[i], "# stack pid=", 12) &&
+			       strstr(replay_lines[i], " comm=dio-stack ") &&
+			       strstr(replay_lines[i], "submit_bio");
+	cr_assert_geq(stack_lines, 1, "%s", r.out);
 	h_result_free(&r);
 	h_diskio_free(&d);
 	h_remove_tree(dir);

@@ -195,19 +195,49 @@ static void find_frames(struct replay *rp, struct replay_files *rf, const char *
 }
 
 /* Frame i of rf on the top view. */
-static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
+static bool read_at(struct replay *rp, struct replay_files *rf, size_t i)
 {
 	const struct history_position *p = &rf->at[i];
 
-	if (history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len, p) ==
-	    HISTORY_FRAME) {
-		snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
-		snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
-			 rp->reader.header.filter);
-		rp->view.stacks = recorded_stacks(&rp->reader, true);
-		view_show_frame(&rp->view, &rp->reader.frame.frame);
-		fflush(rp->view.out);
+	return history_reader_at(&rp->reader, rf->files[p->file].buf, rf->files[p->file].len,
+				 p) == HISTORY_FRAME;
+}
+
+/* Frame i of the window; with -a the window's totals from its first frame
+ * to frame i, summed anew at each step (a step back forgets what it left). */
+static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
+{
+	struct frame *f = &rp->reader.frame.frame;
+
+	if (rp->opts->cumulative) {
+		replay_sum_free(&rp->sum);
+		if (replay_sum_init(&rp->sum)) {
+			fail("out of memory");
+			return;
+		}
+		for (size_t k = 0; k < i; k++) {
+			if (read_at(rp, rf, k) && replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+				fail("out of memory");
+				return;
+			}
+		}
 	}
+	if (!read_at(rp, rf, i))
+		return;
+	if (rp->opts->cumulative) {
+		if (replay_sum_add(&rp->sum, f, rp->opts->sort)) {
+			fail("out of memory");
+			return;
+		}
+		f->cumulative = true;
+	}
+	snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
+	snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
+		 rp->reader.header.filter);
+	/* -a sums no stacks: the window's rows show none */
+	rp->view.stacks = recorded_stacks(&rp->reader, !rp->opts->cumulative);
+	view_show_frame(&rp->view, f);
+	fflush(rp->view.out);
 }
 
 /* The first frame at or after the time text names, or i when it is none. */

@@ -723,3 +723,88 @@ Test(top, a_replay_steps_with_brackets_and_goes_to_a_time_with_g)
 	cr_assert(read_when_there("exit", buf, sizeof(buf), 5000), "diskio did not end");
 	cr_assert_str_eq(buf, "EXIT=0\n");
 }
+
+/* The line of the device table that starts with the device named below. */
+static char device_shown[32];
+
+static const char *device_line(size_t *len_out)
+{
+	const char *start = screen;
+	size_t name_len = strlen(device_shown);
+
+	while (*start) {
+		const char *end = strchr(start, '\n');
+		size_t len = end ? (size_t)(end - start) : strlen(start);
+
+		if (len > name_len && !strncmp(start, device_shown, name_len) &&
+		    start[name_len] == ' ') {
+			*len_out = len;
+			return start;
+		}
+		start += len + (end ? 1 : 0);
+	}
+	return NULL;
+}
+
+static bool device_line_has(const char *text)
+{
+	size_t len;
+	const char *line = device_line(&len);
+
+	return line && memmem(line, len, text, strlen(text));
+}
+
+/* A frame is shown, and the device has no line or one without text. */
+static bool device_line_lacks(const char *text)
+{
+	size_t len;
+	const char *line = device_line(&len);
+
+	return has("DEVICE") && (!line || !memmem(line, len, text, strlen(text)));
+}
+
+/*
+ * --replay -a on a terminal: each frame shows the window's totals from its
+ * first frame to the one shown, summed anew at each step, so that a step
+ * back forgets what it left.  A record of four frames at 1 s of a zram disk:
+ * nothing, then 4 MiB, then 8 MiB written with O_DIRECT, then nothing.
+ */
+Test(top, replay_with_a_sums_the_window_to_the_frame_shown)
+{
+	static const struct h_io four[] = { { 'w', 0, 1 << 20, 4 } };
+	static const struct h_io eight[] = { { 'w', 0, 1 << 20, 8 } };
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char rec[64], args[256];
+	struct h_diskio d;
+
+	snprintf(rec, sizeof(rec), "/tmp/diskio-itest-top-rec-XXXXXX");
+	cr_assert_not_null(mkdtemp(rec));
+	h_diskio_start(&d, H_ARGS("-b", "--record", rec, "-D", zram->name, "1", "4"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	/* each write well inside the next interval */
+	h_diskio_wait_new_intervals(&d, 1, 10000);
+	h_sleep_ms(200);
+	h_expect_child_ok(h_spawn_io("dio-four", zram->path, four, 1, NULL), H_CHILD_TIMEOUT_MS);
+	h_diskio_wait_new_intervals(&d, 1, 10000);
+	h_sleep_ms(200);
+	h_expect_child_ok(h_spawn_io("dio-eight", zram->path, eight, 1, NULL), H_CHILD_TIMEOUT_MS);
+	cr_assert_eq(h_diskio_stop(&d, 0, 20000), 0, "the recorder: %s", d.err);
+	h_diskio_free(&d);
+
+	snprintf(device_shown, sizeof(device_shown), "%s", zram->name);
+	start_pane();
+	snprintf(args, sizeof(args), "--replay %s -a", rec);
+	run_in_pane(args);
+	expect_screen(device_line_lacks, "MiB", "the first frame: nothing written yet");
+	key("]");
+	expect_screen(device_line_has, "4.0 MiB", "the second: the first 4 MiB");
+	key("]");
+	expect_screen(device_line_has, "12.0 MiB", "the third: 4 and 8 MiB");
+	key("]");
+	expect_screen(device_line_has, "12.0 MiB", "the fourth: nothing more");
+	key("[");
+	key("[");
+	expect_screen(device_line_has, "4.0 MiB", "two steps back: the first 4 MiB again");
+	quit_pane_diskio();
+	h_remove_tree(rec);
+}

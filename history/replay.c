@@ -234,6 +234,7 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	snprintf(rp->view.host, sizeof(rp->view.host), "%s", rp->reader.header.host);
 	snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
 		 rp->reader.header.filter);
+	rp->view.record_interval_s = (double)rp->reader.header.interval_ns / 1e9;
 	/* -a sums no stacks: the window's rows show none */
 	rp->view.stacks = recorded_stacks(&rp->reader, !rp->opts->cumulative);
 	view_show_frame(&rp->view, f);

@@ -2176,7 +2176,8 @@ Test(top_view, f_lists_the_files)
 
 /* issue 36: a replay's header line says the frame's date and time, the
  * recorded run's host and the filter it was made with, escaped as names
- * are; a live run's says none of them. */
+ * are, and the next line the record's interval; a live run's says none
+ * of them. */
 Test(top_view, a_replay_names_the_record_in_its_header)
 {
 	struct top_settings replay = { .interval_s = 2, .sort = SORT_BYTES, .replay = true };
@@ -2187,9 +2188,11 @@ Test(top_view, a_replay_names_the_record_in_its_header)
 	fx_view(f, 24, 160, false, &replay);
 	snprintf(f->view.host, sizeof(f->view.host), "db1");
 	snprintf(f->view.record_filter, sizeof(f->view.record_filter), "-D zram0 -c \x1b[2Jx");
+	f->view.record_interval_s = 10;	/* the record's, not INTERVAL's */
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
+	cr_assert(strstr(term_line(&t, 1), "every 10s"), "%s", term_line(&t, 1));
 	{
 		/* the date and the whole time of the frame */
 		unsigned int y, mo, d, h, mi, sec;

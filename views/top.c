@@ -369,7 +369,8 @@ static void header_state(struct view *v)
 	if (s->cumulative)
 		snprintf(item, sizeof(item), "accumulated since start");
 	else
-		snprintf(item, sizeof(item), "per second, every %gs", t->settings.interval_s);
+		snprintf(item, sizeof(item), "per second, every %gs",
+			 v->record_interval_s ? v->record_interval_s : t->settings.interval_s);
 	line_item(&l, item, v->screen.cols, &full);
 	if (s->going)	/* issue 36 */
 		snprintf(item, sizeof(item), "go to: %s_", s->go);

@@ -62,6 +62,7 @@ struct view {
 	char host[65];			/* JSON views: the node name, from uname();
 					 * a replay: the recorded run's */
 	char record_filter[256];	/* a replay: the recorded run's filter, "" none */
+	double record_interval_s;	/* a replay: the recorded run's interval; 0 live */
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
 	unsigned int lines, rows_shown;

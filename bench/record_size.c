@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: record_size DIR\n");
 		return 2;
 	}
-	printf("## D. --record: bytes and CPU a frame (an hour of frames at 10 s)\n\n");
+	printf("## E. --record: bytes and CPU a frame (an hour of frames at 10 s)\n\n");
 	printf("| machine | rows a frame | frames | bytes a frame | an hour (data + index) |"
 	       " writer's CPU a frame | target met |\n| --- | --- | --- | --- | --- | --- | --- |\n");
 	measure(argv[1], "idle", 3, 2, false, 64000);

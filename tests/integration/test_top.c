@@ -674,7 +674,8 @@ Test(top, user_and_prio_at_80_columns_c_shows_the_command_line)
 }
 
 /* issue 36: a replay on a terminal is the top view, stepped through the
- * record with [ and ] and sent to a time with g. */
+ * record with [ and ] and sent to a time with g; its first line gives each
+ * frame's date and time. */
 Test(top, a_replay_steps_with_brackets_and_goes_to_a_time_with_g)
 {
 	const struct h_dev *zram = h_zram_create(64 << 20);
@@ -705,19 +706,19 @@ Test(top, a_replay_steps_with_brackets_and_goes_to_a_time_with_g)
 		 h_diskio_path(), record, dir);
 	text(line);
 	key("Enter");
-	snprintf(shown, sizeof(shown), "diskio %s", times[0]);
+	snprintf(shown, sizeof(shown), "diskio %.10s %s", iso[0], times[0]);
 	cr_assert_geq(wait_until(has, shown, FRAME_TIMEOUT_MS), 0, "the first frame");
 	key("]");
-	snprintf(shown, sizeof(shown), "diskio %s", times[1]);
+	snprintf(shown, sizeof(shown), "diskio %.10s %s", iso[1], times[1]);
 	expect_screen(has, shown, "] shows the next frame");
 	key("[");
-	snprintf(shown, sizeof(shown), "diskio %s", times[0]);
+	snprintf(shown, sizeof(shown), "diskio %.10s %s", iso[0], times[0]);
 	expect_screen(has, shown, "[ the previous one");
 	text("g");
 	expect_screen(has, "go to: _", "g asks for a time");
 	text(iso[2]);
 	key("Enter");
-	snprintf(shown, sizeof(shown), "diskio %s", times[2]);
+	snprintf(shown, sizeof(shown), "diskio %.10s %s", iso[2], times[2]);
 	expect_screen(has, shown, "Enter goes to it");
 	key("q");
 	cr_assert(read_when_there("exit", buf, sizeof(buf), 5000), "diskio did not end");

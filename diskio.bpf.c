@@ -29,6 +29,7 @@
  *  - rows.bpf.h: the per-CPU counters of a process on a disk;
  *  - task_rows.bpf.h: the submitter's row, remembered per task;
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
+ *  - bio_page.bpf.h: a bio's first page and the file it is of;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
  *  - latency.bpf.h: a disk's latency, sampled on bio-based disks;
  *  - inflight.bpf.h: I/Os tracked to their completion (-L, -T, filters);

@@ -129,11 +129,6 @@ static __always_inline unsigned long folio_flags(struct folio *folio)
 	return BPF_CORE_READ(folio, flags.f);
 }
 
-static __always_inline bool folio_test(struct folio *folio, int bit)
-{
-	return folio_flags(folio) & (1UL << bit);
-}
-
 /* folio_nr_pages() of a folio a tracepoint passed: direct loads. */
 static __always_inline __u64 folio_nr_pages(struct folio *folio)
 {

@@ -28,6 +28,7 @@
 #include "settings.bpf.h"
 #include "common.bpf.h"
 #include "writeback.bpf.h"
+#include "bio_page.bpf.h"
 
 /* iomap's direct I/O completion; 0 where the kernel has no such symbol. */
 extern const void iomap_dio_bio_end_io __ksym __weak;
@@ -157,112 +158,47 @@ struct file_facts {
 	__u32 fs_dev;
 };
 
-/* host's number, filesystem and links, read with bpf_probe_read_kernel(). */
-static __always_inline void inode_ids_probed(struct inode *host, struct file_facts *f)
+/* host's number, filesystem and links, read through host: a BTF pointer
+ * (direct loads) or a plain address (bpf_probe_read_kernel()). */
+static __always_inline void inode_ids(struct inode *host, bool direct, struct file_facts *f)
 {
 	f->host = host;
-	f->ino = BPF_CORE_READ(host, i_ino);
-	f->fs_dev = BPF_CORE_READ(host, i_sb, s_dev);
-	f->nlink = BPF_CORE_READ(host, i_nlink);
+	f->ino = direct ? host->i_ino : BPF_CORE_READ(host, i_ino);
+	f->fs_dev = direct ? host->i_sb->s_dev : BPF_CORE_READ(host, i_sb, s_dev);
+	f->nlink = direct ? host->i_nlink : BPF_CORE_READ(host, i_nlink);
 }
 
-/* What the first page of bio says of it, read with bpf_probe_read_kernel(). */
-static __always_inline void page_facts_probed(struct bio *bio, __u32 class, struct file_facts *f)
+/* What the first page of bio says of it (bio_page.bpf.h). */
+static __always_inline void page_facts(struct bio *bio, __u32 class, struct file_facts *f)
 {
-	struct bio_vec *vecs = bio->bi_io_vec;
-	unsigned long head, mapping;
-	struct folio *folio;
-	struct inode *inode;
-	struct page *page;
-	umode_t mode;
+	struct bio_page page = {};
+	bool direct = bio_page_direct(bio, &page);
+	struct inode *host;
 
-	if (!vecs)
-		return;
-	page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
-	if (!page)
-		return;
-	f->facts |= FILE_FACT_PAGE;
-	head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
-	folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
-	mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
-	if (!mapping)
-		return;
-	f->facts |= FILE_FACT_MAPPING;
-	if (mapping & FOLIO_MAPPING_FLAGS) {
+	if (!direct)
+		bio_page_probed(bio, &page);
+	if (page.page)
+		f->facts |= FILE_FACT_PAGE;
+	if (page.mapping)
+		f->facts |= FILE_FACT_MAPPING;
+	if (page.anon)
 		f->facts |= FILE_FACT_ANON;
-		return;
-	}
-	inode = BPF_CORE_READ((struct address_space *)mapping, host);
-	if (!inode)
+	host = page.host;
+	if (!host)
 		return;
 	f->facts |= FILE_FACT_HOST;
-	if (BPF_CORE_READ(inode, i_sb, s_magic) == BDEVFS_MAGIC)
-		f->facts |= FILE_FACT_BDEV;
-	mode = BPF_CORE_READ(inode, i_mode);
-	if ((mode & S_IFMT) == S_IFREG)
-		f->facts |= FILE_FACT_REGULAR;
 	if (class == IO_WRITE ?
-	    folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)) :
-	    (folio_test(folio, bpf_core_enum_value(enum pageflags, PG_locked)) &&
-	     !folio_test(folio, bpf_core_enum_value(enum pageflags, PG_uptodate))))
+	    page_flag(&page, bpf_core_enum_value(enum pageflags, PG_writeback)) :
+	    (page_flag(&page, bpf_core_enum_value(enum pageflags, PG_locked)) &&
+	     !page_flag(&page, bpf_core_enum_value(enum pageflags, PG_uptodate))))
 		f->facts |= FILE_FACT_CACHE_IO;
+	if ((direct ? host->i_sb->s_magic : BPF_CORE_READ(host, i_sb, s_magic)) == BDEVFS_MAGIC)
+		f->facts |= FILE_FACT_BDEV;
+	if (((direct ? host->i_mode : BPF_CORE_READ(host, i_mode)) & S_IFMT) != S_IFREG)
+		return;
+	f->facts |= FILE_FACT_REGULAR;
 	/* only a regular file's are asked for (file_kind_of()) */
-	if (f->facts & FILE_FACT_REGULAR)
-		inode_ids_probed(inode, f);
-}
-
-/*
- * The same with direct loads, which cost no helper call, when bio's vector
- * starts at its first entry and its first page is not a tail page (then the
- * page is its folio; low_bits(), writeback.bpf.h).  false when bio is not
- * such a one: page_facts_probed() is.
- */
-static __always_inline bool page_facts_direct(struct bio *bio, __u32 class, struct file_facts *f)
-{
-	struct bio_vec *vecs = bio->bi_io_vec;
-	struct address_space *mapping;
-	unsigned long flags;
-	struct inode *inode;
-	struct page *page;
-
-	if (bio->bi_iter.bi_idx || !vecs)
-		return false;
-	page = vecs->bv_page;
-	if (!page)
-		return true;
-	if (low_bits((void *)page->compound_head, page, 1))
-		return false;
-	f->facts |= FILE_FACT_PAGE;
-	mapping = page->mapping;
-	if (!mapping)
-		return true;
-	f->facts |= FILE_FACT_MAPPING;
-	if (low_bits(mapping, page, FOLIO_MAPPING_FLAGS)) {
-		f->facts |= FILE_FACT_ANON;
-		return true;
-	}
-	inode = mapping->host;
-	if (!inode)
-		return true;
-	f->facts |= FILE_FACT_HOST;
-	if (inode->i_sb->s_magic == BDEVFS_MAGIC)
-		f->facts |= FILE_FACT_BDEV;
-	if ((inode->i_mode & S_IFMT) == S_IFREG)
-		f->facts |= FILE_FACT_REGULAR;
-	if (bpf_core_type_exists(memdesc_flags_t))
-		flags = page->flags.f;
-	else
-		flags = ((struct folio___flags_word *)page)->flags;
-	if (class == IO_WRITE ?
-	    flags & (1UL << bpf_core_enum_value(enum pageflags, PG_writeback)) :
-	    (flags & (1UL << bpf_core_enum_value(enum pageflags, PG_locked))) &&
-	    !(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_uptodate))))
-		f->facts |= FILE_FACT_CACHE_IO;
-	f->host = inode;
-	f->ino = inode->i_ino;
-	f->fs_dev = inode->i_sb->s_dev;
-	f->nlink = inode->i_nlink;
-	return true;
+	inode_ids(host, direct, f);
 }
 
 /*
@@ -285,9 +221,9 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 		f.facts = FILE_FACT_DIRECT;
 		dentry = BPF_CORE_READ(file, f_path.dentry);
 		if (host)
-			inode_ids_probed(host, &f);
-	} else if (!page_facts_direct(bio, class, &f)) {
-		page_facts_probed(bio, class, &f);
+			inode_ids(host, false, &f);
+	} else {
+		page_facts(bio, class, &f);
 	}
 	if (bio->bi_opf & REQ_FLAG(META))
 		f.facts |= FILE_FACT_META;

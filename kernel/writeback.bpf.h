@@ -21,10 +21,10 @@
 #include "common.bpf.h"
 #include "submitter.bpf.h"
 #include "procinfo.bpf.h"
+#include "bio_page.bpf.h"
 
 #define BDI_CAP_WRITEBACK	(1 << 0)	/* include/linux/backing-dev.h, 5.10+ */
 #define BDEVFS_MAGIC		0x62646576	/* the block devices' pseudo-fs */
-#define FOLIO_MAPPING_FLAGS	0x3UL		/* PAGE_MAPPING_ANON | PAGE_MAPPING_MOVABLE */
 #define S_IFMT			00170000
 #define S_IFREG			0100000
 
@@ -163,114 +163,34 @@ static __always_inline bool may_own(const struct task_struct *task, const struct
 	return false;
 }
 
-/* The inode whose page cache a folio is in, read with
- * bpf_probe_read_kernel(); NULL for an anonymous or movable folio (the
- * mapping's low bits say so).  Whether it is a regular file is not read:
- * only regular files have owners (remember_owner()). */
-static __always_inline struct inode *folio_file_probed(struct folio *folio)
-{
-	unsigned long mapping = (unsigned long)BPF_CORE_READ(folio, mapping);
-
-	if (!mapping || (mapping & FOLIO_MAPPING_FLAGS))
-		return NULL;
-	return BPF_CORE_READ((struct address_space *)mapping, host);
-}
-
-/*
- * The low bits (mask) of a pointer loaded from a BTF pointer, which the
- * verifier lets no bitwise operator touch: the difference of two pointers
- * is a plain number to it (the loader is privileged), and aligned, a
- * struct page, has no low bits of its own.
- */
-static __always_inline unsigned long low_bits(const void *ptr, const struct page *aligned,
-					      unsigned long mask)
-{
-	unsigned long diff = (unsigned long)ptr - (unsigned long)aligned;
-
-	barrier_var(diff);	/* not folded into an operator on the pointer */
-	return diff & mask;
-}
-
-/*
- * The same for a bio's first page when it is not a tail page and the bio's
- * vector starts at its first entry (a writeback bio as the filesystem made
- * it), read with direct loads, which cost no helper call.  *direct false
- * when the bio is not such a one.
- */
-static __always_inline struct inode *bio_file_direct(struct bio *bio, bool *direct,
-						     __u64 *ino)
-{
-	struct bio_vec *vecs = bio->bi_io_vec;
-	struct address_space *mapping;
-	struct inode *host;
-	struct page *page;
-	unsigned long flags;
-
-	*direct = false;
-	if (bio->bi_iter.bi_idx || !vecs)
-		return NULL;
-	page = vecs->bv_page;
-	/* compound_head's bit 0 marks a tail page (page_folio()); otherwise
-	 * the page is its folio. */
-	if (!page || low_bits((void *)page->compound_head, page, 1))
-		return NULL;
-	*direct = true;
-	if (bpf_core_type_exists(memdesc_flags_t))
-		flags = page->flags.f;
-	else
-		flags = ((struct folio___flags_word *)page)->flags;
-	/* Writeback sets PG_writeback before submitting; a direct write from
-	 * a buffer that maps a file does not, and stays with its submitter. */
-	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_writeback))))
-		return NULL;
-	mapping = page->mapping;
-	if (!mapping || low_bits(mapping, page, FOLIO_MAPPING_FLAGS))
-		return NULL;
-	host = mapping->host;
-	if (host)
-		*ino = host->i_ino;
-	return host;
-}
-
 /*
  * The process that last dirtied the file a write bio's data belongs to: the
- * bio's first page -> its folio -> the folio's mapping -> a regular file.
- * NULL for anything else (journal, metadata, swap, direct I/O buffers).
+ * bio's first page -> its folio -> the folio's mapping -> its inode, whose
+ * owner it is (only regular files have owners: remember_owner()).  NULL for
+ * anything else (journal, metadata, swap, direct I/O buffers).
  */
 static __always_inline struct write_owner *bio_owner(struct bio *bio)
 {
 	struct inode_key key = {};
+	struct bio_page page = {};
 	struct write_owner *owner;
 	struct inode *host;
 	bool direct;
-	__u64 ino = 0;
+	__u64 ino;
 
 	/* A split-off part of a bio (a clone) has no bi_vcnt of its own but
 	 * shares its parent's vector from bi_idx on. */
 	if (!bio->bi_iter.bi_size)
 		return NULL;
-	host = bio_file_direct(bio, &direct, &ino);
-	if (!direct) {
-		struct bio_vec *vecs = bio->bi_io_vec;
-		unsigned long head;
-		struct folio *folio;
-		struct page *page;
-
-		if (!vecs)
-			return NULL;
-		page = BPF_CORE_READ(vecs + bio->bi_iter.bi_idx, bv_page);
-		if (!page)
-			return NULL;
-		head = BPF_CORE_READ(page, compound_head);	/* page_folio() */
-		folio = (head & 1) ? (struct folio *)(head - 1) : (struct folio *)page;
-		if (!folio_test(folio, bpf_core_enum_value(enum pageflags, PG_writeback)))
-			return NULL;
-		host = folio_file_probed(folio);
-		if (host)
-			ino = BPF_CORE_READ(host, i_ino);
-	}
-	if (!host)
+	direct = bio_page_direct(bio, &page);
+	if (!direct)
+		bio_page_probed(bio, &page);
+	/* Writeback sets PG_writeback before submitting; a direct write from
+	 * a buffer that maps a file does not, and stays with its submitter. */
+	host = page.host;
+	if (!page_flag(&page, bpf_core_enum_value(enum pageflags, PG_writeback)) || !host)
 		return NULL;
+	ino = direct ? host->i_ino : BPF_CORE_READ(host, i_ino);
 	key.inode = (__u64)host;
 	owner = bpf_map_lookup_elem(&owners, &key);
 	/* An inode freed and its memory used again for another file that

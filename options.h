@@ -11,6 +11,9 @@
 /* Exit codes, as README.md documents them. */
 #define EXIT_USAGE	2	/* bad options or arguments */
 #define EXIT_START	1	/* could not start: privileges, BTF, tracepoints */
+#define EXIT_DAMAGED	3	/* --replay passed over damaged records, showed the rest */
+#define EXIT_NOTHING	4	/* --replay found no frame: no record, or none in the window */
+#define EXIT_RECORD_BUSY 5	/* --record: another diskio writes in that directory */
 
 #define DISKIO_VERSION	"0.1"
 

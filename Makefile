@@ -283,11 +283,12 @@ test: deps-test
 	$(Q)$(MAKE) --no-print-directory test-kernels
 
 # The Criterion tests, then the bash completion run by bash with bash-completion loaded, then
-# the layers of the includes (doc/design.md).
+# the layers of the includes (doc/design.md), then no test logging at the warning level.
 unit: $(UNIT_TESTS)
 	$(Q)set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 	$(Q)echo "== tests/test_completion.sh"; tests/test_completion.sh dist/diskio.bash
 	$(Q)echo "== tests/test_layers.sh"; tests/test_layers.sh
+	$(Q)echo "== tests/test_no_warn_logs.sh"; tests/test_no_warn_logs.sh
 
 # The recording rules and alerts of dist/prometheus/: promtool checks them and runs their
 # unit tests (tests/prometheus/, synthetic series with answers worked out by hand).  No root.

@@ -2093,7 +2093,7 @@ static void remove_stacked_tree(void)
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", stacked_root, paths[i]);
 		if (remove(path))
-			cr_log_warn("remove %s: %s", path, strerror(errno));
+			cr_log_info("remove %s: %s", path, strerror(errno));
 	}
 }
 

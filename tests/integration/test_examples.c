@@ -176,7 +176,7 @@ static void ctx_cleanup(struct ctx *c)
 			h_sleep_ms(100);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", c->tmp);
 	if (system(cmd))
-		cr_log_warn("could not remove %s", c->tmp);
+		cr_log_info("could not remove %s", c->tmp);
 }
 
 /* A cgroup of the test's own, for the I/O of the cgroup examples. */

@@ -645,7 +645,7 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 	/* The unit: installed under a PREFIX of its own, so that ExecStart
 	 * names a binary that is there. */
 	if (!h_have_program("systemd-analyze")) {
-		cr_log_warn("systemd-analyze is not installed: the unit is not verified");
+		cr_log_info("systemd-analyze is not installed: the unit is not verified");
 	} else {
 		snprintf(prefix, sizeof(prefix), "PREFIX=%s/prefix", tmpdir);
 		run_ok(H_ARGS("make", "-C", repo, "--no-print-directory", "install", prefix), NULL,
@@ -657,7 +657,7 @@ Test(prom, make_install_man_completion_unit_and_uninstall)
 		if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0)
 			cr_assert_str_empty(r.err, "systemd-analyze verify: %s", r.err);
 		else if (strstr(r.err, "Failed to") && !strstr(r.err, "diskio.service:"))
-			cr_log_warn("systemd-analyze cannot verify here (%s): skipped", r.err);
+			cr_log_info("systemd-analyze cannot verify here (%s): skipped", r.err);
 		else
 			cr_assert_fail("systemd-analyze verify %s: %s%s", unit, r.out, r.err);
 		h_result_free(&r);

@@ -198,7 +198,7 @@ static void suite_teardown(void)
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd))
-			cr_log_warn("could not remove %s", dir);
+			cr_log_info("could not remove %s", dir);
 	}
 	h_teardown();
 }

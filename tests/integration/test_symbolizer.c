@@ -391,7 +391,7 @@ static void cgroup_remove(const char *dir)
 			return;
 		h_sleep_ms(20);
 	}
-	cr_log_warn("cannot remove cgroup %s: %s", dir, strerror(errno));
+	cr_log_info("cannot remove cgroup %s: %s", dir, strerror(errno));
 }
 
 static bool pid_alive(pid_t pid)
@@ -1865,7 +1865,7 @@ static void expect_attacker_ran(pid_t pid)
 
 	cr_assert(code == 0 || code == 3, "the attacker's setup failed: exit %d", code);
 	if (code == 3)
-		cr_log_warn("diskio did not open the slow file while the attacker lived: the "
+		cr_log_info("diskio did not open the slow file while the attacker lived: the "
 			    "race was not run (the checks still hold)");
 }
 
@@ -2172,7 +2172,7 @@ static void bomb_run(const struct h_dev *zram, const char *const files[])
 	snprintf(prog, sizeof(prog), "%s/bomb_io", s_udir);
 	copy_as(exe, prog, 0755, s_as.uid, s_as.gid);
 	if (!cgroup_create(CGROUP_LIMIT)) {
-		cr_log_warn("no memory cgroup controller (cgroup v1 `memory` or cgroup2 with "
+		cr_log_info("no memory cgroup controller (cgroup v1 `memory` or cgroup2 with "
 			    "memory): diskio's run inside 256 MiB is not checked");
 		s_guard_as = true;
 	}
@@ -2669,14 +2669,18 @@ Test(symbolizer, exec_names_new_image)
 /*
  * 300 distinct short-lived binaries of the user (one program, 300 build
  * ids) each read 4 KiB (and live 150 ms, so that diskio reads them); then
- * root's new fresh_prog reads FRESH_BYTES from FRESH_root_function and lives
- * 300 ms: it is named, with its exact bytes (a full cache evicts, it does
- * not stop naming).
+ * root's new fresh_prog reads FRESH_BYTES from FRESH_root_function: it is
+ * named, with its exact bytes (a full cache evicts, it does not stop
+ * naming).  fresh_prog lives until diskio has printed two intervals after
+ * its read: what is checked is the cache, not how soon diskio gets to a
+ * process behind 300 others' events (it lived 300 ms once, and on a busy
+ * machine it was gone before diskio read its maps: 0 of 53,248 bytes named).
  */
 Test(symbolizer, cache_churn_still_names_new_binary)
 {
 	char exe[400], fresh[400], fresh_bytes[32];
 	static char copies[F_COPIES][400];
+	int in[2];
 	const struct h_dev *zram;
 	unsigned char *img;
 	struct stack_bytes b;
@@ -2715,7 +2719,11 @@ Test(symbolizer, cache_churn_still_names_new_binary)
 			expect_exit_ok(pids[k], 15000, "a copy");
 	}
 	wait_intervals(&r, 2);
-	pid = spawn(NULL, H_ARGS(fresh, zram->path, fresh_bytes, "300"), -1, -1);
+	cr_assert(!pipe2(in, O_CLOEXEC));
+	pid = spawn(NULL, H_ARGS(fresh, zram->path, fresh_bytes, "0", "--wait-stdin"), in[0], -1);
+	close(in[0]);
+	wait_intervals(&r, 2);
+	close(in[1]);
 	expect_exit_ok(pid, 15000, "fresh_prog");
 	finish_diskio(&r);
 

@@ -358,6 +358,7 @@ static int start(struct run *run)
 	const struct loader_filters filters = { devs, cgroup_ids, cgroup_levels };
 	struct kernel_hooks hooks = {};
 	char cgroup_mount[PATH_MAX];
+	int status;
 
 	if (cgroup2_mount("/proc/mounts", cgroup_mount, sizeof(cgroup_mount)))
 		cgroup_mount[0] = '\0';
@@ -368,10 +369,12 @@ static int start(struct run *run)
 	if (check_system() || probe_hooks(&hooks))
 		return EXIT_START;
 	loader_log_libbpf(opts->verbose);
-	if (loader_plan(&run->loader, opts) ||
-	    outputs_open(&run->outputs, opts, hooks.dirty_folio) ||
-	    outputs_check(&run->outputs, monotonic_ns()) ||
-	    loader_start(&run->loader, &hooks, &filters) ||
+	if (loader_plan(&run->loader, opts) || outputs_open(&run->outputs, opts, hooks.dirty_folio))
+		return EXIT_START;
+	status = outputs_check(&run->outputs, monotonic_ns());
+	if (status)
+		return status;
+	if (loader_start(&run->loader, &hooks, &filters) ||
 	    start_tally(run, cgroup_mount, &filters))
 		return EXIT_START;
 	return 0;

@@ -233,12 +233,12 @@ static int check_quiet(const struct parse_state *ps, struct argp_state *state)
 	const struct options *opts = ps->opts;
 	static const char *const option[] = {
 		"-b", "--json", "-C", "-a", "-r", "-s", "--histogram", "-T",
-		"--files",	/* issue 35: shown on stdout only */
+		"--files",	/* issue 35: shown on stdout, or recorded (issue 43) */
 	};
 	bool given[] = {
 		opts->output == OUTPUT_BATCH, opts->output == OUTPUT_JSON, opts->no_clear,
 		opts->cumulative, opts->rows != 0, ps->sort_given, opts->histograms, opts->trace,
-		opts->files,
+		opts->files && !opts->record_dir,
 	};
 
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {

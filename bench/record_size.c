@@ -15,6 +15,7 @@
  *   record_size DIR
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,7 @@ static void measure(const char *base, const char *name, size_t nrows, size_t nde
 	}
 	machine_init(&m, nrows, ndevices);
 	w.dir = dir;
+	w.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	history_header_init(&w.header);
 	snprintf(w.header.host, sizeof(w.header.host), "bench");
 	snprintf(w.header.kernel, sizeof(w.header.kernel), "6.1.0-28-amd64");

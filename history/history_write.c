@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "history_write.h"
+#include "root_only.h"
 
 void history_day_of(int64_t t, char day[16])
 {
@@ -48,6 +49,20 @@ static void say(struct history_writer *w, const char *what, const char *path, in
 {
 	if (w->warn)
 		fprintf(w->warn, "diskio: --record: %s %s: %s\n", what, path, strerror(err));
+}
+
+/* name in the record's directory, opened by root_only.h's rule (no
+ * symlink, no hard link, root's, mode 0600): a descriptor, or -errno after
+ * one line. */
+static int open_in_dir(struct history_writer *w, const char *name, int flags)
+{
+	char why[REFUSAL_SIZE];
+	int fd = open_file_to_write(w->dirfd, name, flags, 0600, geteuid(), why);
+
+	if (fd < 0 && w->warn)
+		fprintf(w->warn, "diskio: --record: %s/%s %s; diskio writes there only to a "
+			"regular file of root's: remove it\n", w->dir, name, why);
+	return fd;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -151,7 +166,7 @@ static int write_record(struct history_writer *w, uint8_t type, const void *body
 static void retire_files(struct history_writer *w)
 {
 	struct dirent **names = NULL;
-	int n = scandir(w->dir, &names, NULL, alphasort);
+	int n = scandirat(w->dirfd, ".", &names, NULL, alphasort);
 	char oldest_kept[16] = "";
 	uint64_t total = 0;
 
@@ -168,17 +183,15 @@ static void retire_files(struct history_writer *w)
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		char path[4096];
 		struct stat st;
 
 		if (strlen(name) == 14 && !strcmp(name + 10, ".dkr") &&
-		    snprintf(path, sizeof(path), "%s/%s", w->dir, name) < (int)sizeof(path) &&
-		    !stat(path, &st))
+		    !fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			total += st.st_size;
 	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		char day[16], path[4096];
+		char day[16], index_name[24];
 		struct stat st;
 
 		if (strlen(name) != 14 || strcmp(name + 10, ".dkr"))
@@ -189,12 +202,13 @@ static void retire_files(struct history_writer *w)
 			break;
 		if (strcmp(day, oldest_kept) >= 0 && (!w->max_bytes || total <= w->max_bytes))
 			break;
-		if (!history_day_path(path, sizeof(path), w->dir, day, ".dkr") || stat(path, &st))
+		if (fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (unlink(path) == 0)
+		/* unlinkat() removes an entry, never what a symlink names */
+		if (unlinkat(w->dirfd, name, 0) == 0)
 			total -= st.st_size;
-		if (history_day_path(path, sizeof(path), w->dir, day, ".dki"))
-			unlink(path);
+		snprintf(index_name, sizeof(index_name), "%s.dki", day);
+		unlinkat(w->dirfd, index_name, 0);
 	}
 	for (int i = 0; i < n; i++)
 		free(names[i]);
@@ -222,21 +236,68 @@ static int sync_files(struct history_writer *w)
 	return err;
 }
 
+/* Whether fd of size bytes starts as a record does: the magic, or with
+ * fewer bytes its start (a record whose first write was cut short, begun
+ * anew); anything else is no file of diskio's, never overwritten.  0 or
+ * -EBADMSG (-errno). */
+static int starts_as_magic(int fd, size_t size)
+{
+	uint8_t start[HISTORY_MAGIC_LEN];
+
+	if (size > HISTORY_MAGIC_LEN)
+		size = HISTORY_MAGIC_LEN;
+	if (pread(fd, start, size, 0) != (ssize_t)size)
+		return -errno ?: -EIO;
+	return memcmp(start, HISTORY_MAGIC, size) ? -EBADMSG : 0;
+}
+
+int history_writer_check_day(struct history_writer *w, const char *day)
+{
+	static const char *const suffixes[] = { ".dkr", ".dki" };
+
+	for (int i = 0; i < 2; i++) {
+		char name[24];
+		struct stat st;
+		int fd, err = 0;
+
+		snprintf(name, sizeof(name), "%s%s", day, suffixes[i]);
+		if (fstatat(w->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+			continue;
+		fd = open_in_dir(w, name, O_RDWR);
+		if (fd < 0)
+			return fd;
+		if (i == 0 && !fstat(fd, &st))
+			err = starts_as_magic(fd, st.st_size);
+		close(fd);
+		if (err) {
+			if (w->warn)
+				fprintf(w->warn, "diskio: --record: %s/%s is not a record of "
+					"diskio; move it away or choose another directory\n",
+					w->dir, name);
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The day file of day opened for appending: cut back to its last whole
  * record, its index rebuilt, and this run's header written. */
 static int open_day(struct history_writer *w, const char *day)
 {
-	char path[4096], index_path[4096];
+	char path[4096], name[24], index_name[24];
 	struct hbuf idx = { 0 };
 	struct stat st;
 	uint64_t keep = 0;
 	int err = 0;
 
-	if (!history_day_path(path, sizeof(path), w->dir, day, ".dkr") ||
-	    !history_day_path(index_path, sizeof(index_path), w->dir, day, ".dki"))
+	if (!history_day_path(path, sizeof(path), w->dir, day, ".dkr"))
 		return -ENAMETOOLONG;
-	w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-	if (w->fd < 0 || fstat(w->fd, &st)) {
+	snprintf(name, sizeof(name), "%s.dkr", day);
+	snprintf(index_name, sizeof(index_name), "%s.dki", day);
+	w->fd = open_in_dir(w, name, O_RDWR | O_CREAT);
+	if (w->fd < 0)
+		return w->fd;
+	if (fstat(w->fd, &st)) {
 		err = -errno;
 		say(w, "cannot open", path, -err);
 		close_files(w);
@@ -256,6 +317,7 @@ static int open_day(struct history_writer *w, const char *day)
 		if (buf != MAP_FAILED)
 			munmap(buf, st.st_size);
 	} else if (st.st_size) {
+		err = starts_as_magic(w->fd, st.st_size);
 		w->cut_bytes = st.st_size;	/* a magic cut short: begun anew */
 	}
 	if (err) {
@@ -279,9 +341,17 @@ static int open_day(struct history_writer *w, const char *day)
 		err = -errno;
 	w->size = keep;
 	/* The index, rebuilt from what the data holds: never ahead of it. */
-	w->index_fd = err ? -1 : open(index_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (!err && (w->index_fd < 0 || write_all(w->index_fd, idx.bytes, idx.len)))
-		err = -errno ?: -EIO;
+	if (!err) {
+		w->index_fd = open_in_dir(w, index_name, O_WRONLY | O_CREAT);
+		if (w->index_fd < 0) {
+			hbuf_free(&idx);
+			err = w->index_fd;
+			close_files(w);
+			return err;		/* said */
+		}
+		err = ftruncate(w->index_fd, 0) ? -errno :
+		      write_all(w->index_fd, idx.bytes, idx.len);
+	}
 	hbuf_free(&idx);
 	if (!err) {
 		struct hbuf head = { 0 };
@@ -391,6 +461,9 @@ int history_writer_finish(struct history_writer *w)
 void history_writer_free(struct history_writer *w)
 {
 	close_files(w);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = -1;
 	if (w->z_ready)
 		deflateEnd(&w->z);
 	w->z_ready = false;

@@ -6,7 +6,9 @@
  * record, and the run's header follows it: the gap a replay shows.  Data is
  * written before its index entry and made durable every 60 s, at a new day
  * and at the end.  Whole files go, oldest first, past --record-days or
- * --record-max.  No clock of its own: the frames' times and now_ns decide.
+ * --record-max.  Files are made 0600: they hold every process's command
+ * line and paths.  No clock of its own: the frames' times and now_ns
+ * decide.
  */
 #ifndef DISKIO_HISTORY_WRITE_H
 #define DISKIO_HISTORY_WRITE_H
@@ -27,7 +29,12 @@
 #define HISTORY_INDEX_ENTRY	32
 
 struct history_writer {
-	const char *dir;
+	const char *dir;		/* for messages */
+	/* dir, opened by the caller with root_only.h's open_dir_to_write()
+	 * and closed by history_writer_free(): every file is opened in it by
+	 * open_file_to_write(), so that no symlink, hard link or rename by
+	 * another user steers a write */
+	int dirfd;
 	struct history_header header;	/* the run's, written at each file's start */
 	uint32_t keep_days;		/* 0: no limit */
 	uint64_t max_bytes;		/* 0: no limit */
@@ -55,6 +62,12 @@ struct history_writer {
 /* w's fields above the line set by the caller; the rest is made here.
  * 0, or -errno (out of memory, zlib). */
 int history_writer_init(struct history_writer *w);
+/* Whether the day files of day ("YYYY-MM-DD") in dirfd, where there are
+ * any, are ones open_day() will write: regular files of root's with one
+ * link, the data file a record of diskio's (or its magic cut short).  0,
+ * or -errno after one line: -ELOOP, -EINVAL, -EMLINK, -EPERM (refused),
+ * -EBADMSG (not a record). */
+int history_writer_check_day(struct history_writer *w, const char *day);
 /* Frame f recorded; now_ns (CLOCK_MONOTONIC) times the syncs.  0, or
  * -errno after one warning (the record goes on with the next frame). */
 int history_writer_frame(struct history_writer *w, const struct frame *f, uint64_t now_ns);

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,38 +11,69 @@
 #include <unistd.h>
 #include "atomic_file.h"
 
-/* The directory of path and the temporary file's template in it. */
-static int temp_template(const char *path, char *dir, size_t dir_size, char *temp,
-			 size_t temp_size)
+int atomic_target_open(struct atomic_target *t, const char *path, char why[REFUSAL_SIZE])
 {
-	char copy[PATH_MAX];
-	const char *base;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dir_len = slash ? (size_t)(slash - path) : 1;
+	int fd;
 
-	if (!*path || strlen(path) >= sizeof(copy))
-		return -ENAMETOOLONG;
-	strcpy(copy, path);
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	t->dirfd = -1;
+	why[0] = '\0';
 	if (!*base)
 		return -EISDIR;
-	if ((size_t)snprintf(dir, dir_size, "%s", dirname(copy)) >= dir_size ||
-	    (size_t)snprintf(temp, temp_size, "%s/.%s.XXXXXX", dir, base) >= temp_size)
+	if (strlen(base) >= sizeof(t->name) || dir_len >= sizeof(dir))
 		return -ENAMETOOLONG;
+	if (!slash)
+		memcpy(dir, ".", 2);
+	else if (!dir_len)
+		memcpy(dir, "/", 2);
+	else
+		memcpy(dir, path, dir_len), dir[dir_len] = '\0';
+	fd = open_dir_to_write(dir, geteuid(), false, true, why);
+	if (fd < 0)
+		return fd;
+	{
+		struct stat st;
+
+		if (!fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode)) {
+			close(fd);
+			return -EISDIR;
+		}
+	}
+	t->dirfd = fd;
+	strcpy(t->name, base);
 	return 0;
 }
 
-/* The directory's entry of the rename on disk: 0 or -errno.  Some
- * filesystems cannot sync a directory; nothing more to do then. */
-static int sync_directory(const char *dir)
+void atomic_target_close(struct atomic_target *t)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int err = 0;
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+}
 
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) && errno != EINVAL)
-		err = -errno;
-	close(fd);
-	return err;
+/* A new temporary file ".NAME.XXXXXX" in t's directory, its name in temp:
+ * a descriptor or -errno.  O_EXCL and O_NOFOLLOW: never an entry already
+ * there. */
+static int make_temp(const struct atomic_target *t, char *temp, size_t size)
+{
+	static unsigned int serial;
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned int tag = (unsigned int)getpid() * 2654435761U ^ ++serial * 40503U ^
+				   (unsigned int)tries;
+		int fd;
+
+		if ((size_t)snprintf(temp, size, ".%s.%06x", t->name, tag & 0xffffff) >= size)
+			return -ENAMETOOLONG;
+		fd = openat(t->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
 }
 
 /* render into the open temporary file fd (closed here), then flush it and,
@@ -70,47 +100,56 @@ static int fill_temp(int fd, mode_t mode, bool durable, int (*render)(FILE *out,
 	return err;
 }
 
+int atomic_target_write(const struct atomic_target *t, mode_t mode, bool durable,
+			int (*render)(FILE *out, void *arg), void *arg)
+{
+	char temp[NAME_MAX + 16];
+	int fd = make_temp(t, temp, sizeof(temp)), err;
+
+	if (fd < 0)
+		return fd;
+	errno = 0;
+	err = fill_temp(fd, mode, durable, render, arg);
+	if (!err && renameat(t->dirfd, temp, t->dirfd, t->name))
+		err = -errno;
+	if (err) {
+		unlinkat(t->dirfd, temp, 0);
+		return err;
+	}
+	/* The directory's entry of the rename on disk.  Some filesystems
+	 * cannot sync a directory; nothing more to do then. */
+	if (durable && fsync(t->dirfd) && errno != EINVAL)
+		return -errno;
+	return 0;
+}
+
+int atomic_target_check(const struct atomic_target *t)
+{
+	char temp[NAME_MAX + 16];
+	int fd = make_temp(t, temp, sizeof(temp));
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	unlinkat(t->dirfd, temp, 0);
+	return 0;
+}
+
 int atomic_file_write_mode(const char *path, mode_t mode, bool durable,
 			   int (*render)(FILE *out, void *arg), void *arg)
 {
-	char dir[PATH_MAX], temp[PATH_MAX];
-	int fd, err = temp_template(path, dir, sizeof(dir), temp, sizeof(temp));
+	char why[REFUSAL_SIZE];
+	struct atomic_target t;
+	int err = atomic_target_open(&t, path, why);
 
 	if (err)
 		return err;
-	fd = mkostemp(temp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	errno = 0;
-	err = fill_temp(fd, mode, durable, render, arg);
-	if (!err && rename(temp, path))
-		err = -errno;
-	if (err) {
-		unlink(temp);
-		return err;
-	}
-	return durable ? sync_directory(dir) : 0;
+	err = atomic_target_write(&t, mode, durable, render, arg);
+	atomic_target_close(&t);
+	return err;
 }
 
 int atomic_file_write(const char *path, int (*render)(FILE *out, void *arg), void *arg)
 {
 	return atomic_file_write_mode(path, 0644, false, render, arg);
-}
-
-int atomic_file_check(const char *path)
-{
-	char dir[PATH_MAX], temp[PATH_MAX];
-	struct stat st;
-	int fd, err = temp_template(path, dir, sizeof(dir), temp, sizeof(temp));
-
-	if (err)
-		return err;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return -EISDIR;
-	fd = mkostemp(temp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	unlink(temp);
-	return 0;
 }

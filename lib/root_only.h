@@ -12,6 +12,7 @@
 #ifndef DISKIO_ROOT_ONLY_H
 #define DISKIO_ROOT_ONLY_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -48,5 +49,47 @@ int open_dirs_only_root_can_change(int dirfd, const char *path, uid_t owner, boo
 /* Whether dir (absolute) and every directory above it are ones only root
  * and owner can change, reached without a symlink. */
 bool directory_only_root_can_change(const char *dir, uid_t owner);
+
+/*
+ * Where diskio writes as root (--record, --prom, --folded, --state): one
+ * rule for all, so that whoever else can change a directory cannot turn a
+ * write into the overwriting of a file of their choice.  On a refusal the
+ * functions below return -errno and fill why (a phrase that follows the
+ * path: "is a symlink", "belongs to uid 1000", ...).
+ */
+#define REFUSAL_SIZE	96
+
+/*
+ * The directory dir opened to write in (O_DIRECTORY; O_PATH is not enough
+ * for fsync): its last component not a symlink, owned by root or owner,
+ * group and others unable to write it (with sticky_ok, a sticky directory
+ * such as /tmp passes: they may add entries, not rename or remove root's).
+ * make: dir and its missing parents are made first, mode 0700.  The
+ * descriptor, or -errno: -ELOOP a symlink, -ENOTDIR, -EPERM another's or
+ * writable by others, or what open or mkdir said.
+ */
+int open_dir_to_write(const char *dir, uid_t owner, bool make, bool sticky_ok,
+		      char why[REFUSAL_SIZE]);
+
+/*
+ * name in the directory dirfd opened to write (flags: O_RDWR or O_WRONLY,
+ * with O_CREAT made mode), never through a symlink, and checked before a
+ * byte is written or cut: a regular file of root or owner with one link,
+ * that group and others cannot write; one made before with a wider mode is
+ * narrowed to mode.  Never truncates: that is the caller's, once it is
+ * checked.  The descriptor, or -errno: -ELOOP a symlink, -EINVAL not a
+ * regular file, -EMLINK a hard link, -EPERM another's or writable by
+ * others, or what openat said.
+ */
+int open_file_to_write(int dirfd, const char *name, int flags, mode_t mode, uid_t owner,
+		       char why[REFUSAL_SIZE]);
+
+/* Whether err of the two above is a refusal by the rule (bad usage: the
+ * user chose the place), not a failure of the system. */
+static inline bool refused_to_write(int err)
+{
+	return err == -ELOOP || err == -EPERM || err == -EMLINK || err == -EINVAL ||
+	       err == -ENOTDIR;
+}
 
 #endif /* DISKIO_ROOT_ONLY_H */

@@ -11,12 +11,15 @@
 struct folded_file {
 	struct output output;		/* first: the list holds its address */
 	const char *path;
+	struct atomic_target target;	/* its directory, opened by check() */
 };
 
 static int check(struct output *o, uint64_t now_ns)
 {
 	(void)now_ns;
-	return output_check_file("--folded", ((struct folded_file *)o)->path, "");
+	struct folded_file *f = (struct folded_file *)o;
+
+	return output_check_file("--folded", f->path, "", &f->target);
 }
 
 static int render(FILE *out, void *arg)
@@ -30,11 +33,11 @@ static int render(FILE *out, void *arg)
 
 static int finish(struct output *o, const struct output_end *end)
 {
-	const char *path = ((struct folded_file *)o)->path;
-	int err = atomic_file_write(path, render, end->tally);
+	struct folded_file *f = (struct folded_file *)o;
+	int err = atomic_target_write(&f->target, 0644, false, render, end->tally);
 
 	if (err) {
-		fail("cannot write --folded %s: %s", path, strerror(-err));
+		fail("cannot write --folded %s: %s", f->path, strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -42,6 +45,7 @@ static int finish(struct output *o, const struct output_end *end)
 
 static void free_output(struct output *o)
 {
+	atomic_target_close(&((struct folded_file *)o)->target);
 	free(o);
 }
 
@@ -53,5 +57,6 @@ struct output *folded_file_output(const struct options *opts)
 		return NULL;
 	f->output = (struct output){ .check = check, .finish = finish, .free = free_output };
 	f->path = opts->folded_path;
+	f->target.dirfd = -1;
 	return &f->output;
 }

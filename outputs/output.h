@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include "atomic_file.h"
 #include "frame.h"
 #include "options.h"
 #include "tally.h"
@@ -25,7 +26,9 @@ struct output_end {
 
 struct output {
 	/* Before anything is loaded: a file that cannot be written (or read)
-	 * costs nothing.  0, or -1 after one "diskio: ..." line. */
+	 * costs nothing.  0, or diskio's exit status after one "diskio: ..."
+	 * line: EXIT_USAGE for a place diskio refuses to write in (root_only.h's
+	 * rule), EXIT_RECORD_BUSY, EXIT_START for the rest. */
 	int (*check)(struct output *o, uint64_t now_ns);
 	/* The tally has started at its start time; the view is chosen. */
 	void (*start)(struct output *o, struct tally *t, uint64_t now_ns);
@@ -46,8 +49,11 @@ struct output *folded_file_output(const struct options *opts);
 struct output *state_file_output(const struct options *opts);
 struct output *record_file_output(const struct options *opts);	/* --record DIR */
 
-/* A file written whole at exit or every interval: 0, or -1 after "diskio:
- * cannot write OPTION file PATH: reason" and hint. */
-int output_check_file(const char *option, const char *path, const char *hint);
+/* A file written whole at exit or every interval: its directory opened
+ * into t, and a file made and removed there.  0, or the exit status after
+ * "diskio: cannot write OPTION file PATH: reason" and hint: EXIT_USAGE
+ * when diskio refuses the place (root_only.h), else EXIT_START. */
+int output_check_file(const char *option, const char *path, const char *hint,
+		      struct atomic_target *t);
 
 #endif /* DISKIO_OUTPUT_H */

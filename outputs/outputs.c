@@ -30,9 +30,12 @@ int outputs_open(struct outputs *outs, const struct options *opts, bool dirtied)
 
 int outputs_check(struct outputs *outs, uint64_t now_ns)
 {
-	for (size_t i = 0; i < outs->n; i++)
-		if (outs->list[i]->check && outs->list[i]->check(outs->list[i], now_ns))
-			return -1;
+	for (size_t i = 0; i < outs->n; i++) {
+		int status = outs->list[i]->check ? outs->list[i]->check(outs->list[i], now_ns) : 0;
+
+		if (status)
+			return status;
+	}
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 struct prom_file {
 	struct output output;		/* first: the list holds its address */
 	const char *path;
+	struct atomic_target target;	/* its directory, opened by check() */
 	struct prom_totals totals;
 	const struct tally *tally;
 	bool failing;			/* the last write failed */
@@ -32,7 +33,7 @@ static int render(FILE *out, void *arg)
  * again; collection goes on meanwhile. */
 static void write_file(struct prom_file *p)
 {
-	int err = atomic_file_write(p->path, render, p);
+	int err = atomic_target_write(&p->target, 0644, false, render, p);
 
 	if (err && !p->failing)
 		warn("cannot write %s: %s; it keeps its last complete contents, diskio goes on "
@@ -48,7 +49,8 @@ static int check(struct output *o, uint64_t now_ns)
 
 	(void)now_ns;
 	return output_check_file("--prom", p->path, " (its directory must exist and be "
-				 "writable; node_exporter's is /var/lib/prometheus/node-exporter)");
+				 "writable; node_exporter's is /var/lib/prometheus/node-exporter)",
+				 &p->target);
 }
 
 static void start(struct output *o, struct tally *t, uint64_t now_ns)
@@ -92,6 +94,7 @@ static void free_output(struct output *o)
 	struct prom_file *p = (struct prom_file *)o;
 
 	prom_free(&p->totals);
+	atomic_target_close(&p->target);
 	free(p);
 }
 
@@ -119,5 +122,6 @@ struct output *prom_file_output(const struct options *opts, bool dirtied)
 		.finish = finish, .free = free_output, .reloads = true,
 	};
 	p->path = opts->prom_path;
+	p->target.dirfd = -1;
 	return &p->output;
 }

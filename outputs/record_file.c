@@ -3,13 +3,17 @@
  * --record DIR as an output (outputs.h): every frame appended to DIR's day
  * file by history_write.h, whose header says where and how the run was
  * made (host, boot, kernel, interval and the filter it used); with
- * --stacks the rows' stacks go in named by the run's symbolizer.
+ * --stacks the rows' stacks go in named by the run's symbolizer.  DIR is
+ * root's and nobody else's to write (root_only.h), made 0700 with its
+ * parents when missing, and held by one diskio at a time: DIR/lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -17,11 +21,13 @@
 #include "history_write.h"
 #include "msg.h"
 #include "output.h"
+#include "root_only.h"
 
 struct record_file {
 	struct output output;		/* first: the list holds its address */
 	struct history_writer writer;
 	bool stacks;			/* --stacks */
+	int lock_fd;			/* DIR/lock, flock()ed while the run lasts */
 };
 
 /* "-D zram0 -p 42 -c dd --cgroup /x": the filter as given, so that a
@@ -54,22 +60,72 @@ static void read_boot_id(char *buf, size_t size)
 		fclose(f);
 }
 
+/*
+ * DIR/lock held (flock, released when diskio ends however it ends), with
+ * the holder's pid in it for the next one's message.  0, or the exit status
+ * after one line.
+ */
+static int lock_dir(struct record_file *r)
+{
+	const char *dir = r->writer.dir;
+	char why[REFUSAL_SIZE], pid[32];
+	ssize_t n;
+	int fd = open_file_to_write(r->writer.dirfd, "lock", O_RDWR | O_CREAT, 0600, geteuid(),
+				    why);
+
+	if (fd < 0) {
+		fail("--record %s/lock %s; remove it", dir, why);
+		return refused_to_write(fd) ? EXIT_USAGE : EXIT_START;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		n = err == EWOULDBLOCK ? pread(fd, pid, sizeof(pid) - 1, 0) : -1;
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(fd);
+		if (err != EWOULDBLOCK) {
+			fail("cannot lock --record directory %s: %s", dir, strerror(err));
+			return EXIT_START;
+		}
+		fail("--record %s: another diskio%s%s%s records there; stop it or choose another "
+		     "directory", dir, pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "");
+		return EXIT_RECORD_BUSY;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, n, 0) != n) {
+		fail("cannot write --record %s/lock: %s", dir, strerror(errno));
+		close(fd);
+		return EXIT_START;
+	}
+	r->lock_fd = fd;
+	return 0;
+}
+
+/* DIR opened (made when missing), locked, and today's files checked: a
+ * place diskio will not write in costs nothing, and is EXIT_USAGE. */
 static int check(struct output *o, uint64_t now_ns)
 {
 	struct record_file *r = (struct record_file *)o;
 	const char *dir = r->writer.dir;
-	struct stat st;
+	char why[REFUSAL_SIZE], day[16];
+	int fd, status, err;
 
 	(void)now_ns;
-	if (mkdir(dir, 0750) && errno != EEXIST) {
-		fail("cannot make --record directory %s: %s", dir, strerror(errno));
-		return -1;
+	fd = open_dir_to_write(dir, geteuid(), true, false, why);
+	if (fd < 0) {
+		fail("--record %s %s; diskio records only in a directory of root's that nobody "
+		     "else can write (a missing one is made, mode 0700)", dir, why);
+		return refused_to_write(fd) ? EXIT_USAGE : EXIT_START;
 	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK)) {
-		fail("cannot write in --record directory %s: %s", dir,
-		     errno ? strerror(errno) : "not a directory");
-		return -1;
-	}
+	r->writer.dirfd = fd;
+	status = lock_dir(r);
+	if (status)
+		return status;
+	history_day_of(time(NULL), day);
+	err = history_writer_check_day(&r->writer, day);
+	if (err)
+		return refused_to_write(err) || err == -EBADMSG ? EXIT_USAGE : EXIT_START;
 	return 0;
 }
 
@@ -106,6 +162,8 @@ static void free_output(struct output *o)
 	struct record_file *r = (struct record_file *)o;
 
 	history_writer_free(&r->writer);
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);
 	free(r);
 }
 
@@ -131,6 +189,7 @@ struct output *record_file_output(const struct options *opts)
 	r->writer.keep_days = opts->record_days;
 	r->writer.max_bytes = opts->record_max;
 	r->writer.warn = stderr;
+	r->writer.dirfd = r->lock_fd = -1;
 	r->stacks = opts->stacks != 0;
 	if (history_writer_init(&r->writer)) {
 		free(r);

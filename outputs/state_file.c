@@ -28,9 +28,16 @@ static int check(struct output *o, uint64_t now_ns)
 {
 	struct state_file *s = (struct state_file *)o;
 
+	struct atomic_target where;
+	int status;
+
 	s->read_ns = now_ns;
-	return crashfree_load(&s->saved, s->path, s->crash_interval_ns, now_ns, stderr) < 0 ?
-	       -1 : 0;
+	if (crashfree_load(&s->saved, s->path, s->crash_interval_ns, now_ns, stderr) < 0)
+		return EXIT_START;
+	/* Its saves go where the rule of every file diskio writes allows. */
+	status = output_check_file("--state", s->path, "", &where);
+	atomic_target_close(&where);
+	return status;
 }
 
 static void start(struct output *o, struct tally *t, uint64_t now_ns)

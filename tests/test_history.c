@@ -364,6 +364,8 @@ static void writer_open(struct history_writer *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->dir = dir;
+	w->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(w->dirfd, 0, "%s: %s", dir, strerror(errno));
 	history_header_init(&w->header);
 	snprintf(w->header.host, sizeof(w->header.host), "testhost");
 	snprintf(w->header.filter, sizeof(w->header.filter), "-D zram0");

@@ -1146,6 +1146,10 @@ Test(options_files, files_and_their_top)
 	expect_usage_error(&r, "-T");
 	PARSE(&r, "--files", "-q", "--prom", "x.prom");
 	expect_usage_error(&r, "--files has no effect with --quiet");
+	/* issue 43: a quiet service records its files */
+	PARSE(&r, "--files", "-q", "--record", "/var/lib/diskio/history");
+	expect_ok(&r);
+	cr_assert(r.opts.files && r.opts.quiet);
 }
 
 Test(options_stacks, debug_dir_is_an_absolute_directory)

@@ -974,21 +974,93 @@ Test(prom_writer, a_full_disk_is_an_error)
 	prom_free(&p);
 }
 
+/* atomic_target_open() and atomic_target_check() of path: 0 or -errno. */
+static int check_target(const char *path)
+{
+	char why[REFUSAL_SIZE];
+	struct atomic_target t;
+	int err = atomic_target_open(&t, path, why);
+
+	if (!err)
+		err = atomic_target_check(&t);
+	atomic_target_close(&t);
+	return err;
+}
+
+/*
+ * The directory is held from the open on: renamed away and replaced by a
+ * symlink to another directory, the writes still land in the first one.
+ */
+Test(prom_writer, writes_stay_in_the_directory_opened)
+{
+	char *dir = temp_dir(), *other = temp_dir(), held[256], moved[256], path[300], why[96];
+	char text[64];
+	struct writer_case good = { "good 1\n", 0 };
+	struct atomic_target t;
+
+	snprintf(held, sizeof(held), "%s/held", dir);
+	snprintf(moved, sizeof(moved), "%s/moved", dir);
+	cr_assert_eq(mkdir(held, 0755), 0);
+	snprintf(path, sizeof(path), "%s/diskio.prom", held);
+	cr_assert_eq(atomic_target_open(&t, path, why), 0, "%s", why);
+	cr_assert_eq(rename(held, moved), 0);
+	cr_assert_eq(symlink(other, held), 0);
+	cr_assert_eq(atomic_target_write(&t, 0644, true, write_case, &good), 0);
+	atomic_target_close(&t);
+	cr_assert_eq(entries(other), 0, "nothing written through the symlink");
+	snprintf(path, sizeof(path), "%s/diskio.prom", moved);
+	read_text(path, text, sizeof(text));
+	cr_assert_str_eq(text, "good 1\n");
+	unlink(path);
+	unlink(held);
+	rmdir(moved);
+	rmdir(dir);
+	rmdir(other);
+	free(dir);
+	free(other);
+}
+
+/* A directory others may write (not sticky), or a symlink as the file's
+ * directory, is refused: -EPERM, -ELOOP, with why said. */
+Test(prom_writer, refuses_a_directory_others_can_change)
+{
+	char *dir = temp_dir(), *other = temp_dir(), path[300], link[256], why[96];
+	struct atomic_target t;
+
+	cr_assert_eq(chmod(dir, 0777), 0);
+	snprintf(path, sizeof(path), "%s/diskio.prom", dir);
+	cr_assert_eq(atomic_target_open(&t, path, why), -EPERM);
+	cr_assert_str_eq(why, "is writable by others (mode 0777)");
+	cr_assert_eq(chmod(dir, 01777), 0);
+	cr_assert_eq(atomic_target_open(&t, path, why), 0, "sticky, as /tmp: %s", why);
+	atomic_target_close(&t);
+	snprintf(link, sizeof(link), "%s/link", other);
+	cr_assert_eq(symlink(dir, link), 0);
+	snprintf(path, sizeof(path), "%s/diskio.prom", link);
+	cr_assert_eq(atomic_target_open(&t, path, why), -ELOOP);
+	cr_assert_str_eq(why, "is a symlink");
+	unlink(link);
+	rmdir(dir);
+	rmdir(other);
+	free(dir);
+	free(other);
+}
+
 Test(prom_writer, a_missing_directory_or_a_directory_path)
 {
 	char *dir = temp_dir(), path[256];
 	struct writer_case good = { "good 1\n", 0 };
 
 	snprintf(path, sizeof(path), "%s/missing/diskio.prom", dir);
-	cr_assert_eq(atomic_file_check(path), -ENOENT);
+	cr_assert_eq(check_target(path), -ENOENT);
 	cr_assert_eq(atomic_file_write(path, write_case, &good), -ENOENT);
-	cr_assert_eq(atomic_file_check(dir), -EISDIR);
+	cr_assert_eq(check_target(dir), -EISDIR);
 	snprintf(path, sizeof(path), "%s/", dir);
-	cr_assert_eq(atomic_file_check(path), -EISDIR);
+	cr_assert_eq(check_target(path), -EISDIR);
 	snprintf(path, sizeof(path), "%s/diskio.prom", dir);
-	cr_assert_eq(atomic_file_check(path), 0);
+	cr_assert_eq(check_target(path), 0);
 	cr_assert_eq(entries(dir), 0, "the check leaves nothing behind");
-	cr_assert_eq(atomic_file_check("relative.prom"), 0, "a name in the working directory");
+	cr_assert_eq(check_target("relative.prom"), 0, "a name in the working directory");
 	rmdir(dir);
 	free(dir);
 }

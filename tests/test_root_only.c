@@ -157,3 +157,134 @@ Test(root_only_walk, the_last_component_is_left_to_the_caller)
 		     "with keep_last the path must end in a name");
 	close(root);
 }
+
+/* ---- where diskio writes: open_dir_to_write(), open_file_to_write() ---- */
+
+TestSuite(write_rule, .init = make_scratch, .fini = remove_scratch);
+
+static int dir_fd(const char *relative, bool make, bool sticky_ok, char why[REFUSAL_SIZE])
+{
+	return open_dir_to_write(in_scratch(relative), geteuid(), make, sticky_ok, why);
+}
+
+Test(write_rule, a_missing_directory_is_made_with_its_parents_0700)
+{
+	char why[REFUSAL_SIZE];
+	struct stat st;
+	int fd = dir_fd("x/y/rec/", true, false, why);
+
+	cr_assert_geq(fd, 0, "%s", why);
+	close(fd);
+	cr_assert_eq(stat(in_scratch("x"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_eq(stat(in_scratch("x/y/rec"), &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_eq(dir_fd("none", false, false, why), -ENOENT, "not made: %s", why);
+}
+
+Test(write_rule, directories_others_could_change_are_refused)
+{
+	char why[REFUSAL_SIZE];
+
+	cr_assert_eq(mkdir(in_scratch("open"), 0700), 0);
+	cr_assert_eq(chmod(in_scratch("open"), 0777), 0);
+	cr_assert_eq(dir_fd("open", true, false, why), -EPERM);
+	cr_assert_str_eq(why, "is writable by others (mode 0777)");
+	cr_assert_eq(chmod(in_scratch("open"), 0770), 0);
+	cr_assert_eq(dir_fd("open", false, false, why), -EPERM);
+	cr_assert_str_eq(why, "is writable by its group (mode 0770)");
+	cr_assert_eq(chmod(in_scratch("open"), 01777), 0);
+	cr_assert_eq(dir_fd("open", false, false, why), -EPERM, "a sticky one, for --record");
+	cr_assert_str_eq(why, "is writable by others (mode 1777)");
+	{
+		int fd = dir_fd("open", false, true, why);
+
+		cr_assert_geq(fd, 0, "a sticky one, where sticky is allowed: %s", why);
+		close(fd);
+	}
+	cr_assert_eq(symlink("open", in_scratch("link")), 0);
+	cr_assert_eq(dir_fd("link", true, true, why), -ELOOP);
+	cr_assert_str_eq(why, "is a symlink");
+	cr_assert_eq(dir_fd("link/", true, true, why), -ELOOP, "a trailing / follows no link");
+	cr_assert_eq(close(open(in_scratch("file"), O_CREAT | O_WRONLY, 0600)), 0);
+	cr_assert_eq(dir_fd("file", true, false, why), -ENOTDIR);
+	cr_assert_str_eq(why, "is not a directory");
+	if (geteuid() == 0) {
+		cr_assert_eq(mkdir(in_scratch("theirs"), 0700), 0);
+		cr_assert_eq(chown(in_scratch("theirs"), 65534, 65534), 0);
+		cr_assert_eq(dir_fd("theirs", false, false, why), -EPERM);
+		cr_assert_str_eq(why, "belongs to uid 65534, not root");
+	}
+	cr_assert(refused_to_write(-EPERM) && refused_to_write(-ELOOP) &&
+		  refused_to_write(-ENOTDIR) && !refused_to_write(-ENOENT));
+}
+
+/* What a file holds after a refusal: the same bytes. */
+static void expect_text(const char *path, const char *text)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_geq(read(fd, buf, sizeof(buf) - 1), 0);
+	close(fd);
+	cr_assert_str_eq(buf, text, "%s", path);
+}
+
+Test(write_rule, only_a_regular_file_of_its_own_with_one_link_is_written)
+{
+	char why[REFUSAL_SIZE], victim[PATH_MAX + 64];
+	int dir, fd;
+	struct stat st;
+
+	cr_assert_eq(mkdir(in_scratch("rec"), 0700), 0);
+	dir = dir_fd("rec", false, false, why);
+	cr_assert_geq(dir, 0, "%s", why);
+	snprintf(victim, sizeof(victim), "%s", in_scratch("victim"));
+	fd = open(victim, O_CREAT | O_WRONLY, 0600);
+	cr_assert_eq(write(fd, "precious", 8), 8);
+	close(fd);
+
+	cr_assert_eq(symlink(victim, in_scratch("rec/sym")), 0);
+	cr_assert_eq(open_file_to_write(dir, "sym", O_RDWR | O_CREAT | O_TRUNC, 0600, geteuid(),
+					why), -ELOOP);
+	cr_assert_str_eq(why, "is a symlink");
+	cr_assert_eq(link(victim, in_scratch("rec/hard")), 0);
+	cr_assert_eq(open_file_to_write(dir, "hard", O_WRONLY | O_CREAT | O_TRUNC, 0600, geteuid(),
+					why), -EMLINK);
+	cr_assert_str_eq(why, "is a hard link (2 links)");
+	expect_text(victim, "precious");
+	cr_assert_eq(mkfifo(in_scratch("rec/fifo"), 0600), 0);
+	cr_assert_eq(open_file_to_write(dir, "fifo", O_WRONLY | O_CREAT, 0600, geteuid(), why),
+		     -EINVAL, "a FIFO, found without blocking");
+	cr_assert_str_eq(why, "is not a regular file");
+	fd = open(in_scratch("rec/open"), O_CREAT | O_WRONLY, 0600);
+	cr_assert_eq(fchmod(fd, 0666), 0);
+	close(fd);
+	cr_assert_eq(open_file_to_write(dir, "open", O_WRONLY, 0600, geteuid(), why), -EPERM);
+	cr_assert_str_eq(why, "is writable by others (mode 0666)");
+	if (geteuid() == 0) {
+		fd = open(in_scratch("rec/theirs"), O_CREAT | O_WRONLY, 0600);
+		cr_assert_eq(fchown(fd, 65534, 65534), 0);
+		close(fd);
+		cr_assert_eq(open_file_to_write(dir, "theirs", O_WRONLY, 0600, 0, why), -EPERM);
+		cr_assert_str_eq(why, "belongs to uid 65534, not root");
+	}
+
+	/* A file of an older run, 0640, is narrowed; a new one is 0600. */
+	fd = open(in_scratch("rec/old"), O_CREAT | O_WRONLY, 0640);
+	cr_assert_eq(fchmod(fd, 0640), 0);
+	close(fd);
+	fd = open_file_to_write(dir, "old", O_RDWR, 0600, geteuid(), why);
+	cr_assert_geq(fd, 0, "%s", why);
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(write(fd, "x", 1), 1, "blocking again, and writable");
+	close(fd);
+	fd = open_file_to_write(dir, "new", O_RDWR | O_CREAT, 0600, geteuid(), why);
+	cr_assert_geq(fd, 0, "%s", why);
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	close(fd);
+	close(dir);
+}

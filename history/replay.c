@@ -53,16 +53,18 @@ struct replay {
 	bool done;			/* past --end, or stdout went away */
 };
 
-/* A file of dir, whole, read-only: its bytes and length, or NULL. */
+/* A file of dir, whole, read-only: its bytes and length, or NULL.  Only a
+ * regular file, reached without a symlink: a replay as root does not read
+ * what another user's record directory points at, nor wait on a FIFO. */
 static uint8_t *map_file(const char *path, size_t *len)
 {
 	struct stat st;
 	uint8_t *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !st.st_size) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
 		close(fd);
 		return NULL;
 	}

@@ -74,6 +74,15 @@ static uint8_t *map_file(const char *path, size_t *len)
 	return p;
 }
 
+/* "2026-11-26T03:00:00.000Z" of milliseconds since the epoch. */
+static void format_utc_ms(char *buf, size_t size, int64_t ms)
+{
+	int64_t millis = (ms % 1000 + 1000) % 1000;	/* before 1970 too */
+	struct timespec t = { .tv_sec = (ms - millis) / 1000, .tv_nsec = millis * 1000000 };
+
+	format_utc(buf, size, &t);
+}
+
 /* "# record ..." or {"type":"record",...}: the run the next frames are of. */
 static void show_header(struct replay *rp, const struct history_header *h)
 {
@@ -241,12 +250,21 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	fflush(rp->view.out);
 }
 
+/* Now, in milliseconds since the epoch: what times before now count from. */
+static int64_t now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 /* The first frame at or after the time text names, or i when it is none. */
 static size_t frame_at(const struct replay_files *rf, const char *text, size_t i)
 {
 	int64_t ms;
 
-	if (!replay_parse_time(text, time(NULL), &ms))
+	if (replay_parse_time(text, now_ms(), &ms))
 		return i;
 	for (size_t k = 0; k < rf->n; k++)
 		if ((int64_t)(rf->at[k].time_ns / 1000000ULL) >= ms)
@@ -375,12 +393,22 @@ int replay_main(const struct options *opts)
 {
 	struct replay rp = { .opts = opts };
 	struct options shown = *opts;
-	const char *bad = NULL;
+	const char *bad = NULL, *why;
 	int err = 0;
 
-	if (replay_window_of(opts->begin, opts->end, time(NULL), &rp.window, &bad)) {
-		fail("invalid time '%s': 2026-11-26T03:00:00Z (as records print time), 03:00 "
-		     "(today, UTC) or -2h (s, m, h, d before now)", bad);
+	tzset();	/* times without a zone are local: TZ's */
+	why = replay_window_of(opts->begin, opts->end, now_ms(), &rp.window, &bad);
+	if (why && bad) {
+		fail("invalid time '%s': %s; give " REPLAY_TIME_FORMS, bad, why);
+		return EXIT_USAGE;
+	}
+	if (why) {
+		char begin[32], end[32];
+
+		format_utc_ms(begin, sizeof(begin), rp.window.begin_ms);
+		format_utc_ms(end, sizeof(end), rp.window.end_ms);
+		fail("--end %s (%s) is before --begin %s (%s): give an END at or after BEGIN",
+		     opts->end, end, opts->begin, begin);
 		return EXIT_USAGE;
 	}
 	struct replay_files rf = { 0 };

@@ -161,7 +161,9 @@ static const struct argp_option option_table[] = {
 	{ "replay", OPT_REPLAY, "DIR", 0,
 	  "Show the frames --record kept in DIR instead of the live ones", 0 },
 	{ "begin", OPT_BEGIN, "TIME", 0,
-	  "Replay from TIME: 2026-11-26T03:00:00Z, 03:00 (today, UTC) or -2h", 0 },
+	  "Replay from TIME: 2026-11-26T03:00:00Z or +01:00; without a zone local time "
+	  "(TZ): 2026-11-26 03:00, 2026-11-26, 03:00 (today); @EPOCH; -2h30m (before now); "
+	  "now, today, yesterday", 0 },
 	{ "end", OPT_END, "TIME", 0, "Replay up to TIME (as --begin)", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the

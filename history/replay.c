@@ -51,29 +51,60 @@ struct replay {
 	struct replay_totals totals;	/* the summary */
 	bool header_shown;		/* the reader's header was printed */
 	bool done;			/* past --end, or stdout went away */
+	/* what the exit status says (replay_status()) */
+	uint64_t frames_shown;
+	uint64_t damaged;		/* records passed over, files not records */
+	bool failed;			/* a day file unread, out of memory */
 };
 
-/* A file of dir, whole, read-only: its bytes and length, or NULL.  Only a
- * regular file, reached without a symlink: a replay as root does not read
- * what another user's record directory points at, nor wait on a FIFO. */
+/* A file of dir, whole, read-only: its bytes and length, or NULL with
+ * errno set (0: the file is empty, as a recorder leaves it at first).
+ * Only a regular file, reached without a symlink (ELOOP; EINVAL for the
+ * rest): a replay as root does not read what another user's record
+ * directory points at, nor wait on a FIFO. */
 static uint8_t *map_file(const char *path, size_t *len)
 {
 	struct stat st;
-	uint8_t *p;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	uint8_t *p = MAP_FAILED;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), saved;
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fstat(fd, &st))
+		saved = errno;
+	else if (!S_ISREG(st.st_mode))
+		saved = EINVAL;
+	else if (!st.st_size)
+		saved = 0;
+	else if ((p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+		saved = errno;
+	else
+		saved = 0;
 	close(fd);
+	errno = saved;
 	if (p == MAP_FAILED)
 		return NULL;
 	*len = st.st_size;
 	return p;
+}
+
+/* A day file that could not be opened: one line, and the replay ends with
+ * EXIT_START (a file retired by its recorder meanwhile is no error). */
+static void day_file_unread(struct replay *rp, const char *path)
+{
+	if (!errno || errno == ENOENT)
+		return;
+	fail("--replay: cannot read %s: %s", path, strerror(errno));
+	rp->failed = rp->done = true;
+}
+
+/* "2026-11-26T03:00:00.000Z" of milliseconds since the epoch. */
+static void format_utc_ms(char *buf, size_t size, int64_t ms)
+{
+	int64_t millis = (ms % 1000 + 1000) % 1000;	/* before 1970 too */
+	struct timespec t = { .tv_sec = (ms - millis) / 1000, .tv_nsec = millis * 1000000 };
+
+	format_utc(buf, size, &t);
 }
 
 /* "# record ..." or {"type":"record",...}: the run the next frames are of. */
@@ -128,16 +159,21 @@ static void show_frame(struct replay *rp, struct frame *f)
 		rp->done = ms > rp->window.end_ms;
 		return;
 	}
+	/* The column line waits for the first frame: a replay with none
+	 * prints nothing on stdout. */
+	if (!rp->frames_shown && rp->view.start)
+		rp->view.start(&rp->view);
 	if (!rp->header_shown) {
 		show_header(rp, &rp->reader.header);
 		rp->header_shown = true;
 	}
+	rp->frames_shown++;
 	/* -a: the window's totals; else the frame as the run showed it (its
 	 * changes, or with the run's -a its totals since the run's start). */
 	if (replay_totals_add(&rp->totals, f) ||
 	    (rp->opts->cumulative && replay_sum_add(&rp->sum, f, rp->opts->sort))) {
 		fail("out of memory");
-		rp->done = true;
+		rp->failed = rp->done = true;
 		return;
 	}
 	if (rp->opts->cumulative)
@@ -181,17 +217,28 @@ static void find_frames(struct replay *rp, struct replay_files *rf, const char *
 	size_t len = 0;
 	uint8_t *buf = map_file(path, &len);
 
-	if (!buf)
+	if (!buf) {
+		day_file_unread(rp, path);
 		return;
-	if (len < HISTORY_MAGIC_LEN || memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN) ||
-	    array_reserve((void **)&rf->files, &rf->files_cap, rf->nfiles + 1,
+	}
+	if (len < HISTORY_MAGIC_LEN || memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN)) {
+		warn("--replay: %s is not a record of diskio", path);
+		rp->damaged++;
+		munmap(buf, len);
+		return;
+	}
+	if (array_reserve((void **)&rf->files, &rf->files_cap, rf->nfiles + 1,
 			  sizeof(*rf->files))) {
+		fail("out of memory");
+		rp->failed = rp->done = true;
 		munmap(buf, len);
 		return;
 	}
 	rf->window = &rp->window;
-	if (history_scan_positions(buf, len, add_position, rf))
-		rp->done = true;
+	if (history_scan_positions(buf, len, add_position, rf)) {
+		fail("out of memory");
+		rp->failed = rp->done = true;
+	}
 	rf->files[rf->nfiles].buf = buf;
 	rf->files[rf->nfiles++].len = len;
 }
@@ -243,12 +290,21 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	fflush(rp->view.out);
 }
 
+/* Now, in milliseconds since the epoch: what times before now count from. */
+static int64_t now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
 /* The first frame at or after the time text names, or i when it is none. */
 static size_t frame_at(const struct replay_files *rf, const char *text, size_t i)
 {
 	int64_t ms;
 
-	if (!replay_parse_time(text, time(NULL), &ms))
+	if (replay_parse_time(text, now_ms(), &ms))
 		return i;
 	for (size_t k = 0; k < rf->n; k++)
 		if ((int64_t)(rf->at[k].time_ns / 1000000ULL) >= ms)
@@ -265,11 +321,6 @@ static void replay_top(struct replay *rp, struct replay_files *rf)
 
 	sigaction(SIGINT, &stop, NULL);
 	sigaction(SIGTERM, &stop, NULL);
-	if (!rf->n) {
-		view_close(&rp->view, false);
-		warn("--replay: no frames in %s between --begin and --end", rp->opts->replay_dir);
-		return;
-	}
 	show_at(rp, rf, i);
 	while (!replay_stopped) {
 		struct pollfd fds[VIEW_MAX_WATCHED];
@@ -304,11 +355,15 @@ static void replay_file(struct replay *rp, const char *dir, const char *day)
 	size_t len = 0, index_len = 0;
 	uint8_t *buf, *index = NULL;
 
-	if (!history_day_path(path, sizeof(path), dir, day, ".dkr") ||
-	    !(buf = map_file(path, &len)))
+	if (!history_day_path(path, sizeof(path), dir, day, ".dkr"))
 		return;
+	if (!(buf = map_file(path, &len))) {
+		day_file_unread(rp, path);
+		return;
+	}
 	if (!history_reader_open(&rp->reader, buf, len)) {
 		warn("--replay: %s is not a record of diskio", path);
+		rp->damaged++;
 		munmap(buf, len);
 		return;
 	}
@@ -331,14 +386,31 @@ static void replay_file(struct replay *rp, const char *dir, const char *day)
 	if (rp->reader.bad_records)
 		warn("--replay: %s/%s.dkr: %llu damaged records passed over", dir, day,
 		     (unsigned long long)rp->reader.bad_records);
+	rp->damaged += rp->reader.bad_records;
 	rp->reader.bad_records = 0;
 	if (index)
 		munmap(index, index_len);
 	munmap(buf, len);
 }
 
+/* "2026-11-26.dkr": a day file of --record, its day into day; other
+ * files (the index, a lock, anything else) are not. */
+static bool is_day_file(const char *name, char day[16])
+{
+	static const char form[] = "####-##-##.dkr";	/* #: a digit */
+
+	if (strlen(name) != sizeof(form) - 1)
+		return false;
+	for (size_t i = 0; form[i]; i++)
+		if (form[i] == '#' ? name[i] < '0' || name[i] > '9' : name[i] != form[i])
+			return false;
+	memcpy(day, name, 10);
+	day[10] = '\0';
+	return true;
+}
+
 /* DIR's day files in the window's days, oldest first: shown, or with rf
- * their frames found for the top view. */
+ * their frames found for the top view.  0, or -1 when DIR cannot be read. */
 static int replay_dir(struct replay *rp, const char *dir, struct replay_files *rf)
 {
 	struct dirent **names;
@@ -354,12 +426,9 @@ static int replay_dir(struct replay *rp, const char *dir, struct replay_files *r
 	if (rp->window.end_ms != INT64_MAX)
 		history_day_of(rp->window.end_ms / 1000, last);
 	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
 		char day[16], path[4096];
 
-		if (strlen(name) == 14 && !strcmp(name + 10, ".dkr") && !rp->done) {
-			memcpy(day, name, 10);
-			day[10] = '\0';
+		if (is_day_file(names[i]->d_name, day) && !rp->done) {
 			if (strcmp(day, first) < 0 || strcmp(day, last) > 0)
 				;
 			else if (!rf)
@@ -373,41 +442,171 @@ static int replay_dir(struct replay *rp, const char *dir, struct replay_files *r
 	return 0;
 }
 
+/* What a directory holds, for a replay that showed nothing. */
+struct record_span {
+	unsigned int day_files;
+	uint64_t frames;
+	uint64_t first_ns, last_ns;
+};
+
+static int widen_span(const struct history_position *p, void *arg)
+{
+	struct record_span *span = arg;
+
+	if (!span->frames || p->time_ns < span->first_ns)
+		span->first_ns = p->time_ns;
+	if (!span->frames || p->time_ns > span->last_ns)
+		span->last_ns = p->time_ns;
+	span->frames++;
+	return 0;
+}
+
+/* Every day file of dir, whatever the window: its frames' first and last
+ * times (found without inflating). */
+static void find_span(const char *dir, struct record_span *span)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	*span = (struct record_span){ 0 };
+	for (int i = 0; i < n; i++) {
+		char day[16], path[4096];
+		size_t len = 0;
+		uint8_t *buf;
+
+		if (is_day_file(names[i]->d_name, day)) {
+			span->day_files++;
+			if (history_day_path(path, sizeof(path), dir, day, ".dkr") &&
+			    (buf = map_file(path, &len))) {
+				history_scan_positions(buf, len, widen_span, span);
+				munmap(buf, len);
+			}
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+/* No frame to show: one line that says why, and what the directory has
+ * (so the window can be set right). */
+static void say_nothing_shown(const struct replay *rp)
+{
+	const char *dir = rp->opts->replay_dir;
+	const char *readable = rp->damaged ? " that could be read" : "";
+	bool from = rp->window.begin_ms != INT64_MIN, to = rp->window.end_ms != INT64_MAX;
+	struct record_span span;
+	char begin[32], end[32], first[32], last[32];
+
+	find_span(dir, &span);
+	if (!span.day_files) {
+		fail("--replay %s: no records: no day file (YYYY-MM-DD.dkr) in it; give the DIR "
+		     "of --record", dir);
+		return;
+	}
+	if (!span.frames) {
+		fail("--replay %s: %s", dir, rp->damaged ?
+		     "no frame could be read, only damaged records" :
+		     "no records: its day files hold no frame");
+		return;
+	}
+	format_utc_ms(begin, sizeof(begin), rp->window.begin_ms);
+	format_utc_ms(end, sizeof(end), rp->window.end_ms);
+	format_utc_ms(first, sizeof(first), span.first_ns / 1000000);
+	format_utc_ms(last, sizeof(last), span.last_ns / 1000000);
+	fail("--replay %s: no frame%s%s%s%s%s%s; its %llu frames run from %s to %s", dir, readable,
+	     from && to ? " between " : from ? " from " : to ? " up to " : "",
+	     from ? begin : "", from && to ? " and " : "", to ? end : "",
+	     from && !to ? " on" : "", (unsigned long long)span.frames, first, last);
+}
+
+/*
+ * The exit status once the replay is over, the worst first: EXIT_START (a
+ * day file unread, out of memory), EXIT_NOTHING (no frame shown: said
+ * here, and it wins over damage, since nothing at all was shown),
+ * EXIT_DAMAGED (frames shown, damaged records passed over), else 0.
+ */
+static int replay_status(const struct replay *rp)
+{
+	if (rp->failed)
+		return EXIT_START;
+	if (!rp->frames_shown) {
+		say_nothing_shown(rp);
+		return EXIT_NOTHING;
+	}
+	return rp->damaged ? EXIT_DAMAGED : 0;
+}
+
+/* Batch lines or JSON records: each day file read in turn, shown as it is
+ * read, the window's summary at the end. */
+static int replay_lines(struct replay *rp)
+{
+	struct options shown = *rp->opts;
+
+	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, stdout))
+		return EXIT_START;
+	if (replay_dir(rp, rp->opts->replay_dir, NULL)) {
+		view_free(&rp->view);
+		return EXIT_START;
+	}
+	if (rp->frames_shown)
+		show_summary(rp);
+	fflush(stdout);
+	view_free(&rp->view);
+	return replay_status(rp);
+}
+
+/* The top view: the window's frames found first, so that a replay with
+ * none (or a DIR it cannot read) leaves the terminal as it was. */
+static int replay_on_top(struct replay *rp, struct replay_files *rf)
+{
+	struct options shown = *rp->opts;
+
+	if (replay_dir(rp, rp->opts->replay_dir, rf))
+		return EXIT_START;
+	if (rp->failed || !rf->n)
+		return replay_status(rp);
+	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, stdout))
+		return EXIT_START;
+	replay_top(rp, rf);
+	rp->frames_shown = rf->n;
+	view_free(&rp->view);
+	/* the damage the frames stepped through met, now the screen is back
+	 * (no count: a frame visited twice counts its damage twice) */
+	if (rp->reader.bad_records)
+		warn("--replay: %s: damaged records passed over", rp->opts->replay_dir);
+	rp->damaged += rp->reader.bad_records;
+	return replay_status(rp);
+}
+
 int replay_main(const struct options *opts)
 {
 	struct replay rp = { .opts = opts };
-	struct options shown = *opts;
-	const char *bad = NULL;
-	int err = 0;
+	struct replay_files rf = { 0 };
+	const char *bad = NULL, *why;
+	int status;
 
-	if (replay_window_of(opts->begin, opts->end, time(NULL), &rp.window, &bad)) {
-		fail("invalid time '%s': 2026-11-26T03:00:00Z (as records print time), 03:00 "
-		     "(today, UTC) or -2h (s, m, h, d before now)", bad);
+	tzset();	/* times without a zone are local: TZ's */
+	why = replay_window_of(opts->begin, opts->end, now_ms(), &rp.window, &bad);
+	if (why && bad) {
+		fail("invalid time '%s': %s; give " REPLAY_TIME_FORMS, bad, why);
 		return EXIT_USAGE;
 	}
-	struct replay_files rf = { 0 };
-	bool top;
+	if (why) {
+		char begin[32], end[32];
 
+		format_utc_ms(begin, sizeof(begin), rp.window.begin_ms);
+		format_utc_ms(end, sizeof(end), rp.window.end_ms);
+		fail("--end %s (%s) is before --begin %s (%s): give an END at or after BEGIN",
+		     opts->end, end, opts->begin, begin);
+		return EXIT_USAGE;
+	}
 	replay_totals_init(&rp.totals);
 	if (history_reader_init(&rp.reader) || replay_sum_init(&rp.sum)) {
 		fail("out of memory");
 		return EXIT_START;
 	}
-	if (view_open(&rp.view, &shown, locale_is_utf8(), NULL, stdout)) {
-		err = EXIT_START;
-	} else {
-		top = rp.view.top != NULL;
-		if (rp.view.start && !top)
-			rp.view.start(&rp.view);
-		if (replay_dir(&rp, opts->replay_dir, top ? &rf : NULL))
-			err = EXIT_START;
-		else if (top)
-			replay_top(&rp, &rf);
-		else
-			show_summary(&rp);
-		fflush(stdout);
-		view_free(&rp.view);
-	}
+	status = view_is_top(opts) ? replay_on_top(&rp, &rf) : replay_lines(&rp);
 	for (size_t i = 0; i < rf.nfiles; i++)
 		munmap(rf.files[i].buf, rf.files[i].len);
 	free(rf.files);
@@ -415,5 +614,5 @@ int replay_main(const struct options *opts)
 	replay_sum_free(&rp.sum);
 	replay_totals_free(&rp.totals);
 	history_reader_free(&rp.reader);
-	return err;
+	return status;
 }

@@ -11,8 +11,12 @@
 
 #include "options.h"
 
-/* The replay on stdout: its exit code (0, EXIT_USAGE for a time that is
- * none, EXIT_START for a DIR that cannot be read). */
+/* The replay on stdout: its exit code, one line on stderr for each but 0:
+ * 0; EXIT_DAMAGED when it passed over damaged records and showed the rest;
+ * EXIT_NOTHING when no frame was shown (no records, none in the window),
+ * stdout left empty, which wins over damage; EXIT_USAGE for a time that is
+ * none or an --end before --begin; EXIT_START for a DIR or a day file that
+ * cannot be read (stdout empty unless frames of earlier days were shown). */
 int replay_main(const struct options *opts);
 
 #endif /* DISKIO_REPLAY_H */

@@ -87,6 +87,10 @@ void view_quiet(struct view *v, FILE *out);
  */
 int view_open(struct view *v, const struct options *opts, bool utf8,
 	      const struct stack_namer *stacks, FILE *out);
+/* Whether view_open() takes the terminal for the top view (stdout a
+ * terminal, none of -b, --json, -q, -T): what a replay must know before it
+ * draws anything. */
+bool view_is_top(const struct options *opts);
 /* The terminal's size into v->screen (0 x 0 when stdout is none). */
 void view_measure(struct view *v);
 /* At most this many descriptors a view wants watched (the top view: its

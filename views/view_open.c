@@ -47,6 +47,12 @@ static int open_top(struct view *v, const struct options *opts, bool utf8, FILE 
 	return terminal_start(terminal, !opts->no_clear);
 }
 
+bool view_is_top(const struct options *opts)
+{
+	return !opts->quiet && !opts->trace && opts->output == OUTPUT_AUTO &&
+	       isatty(STDOUT_FILENO);
+}
+
 int view_open(struct view *v, const struct options *opts, bool utf8,
 	      const struct stack_namer *stacks, FILE *out)
 {
@@ -64,7 +70,7 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 		view_json(v, out);
 	else if (output == OUTPUT_BATCH)
 		view_batch(v, out);
-	else if (open_top(v, opts, utf8, out))
+	else if (open_top(v, opts, utf8, out))	/* view_is_top() */
 		return -1;
 	v->screen.utf8 = utf8;
 	v->screen.max_rows = opts->rows;

@@ -6,17 +6,24 @@
  * replay sums in awk to the bytes the child wrote, and so does -a's last
  * frame; --begin and --end with two frames' times give exactly those two;
  * the day file cut at offsets through it replays a prefix of the intervals
- * and a new run appends after the cut; a recorder killed with SIGKILL
+ * (none: exit 4) and a new run appends after the cut; a recorder killed with SIGKILL
  * replays every frame it printed but the last, and a new run appends after
  * what it left; a run with --files on ext4 replays its file lines as
  * printed, and a replay ends with the window's summary, which adds up; a
  * run with --stacks replays its stacks, frames named, as printed.
+ * Issue 43: a window with no frame, a directory with no records, an
+ * unreadable one, a reversed window and a time that is none each say so in
+ * one line with nothing on stdout and their own exit status; a flipped
+ * byte in the middle of a record costs a chunk at most and exits 3; a
+ * local --begin under TZ selects what its Z time selects.
  */
 #include "harness.h"
 
 #define DEV_SIZE	(64ULL * 1024 * 1024)
 #define WRITES		256
 #define IO_SIZE		4096
+/* history_write.h's HISTORY_CHUNK_FRAMES: the most one damaged record costs */
+#define CHUNK_FRAMES	64
 
 TestSuite(history, .init = h_setup, .fini = h_teardown, .timeout = 120);
 
@@ -70,8 +77,9 @@ static void record_time(const char *line, char *buf, size_t size)
 }
 
 /* The day file of dir cut at 12 offsets through it, in a directory of its
- * own: each replay exits 0 and prints a prefix of the live intervals; a
- * new run recording into the last one appends after the cut. */
+ * own: each replay prints a prefix of the live intervals and exits 0, or 4
+ * when the prefix is empty; a new run recording into the last one appends
+ * after the cut. */
 static void cut_and_go_on(const struct h_dev *zram, const char **live, size_t nlive)
 {
 	char cut_dir[128], path[384], cut_path[512], *text, *lines[256];
@@ -102,9 +110,16 @@ static void cut_and_go_on(const struct h_dev *zram, const char **live, size_t nl
 		cr_assert_not_null(f);
 		cr_assert_eq(fwrite(text, 1, at, f), at);
 		fclose(f);
-		replay(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), &r);
+		/* a torn tail is no damage: 0, or 4 (nothing on stdout) when
+		 * the cut left no whole frame */
+		h_run(H_ARGS(h_diskio_path(), "--replay", cut_dir, "--json"), NULL, NULL, 20000,
+		      &r);
+		cr_assert(WIFEXITED(r.status), "%s", r.err);
+		cr_assert(WEXITSTATUS(r.status) == 0 ||
+			  (WEXITSTATUS(r.status) == 4 && !r.out_len), "cut at %zu: %s", at, r.err);
 		n = interval_lines((char **)lines, split_lines(r.out, lines, 256), again, 16);
 		cr_assert_leq(n, nlive);
+		cr_assert_eq(n == 0, WEXITSTATUS(r.status) == 4, "cut at %zu: %s", at, r.err);
 		for (size_t i = 0; i < n; i++)
 			cr_assert_str_eq(again[i], live[i], "cut at %zu: interval %zu", at, i);
 		shown = n;
@@ -384,5 +399,218 @@ Test(history, stacks_replay_as_printed)
 	cr_assert_geq(stack_lines, 1, "%s", r.out);
 	h_result_free(&r);
 	h_diskio_free(&d);
+	h_remove_tree(dir);
+}
+
+/* ---- issue 43: what a replay says when it cannot show everything ---- */
+
+/* A replay's exit status (it must exit), with env_add added to its
+ * environment and run as `as` (NULL: root). */
+static int replay_status_of(const char *const args[], const char *const env_add[],
+			    const struct h_creds *as, struct h_result *r)
+{
+	h_run(args, env_add, as, 20000, r);
+	cr_assert(WIFEXITED(r->status), "replay did not exit: %s", r->err);
+	return WEXITSTATUS(r->status);
+}
+
+/* A refusal: exit status want, stdout empty, one "diskio: " line on stderr
+ * holding words. */
+static void expect_refusal(const char *const args[], int want, const char *words)
+{
+	struct h_result r;
+
+	cr_assert_eq(replay_status_of(args, NULL, NULL, &r), want, "%s: %s", args[3], r.err);
+	cr_assert_eq(r.out_len, 0, "stdout: %s", r.out);
+	h_drop_notes(r.err);
+	cr_assert(!strncmp(r.err, "diskio: ", 8) && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+		  "one line: %s", r.err);
+	cr_assert(strstr(r.err, words), "'%s' not in %s", words, r.err);
+	h_result_free(&r);
+}
+
+/* A short record of nframes frames at interval into dir: its live JSON
+ * interval lines into live (the result keeps them). */
+static size_t record_frames(const char *interval, const char *nframes, struct h_result *live,
+			    const char **lines, size_t max)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	char *all[1024];
+
+	h_run(H_ARGS(h_diskio_path(), "--json", "--record", dir, "-D", zram->name, interval,
+		     nframes), NULL, NULL, 60000, live);
+	cr_assert_eq(live->status, 0, "record: %s", live->err);
+	return interval_lines(all, split_lines(live->out, all, 1024), lines, max);
+}
+
+Test(history, nothing_to_show_exits_4_with_one_line_and_no_stdout)
+{
+	const char *live[8];
+	char empty_dir[96], path[160];
+	struct h_result rec;
+	FILE *f;
+
+	make_dir();
+	cr_assert_eq(record_frames("0.2", "3", &rec, live, 8), 3);
+	/* an hour before the record, in batch and JSON */
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "-b", "--begin", "-2h", "--end",
+			      "-1h"), 4, "no frame between ");
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "--json", "--begin", "-2h",
+			      "--end", "-1h"), 4, "; its 3 frames run from ");
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "--json", "--begin", "now"), 4,
+		       " on; its 3 frames run from ");
+	/* a directory without day files: a lock, an index, a stray name */
+	snprintf(empty_dir, sizeof(empty_dir), "%s/empty", dir);
+	cr_assert_eq(mkdir(empty_dir, 0700), 0);
+	static const char *const not_days[] = { "lock", "2026-11-26.dki", "2026-1-26.dkr",
+						"notes.dkr.txt" };
+	for (size_t i = 0; i < sizeof(not_days) / sizeof(not_days[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", empty_dir, not_days[i]);
+		cr_assert_not_null(f = fopen(path, "w"));
+		fclose(f);
+	}
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", empty_dir, "-b"), 4, "no records");
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", empty_dir, "--json"), 4, "no records");
+	/* bad usage: a reversed window, a time that is none */
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "-b", "--begin", "-1h", "--end",
+			      "-2h"), 2, "is before --begin");
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "-b", "--begin", "+1:00"), 2,
+		       "invalid time '+1:00'");
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", dir, "-b", "--end", "2026-02-31"), 2,
+		       "invalid time '2026-02-31'");
+	h_result_free(&rec);
+	h_remove_tree(dir);
+}
+
+Test(history, a_directory_that_cannot_be_read_exits_1_with_no_stdout)
+{
+	const struct h_creds nobody = { 65534, 65534 };
+	char missing[96], file[96];
+	struct h_result r;
+	FILE *f;
+
+	make_dir();
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", missing, "-b"), 1,
+		       "No such file or directory");
+	snprintf(file, sizeof(file), "%s/a-file", dir);
+	cr_assert_not_null(f = fopen(file, "w"));
+	fclose(f);
+	expect_refusal(H_ARGS(h_diskio_path(), "--replay", file, "--json"), 1, "Not a directory");
+	/* root's 0700 directory, replayed by nobody (a replay needs no root) */
+	cr_assert_eq(chmod(dir, 0700), 0);
+	cr_assert_eq(replay_status_of(H_ARGS(h_diskio_path(), "--replay", dir, "-b"), NULL,
+				      &nobody, &r), 1, "%s", r.err);
+	cr_assert_eq(r.out_len, 0, "stdout: %s", r.out);
+	cr_assert(strstr(r.err, "Permission denied"), "%s", r.err);
+	h_result_free(&r);
+	h_remove_tree(dir);
+}
+
+/* The day file of dir (the one of a short record). */
+static void day_file(char *path, size_t size)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	bool found = false;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (strlen(e->d_name) == 14 && !strcmp(e->d_name + 10, ".dkr")) {
+			cr_assert_not(found, "one day file");
+			snprintf(path, size, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	closedir(d);
+	cr_assert(found);
+}
+
+Test(history, a_flipped_byte_in_the_middle_shows_the_rest_and_exits_3)
+{
+	const char *live[256], *again[256];
+	char path[160], *lines[1024];
+	struct h_result rec, r;
+	size_t nlive, nagain, k = 0;
+	struct stat st;
+	FILE *f;
+	int c;
+
+	make_dir();
+	nlive = record_frames("0.05", "150", &rec, live, 256);
+	cr_assert_eq(nlive, 150);
+	day_file(path, sizeof(path));
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_not_null(f = fopen(path, "r+b"));
+	cr_assert_eq(fseek(f, st.st_size / 2, SEEK_SET), 0);
+	c = fgetc(f);
+	cr_assert_eq(fseek(f, st.st_size / 2, SEEK_SET), 0);
+	fputc(c ^ 0x10, f);
+	fclose(f);
+
+	cr_assert_eq(replay_status_of(H_ARGS(h_diskio_path(), "--replay", dir, "--json"), NULL,
+				      NULL, &r), 3, "%s", r.err);
+	cr_assert(strstr(r.err, "damaged records passed over"), "%s", r.err);
+	nagain = interval_lines(lines, split_lines(r.out, lines, 1024), again, 256);
+	/* the rest, as printed: what the flip cost is at most one chunk */
+	cr_assert_lt(nagain, nlive, "the flip cost no frame?");
+	cr_assert_geq(nagain, nlive - CHUNK_FRAMES, "%zu of %zu", nagain, nlive);
+	for (size_t i = 0; i < nagain; i++) {
+		while (k < nlive && strcmp(again[i], live[k]))
+			k++;
+		cr_assert_lt(k, nlive, "replayed interval %zu was not printed live", i);
+	}
+	h_result_free(&r);
+	h_result_free(&rec);
+	h_remove_tree(dir);
+}
+
+/* A record's "2026-11-28T16:19:30.365Z" as Berlin's local clock showed it,
+ * "2026-11-28 17:19:30.365". */
+static void berlin_time(const char *utc, char *buf, size_t size)
+{
+	struct tm tm = { 0 };
+	int millis;
+	time_t t;
+
+	cr_assert_eq(sscanf(utc, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
+			    &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis), 7, "%s", utc);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	cr_assert_eq(setenv("TZ", "Europe/Berlin", 1), 0);
+	tzset();
+	cr_assert_not_null(localtime_r(&t, &tm));
+	cr_assert_gt(strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm), 0);
+	snprintf(buf + strlen(buf), size - strlen(buf), ".%03d", millis);
+}
+
+Test(history, a_local_begin_under_tz_selects_what_its_z_time_selects)
+{
+	static const char *const berlin[] = { "TZ=Europe/Berlin", NULL };
+	const char *live[8], *again[8];
+	char z1[64], z2[64], local1[64], local2[64], *lines[64];
+	struct h_result rec, by_z, by_local;
+
+	make_dir();
+	cr_assert_eq(record_frames("0.2", "4", &rec, live, 8), 4);
+	record_time(live[1], z1, sizeof(z1));
+	record_time(live[2], z2, sizeof(z2));
+	berlin_time(z1, local1, sizeof(local1));
+	berlin_time(z2, local2, sizeof(local2));
+	cr_assert_str_neq(local1, z1);
+
+	cr_assert_eq(replay_status_of(H_ARGS(h_diskio_path(), "--replay", dir, "--json",
+					     "--begin", z1, "--end", z2), NULL, NULL, &by_z), 0,
+		     "%s", by_z.err);
+	cr_assert_eq(replay_status_of(H_ARGS(h_diskio_path(), "--replay", dir, "--json",
+					     "--begin", local1, "--end", local2), berlin, NULL,
+				      &by_local), 0, "%s..%s: %s", local1, local2, by_local.err);
+	cr_assert_str_eq(by_local.out, by_z.out, "%s..%s as %s..%s", local1, local2, z1, z2);
+	cr_assert_eq(interval_lines(lines, split_lines(by_local.out, lines, 64), again, 8), 2);
+	cr_assert_str_eq(again[0], live[1]);
+	cr_assert_str_eq(again[1], live[2]);
+	h_result_free(&by_local);
+	h_result_free(&by_z);
+	h_result_free(&rec);
 	h_remove_tree(dir);
 }

@@ -257,6 +257,7 @@ static void finish(struct run *run)
 	clock_gettime(CLOCK_REALTIME, &end.wall);
 	if (run->last_snapshot) {
 		tally_summary(&run->tally, &run->snapshot, end.now_ns, &end.wall, &summary);
+		outputs_summarize(&run->outputs, &summary);
 		/* Into a broken stream too: dropped there, and counted. */
 		run->view.summary(&run->view, &summary);
 		check_output(run);
@@ -402,6 +403,8 @@ int main(int argc, char **argv)
 	options_parse(argc, argv, &opts);
 	if (opts.replay_dir)
 		return replay_main(&opts);	/* issue 36: no kernel, the record's frames */
+	if (opts.list_dir)
+		return replay_list_main(&opts);	/* issue 43: the record's runs */
 	err = start(&run);
 	if (!err) {
 		sigaction(SIGINT, &action, NULL);

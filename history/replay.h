@@ -18,5 +18,9 @@
  * none or an --end before --begin; EXIT_START for a DIR or a day file that
  * cannot be read (stdout empty unless frames of earlier days were shown). */
 int replay_main(const struct options *opts);
+/* --list DIR: the record's runs on stdout (history_list.h): 0,
+ * EXIT_DAMAGED when damaged records were passed over, EXIT_NOTHING when
+ * DIR holds no run, EXIT_START when it cannot be read. */
+int replay_list_main(const struct options *opts);
 
 #endif /* DISKIO_REPLAY_H */

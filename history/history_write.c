@@ -160,7 +160,10 @@ static int write_records(struct history_writer *w)
 	int err = write_all(w->fd, w->record.bytes, w->record.len);
 
 	if (err) {
-		if (ftruncate(w->fd, w->size))
+		/* Cut back to the last whole record, and write there next: the
+		 * part written moved the file's offset past the cut, and a write
+		 * from there would leave a hole of zeros, damage to a reader. */
+		if (ftruncate(w->fd, w->size) || lseek(w->fd, w->size, SEEK_SET) < 0)
 			err = -errno;
 		return err;
 	}

@@ -772,6 +772,43 @@ static uint64_t day_file_size(void)
  * covers the frames lost; the writer finishes without error and counts the
  * gap.  Frames still failing at the end get their gap at the finish.
  */
+/*
+ * A write that fails part way (the disk full in the middle of a record)
+ * is cut back, and the next record follows the last whole one: no hole of
+ * zeros between them, which a reader would pass over as damage (a 256k
+ * tmpfs filled mid-run left one before the cut moved the file's offset
+ * back too).
+ */
+Test(history, a_record_written_in_part_leaves_no_hole)
+{
+	struct fx *f = fx_new();
+	struct history_writer w;
+	char *got[16];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	signal(SIGXFSZ, SIG_IGN);
+	make_dir();
+	writer_open(&w);
+	give_frames(&w, f, 0, 5, true);
+	limit_file_size(day_file_size() + 7);	/* 7 bytes of the next record fit */
+	give_frames(&w, f, 5, 7, false);
+	limit_file_size(0);
+	give_frames(&w, f, 7, 10, true);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 16, &bad, &headers);
+	cr_assert_eq(bad, 0, "the part written left damage");
+	cr_assert_eq(n, 8, "frames 0-4 and 7-9");
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+	fx_free(f);
+	remove_dir();
+}
+
 Test(history, frames_that_cannot_be_written_leave_a_gap)
 {
 	struct fx *f = fx_new();

@@ -485,10 +485,29 @@ Test(history, nothing_to_show_exits_4_with_one_line_and_no_stdout)
 	h_remove_tree(dir);
 }
 
+/*
+ * A copy of diskio that another user can run, in a directory of its own
+ * (bin, mode 0755): the checkout may lie under a 0700 home, where nobody
+ * cannot reach $DISKIO.  Its path into exe.
+ */
+static void diskio_for_others(char *bin, size_t bin_size, char *exe, size_t exe_size)
+{
+	struct h_result r;
+
+	snprintf(bin, bin_size, "/tmp/diskio-itest-history-bin-XXXXXX");
+	cr_assert_not_null(mkdtemp(bin));
+	cr_assert_eq(chmod(bin, 0755), 0);
+	snprintf(exe, exe_size, "%s/diskio", bin);
+	cr_assert_eq(h_run(H_ARGS("cp", h_diskio_path(), exe), NULL, NULL, 10000, &r), 0, "%s",
+		     r.err);
+	h_result_free(&r);
+	cr_assert_eq(chmod(exe, 0755), 0);
+}
+
 Test(history, a_directory_that_cannot_be_read_exits_1_with_no_stdout)
 {
 	const struct h_creds nobody = { 65534, 65534 };
-	char missing[96], file[96];
+	char missing[96], file[96], bin[64], exe[96];
 	struct h_result r;
 	FILE *f;
 
@@ -502,11 +521,14 @@ Test(history, a_directory_that_cannot_be_read_exits_1_with_no_stdout)
 	expect_refusal(H_ARGS(h_diskio_path(), "--replay", file, "--json"), 1, "Not a directory");
 	/* root's 0700 directory, replayed by nobody (a replay needs no root) */
 	cr_assert_eq(chmod(dir, 0700), 0);
-	cr_assert_eq(replay_status_of(H_ARGS(h_diskio_path(), "--replay", dir, "-b"), NULL,
-				      &nobody, &r), 1, "%s", r.err);
+	diskio_for_others(bin, sizeof(bin), exe, sizeof(exe));
+	cr_assert_eq(replay_status_of(H_ARGS(exe, "--replay", dir, "-b"), NULL, &nobody, &r), 1,
+		     "%s", r.err);
 	cr_assert_eq(r.out_len, 0, "stdout: %s", r.out);
 	cr_assert(strstr(r.err, "Permission denied"), "%s", r.err);
+	cr_assert(strstr(r.err, dir), "the directory named: %s", r.err);
 	h_result_free(&r);
+	h_remove_tree(bin);
 	h_remove_tree(dir);
 }
 

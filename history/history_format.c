@@ -385,6 +385,38 @@ size_t history_next_record(const uint8_t *buf, size_t len, size_t off)
 	return len;
 }
 
+bool history_record_to_end(const uint8_t *buf, size_t len, size_t off,
+			   struct history_record *r)
+{
+	size_t n;
+
+	if (off > len || len - off < 9)
+		return false;
+	n = len - off - 8;
+	if (n > HISTORY_RECORD_MAX || crc32(0, buf + off + 8, n) != get_le32(buf + off + 4))
+		return false;
+	r->type = buf[off + 8];
+	r->body = buf + off + 9;
+	r->body_len = n - 1;
+	r->end = len;
+	return true;
+}
+
+enum history_magic history_magic_of(const uint8_t *buf, size_t len)
+{
+	struct history_record r;
+
+	if (len < HISTORY_MAGIC_LEN)
+		return HISTORY_MAGIC_NONE;
+	if (!memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN))
+		return HISTORY_MAGIC_OK;
+	/* A CRC-checked header (or its copy) is no accident of foreign bytes. */
+	if (history_record_get(buf, len, HISTORY_MAGIC_LEN, &r) == HISTORY_RECORD_OK &&
+	    (r.type == HISTORY_REC_HEADER || r.type == HISTORY_REC_HEADER_COPY))
+		return HISTORY_MAGIC_DAMAGED;
+	return HISTORY_MAGIC_NONE;
+}
+
 /* ---- the header ---- */
 
 void history_header_init(struct history_header *h)

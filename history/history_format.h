@@ -36,7 +36,13 @@ enum history_record_type {
 	HISTORY_REC_HEADER = 'H',	/* a run's start: who, where, the schema */
 	HISTORY_REC_CHUNK = 'C',	/* a frame that starts a deflate stream */
 	HISTORY_REC_FRAME = 'F',	/* a frame that continues the chunk's stream */
+	/* The header's body again, right after it: a flipped byte in one
+	 * leaves the other, and the run's frames stay readable. */
+	HISTORY_REC_HEADER_COPY = 'R',
+	HISTORY_REC_GAP = 'G',		/* time no frame covers: from, to (u64 ns) */
 };
+/* A gap record's body: from and to, ns since the epoch. */
+#define HISTORY_GAP_BODY	16
 
 /* Objects of a frame, each a kind and its fields up to field id 0. */
 enum history_kind {
@@ -168,6 +174,22 @@ enum history_record_status history_record_get(const uint8_t *buf, size_t len, si
  * end is damage too when a whole one follows it (a length hit in the
  * middle of a file); only when none does is it a torn tail. */
 size_t history_next_record(const uint8_t *buf, size_t len, size_t off);
+/* The record at off taken to the end of buf[0..len), when its CRC says
+ * those bytes are it: a record whose length alone was damaged, with len the
+ * next whole record's offset (or the file's end, where it would otherwise
+ * look like a torn tail).  true with *r. */
+bool history_record_to_end(const uint8_t *buf, size_t len, size_t off,
+			   struct history_record *r);
+
+enum history_magic {
+	HISTORY_MAGIC_OK,
+	/* Damaged, but a whole header record follows it, as a writer puts
+	 * one there: a day file all the same. */
+	HISTORY_MAGIC_DAMAGED,
+	HISTORY_MAGIC_NONE,	/* not a record of diskio */
+};
+
+enum history_magic history_magic_of(const uint8_t *buf, size_t len);
 
 /* ---- the header ---- */
 

@@ -39,12 +39,53 @@ void history_reader_free(struct history_reader *r)
 
 bool history_reader_open(struct history_reader *r, const uint8_t *buf, size_t len)
 {
+	enum history_magic magic = history_magic_of(buf, len);
+
 	r->buf = buf;
 	r->len = len;
 	r->off = HISTORY_MAGIC_LEN;
 	r->have_header = false;
+	r->header_end = 0;
 	r->in_chunk = false;
-	return len >= HISTORY_MAGIC_LEN && !memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN);
+	r->magic_damaged = magic == HISTORY_MAGIC_DAMAGED;
+	r->bad_records += r->magic_damaged;
+	return magic != HISTORY_MAGIC_NONE;
+}
+
+static bool is_header(uint8_t type)
+{
+	return type == HISTORY_REC_HEADER || type == HISTORY_REC_HEADER_COPY;
+}
+
+enum record_found {
+	RECORD_WHOLE,		/* *rec, to read */
+	RECORD_DAMAGED,		/* damage: go on at *next */
+	RECORD_END,		/* a torn tail, or the end */
+};
+
+/*
+ * The record at off: whole, or damage (*next where the next whole one
+ * starts), or the end.  A record whose CRC holds over the bytes up to the
+ * next whole one (or the end) lost only its length to damage: it is read
+ * all the same, with *damaged set.
+ */
+static enum record_found record_at(const uint8_t *buf, size_t len, size_t off,
+				   struct history_record *rec, size_t *next, bool *damaged)
+{
+	enum history_record_status st = history_record_get(buf, len, off, rec);
+
+	*damaged = false;
+	if (st == HISTORY_RECORD_OK)
+		return RECORD_WHOLE;
+	*next = history_next_record(buf, len, off);
+	if (history_record_to_end(buf, *next, off, rec)) {
+		*damaged = true;
+		return RECORD_WHOLE;
+	}
+	if (st == HISTORY_RECORD_SHORT && *next == len)
+		return RECORD_END;
+	*damaged = true;
+	return RECORD_DAMAGED;
 }
 
 void history_reader_seek(struct history_reader *r, const uint8_t *index, size_t index_len,
@@ -67,7 +108,7 @@ void history_reader_seek(struct history_reader *r, const uint8_t *index, size_t 
 		    rec.type != HISTORY_REC_CHUNK || rec.body_len < 8 ||
 		    get_le64(rec.body) != get_le64(e) ||
 		    history_record_get(r->buf, r->len, header_off, &head) != HISTORY_RECORD_OK ||
-		    head.type != HISTORY_REC_HEADER)
+		    !is_header(head.type))
 			break;
 		best = off;
 		best_header = header_off;
@@ -80,6 +121,7 @@ void history_reader_seek(struct history_reader *r, const uint8_t *index, size_t 
 
 		history_record_get(r->buf, r->len, best_header, &head);
 		r->have_header = !history_header_decode(head.body, head.body_len, &r->header);
+		r->header_end = head.end;
 	}
 	r->off = best;
 	r->in_chunk = false;
@@ -134,22 +176,31 @@ enum history_item history_reader_next(struct history_reader *r)
 {
 	while (r->off < r->len) {
 		struct history_record rec;
-		enum history_record_status st = history_record_get(r->buf, r->len, r->off, &rec);
+		size_t at = r->off, next = 0;
+		bool damaged;
 		int err;
 
-		if (st != HISTORY_RECORD_OK) {
-			size_t next = history_next_record(r->buf, r->len, r->off);
-
-			if (st == HISTORY_RECORD_SHORT && next == r->len)
-				break;		/* a torn tail: the end */
+		switch (record_at(r->buf, r->len, at, &rec, &next, &damaged)) {
+		case RECORD_END:
+			r->off = r->len;
+			return HISTORY_END;
+		case RECORD_DAMAGED:
 			r->bad_records++;
 			r->in_chunk = false;
 			r->off = next;
 			continue;
+		case RECORD_WHOLE:
+			r->bad_records += damaged;
+			break;
 		}
 		r->off = rec.end;
 		switch (rec.type) {
 		case HISTORY_REC_HEADER:
+		case HISTORY_REC_HEADER_COPY:
+			/* The copy of the header just read: nothing new. */
+			if (rec.type == HISTORY_REC_HEADER_COPY && at == r->header_end)
+				continue;
+			r->header_end = rec.end;
 			r->in_chunk = false;
 			r->have_header = !history_header_decode(rec.body, rec.body_len, &r->header);
 			if (!r->have_header) {
@@ -165,6 +216,14 @@ enum history_item history_reader_next(struct history_reader *r)
 			if (err == -EBADMSG)
 				r->bad_records++;
 			continue;
+		case HISTORY_REC_GAP:
+			if (rec.body_len < HISTORY_GAP_BODY) {
+				r->bad_records++;
+				continue;
+			}
+			r->gap_from_ns = get_le64(rec.body);
+			r->gap_to_ns = get_le64(rec.body + 8);
+			return HISTORY_GAP;
 		default:
 			continue;	/* a record of a later version */
 		}
@@ -177,23 +236,34 @@ int history_scan_positions(const uint8_t *buf, size_t len,
 			   int (*fn)(const struct history_position *p, void *arg), void *arg)
 {
 	struct history_position p = { 0 };
-	bool in_chunk = false, have_header = false;
-	size_t off = HISTORY_MAGIC_LEN;
+	bool in_chunk = false, have_header = false, damaged;
+	size_t off = HISTORY_MAGIC_LEN, header_end = 0, next = 0;
 
 	while (off < len) {
 		struct history_record rec;
-		enum history_record_status st = history_record_get(buf, len, off, &rec);
 		int err;
 
-		if (st != HISTORY_RECORD_OK) {
+		switch (record_at(buf, len, off, &rec, &next, &damaged)) {
+		case RECORD_END:
+			return 0;
+		case RECORD_DAMAGED:
 			in_chunk = false;
-			off = history_next_record(buf, len, off);
+			off = next;
 			continue;
+		case RECORD_WHOLE:
+			break;
 		}
-		if (rec.type == HISTORY_REC_HEADER) {
-			p.header_off = off;
-			have_header = true;
-			in_chunk = false;
+		if (is_header(rec.type)) {
+			/* a copy right after its header says nothing new */
+			if (rec.type == HISTORY_REC_HEADER || off != header_end) {
+				p.header_off = off;
+				have_header = true;
+				in_chunk = false;
+			}
+			header_end = rec.end;
+		} else if (rec.type == HISTORY_REC_GAP && rec.body_len >= HISTORY_GAP_BODY) {
+			p.gap_from_ns = get_le64(rec.body);
+			p.gap_to_ns = get_le64(rec.body + 8);
 		} else if ((rec.type == HISTORY_REC_CHUNK || rec.type == HISTORY_REC_FRAME) &&
 			   rec.body_len >= 8 && have_header) {
 			if (rec.type == HISTORY_REC_CHUNK) {
@@ -204,8 +274,11 @@ int history_scan_positions(const uint8_t *buf, size_t len,
 				p.ordinal++;
 			}
 			p.time_ns = get_le64(rec.body);
-			if (in_chunk && (err = fn(&p, arg)))
-				return err;
+			if (in_chunk) {
+				if ((err = fn(&p, arg)))
+					return err;
+				p.gap_from_ns = p.gap_to_ns = 0;
+			}
 		}
 		off = rec.end;
 	}
@@ -219,10 +292,11 @@ enum history_item history_reader_at(struct history_reader *r, const uint8_t *buf
 
 	if (!history_reader_open(r, buf, len) ||
 	    history_record_get(buf, len, p->header_off, &head) != HISTORY_RECORD_OK ||
-	    head.type != HISTORY_REC_HEADER ||
+	    !is_header(head.type) ||
 	    history_header_decode(head.body, head.body_len, &r->header))
 		return HISTORY_END;
 	r->have_header = true;
+	r->header_end = head.end;
 	r->off = p->chunk_off;
 	r->in_chunk = false;
 	for (uint32_t i = 0; i <= p->ordinal; i++) {
@@ -230,7 +304,7 @@ enum history_item history_reader_at(struct history_reader *r, const uint8_t *buf
 
 		do
 			item = history_reader_next(r);
-		while (item == HISTORY_HEADER);
+		while (item == HISTORY_HEADER || item == HISTORY_GAP);
 		if (item != HISTORY_FRAME)
 			return HISTORY_END;
 	}

@@ -17,8 +17,10 @@
 #include <zlib.h>
 #include "history_format.h"
 
-#define HISTORY_CHUNK_FRAMES	64
+#define HISTORY_CHUNK_FRAMES	8
 #define HISTORY_CHUNK_SECONDS	600
+/* A gap shorter than this (the millisecond times are shown to) is none. */
+#define HISTORY_GAP_MIN_NS	1000000ULL
 #define HISTORY_SYNC_NS		(60ULL * 1000000000ULL)
 #define HISTORY_DEFAULT_DAYS	7
 #define HISTORY_DEFAULT_MAX	(256ULL << 20)
@@ -45,20 +47,38 @@ struct history_writer {
 	unsigned int chunk_frames;
 	int64_t chunk_start_s;
 	uint64_t synced_ns;
-	bool failed;			/* a write failed: warned once */
+	bool failed;			/* writes are failing: warned once */
 	struct hbuf frame, body, record;
 	struct history_names_out names;
+	uint64_t index_size;		/* the index file's, as written */
 	/* what the open found and cut (for the tests and the warning) */
 	uint64_t cut_bytes, bad_records;
+	bool magic_repaired;
+	/*
+	 * Gaps (a 'G' record before the next frame written): time the day
+	 * file's frames do not cover, because this run's writes failed (a
+	 * full disk) or because no run recorded between the file's last frame
+	 * and this run's first.
+	 */
+	uint64_t recorded_ns;		/* the last frame in the file: its time */
+	bool gap_open;			/* time after recorded_ns is unrecorded */
+	uint64_t unrecorded;		/* frames of the open gap not written */
+	uint64_t unrecorded_to_ns;	/* the last of them: its time */
+	uint64_t gaps;			/* gaps of this run's frames, marked */
+	uint64_t frames_unrecorded;	/* this run's frames not written */
 };
 
 /* w's fields above the line set by the caller; the rest is made here.
  * 0, or -errno (out of memory, zlib). */
 int history_writer_init(struct history_writer *w);
 /* Frame f recorded; now_ns (CLOCK_MONOTONIC) times the syncs.  0, or
- * -errno after one warning (the record goes on with the next frame). */
+ * -errno after one warning (the record goes on with the next frame, after
+ * a gap record for those that could not be written). */
 int history_writer_frame(struct history_writer *w, const struct frame *f, uint64_t now_ns);
-/* Synced and closed.  0, or -errno when a write or a sync failed. */
+/* The gaps of this run's frames the record will hold, once finished. */
+uint64_t history_writer_gaps(const struct history_writer *w);
+/* The gap of the frames that could not be written at the end marked,
+ * synced and closed.  0, or -errno when that write or the sync failed. */
 int history_writer_finish(struct history_writer *w);
 void history_writer_free(struct history_writer *w);
 

@@ -111,6 +111,34 @@ static void show_header(struct replay *rp, const struct history_header *h)
 	fputc('\n', v->out);
 }
 
+/* "# gap FROM TO" or {"type":"gap","from":…,"to":…}: time the record holds
+ * no frame of (frames that could not be written, or no recorder ran), when
+ * it meets the window. */
+static void show_gap(struct replay *rp, uint64_t from_ns, uint64_t to_ns)
+{
+	struct timespec from = { .tv_sec = from_ns / 1000000000ULL,
+				 .tv_nsec = from_ns % 1000000000ULL };
+	struct timespec to = { .tv_sec = to_ns / 1000000000ULL, .tv_nsec = to_ns % 1000000000ULL };
+	struct view *v = &rp->view;
+	char from_text[32], to_text[32];
+
+	if ((int64_t)(to_ns / 1000000ULL) < rp->window.begin_ms ||
+	    (int64_t)(from_ns / 1000000ULL) > rp->window.end_ms)
+		return;
+	format_utc(from_text, sizeof(from_text), &from);
+	format_utc(to_text, sizeof(to_text), &to);
+	if (rp->opts->output == OUTPUT_JSON) {
+		jsonw_object(&v->json, NULL);
+		jsonw_string(&v->json, "type", "gap", 3);
+		jsonw_string(&v->json, "from", from_text, strlen(from_text));
+		jsonw_string(&v->json, "to", to_text, strlen(to_text));
+		jsonw_object_end(&v->json);
+		jsonw_end_record(&v->json);
+		return;
+	}
+	fprintf(v->out, "# gap %s %s\n", from_text, to_text);
+}
+
 /* The stacks of the frame r read, named as recorded: NULL when the run had
  * no --stacks (or shown is false). */
 static const struct stack_namer *recorded_stacks(const struct history_reader *r, bool shown)
@@ -181,7 +209,7 @@ static void find_frames(struct replay *rp, struct replay_files *rf, const char *
 
 	if (!buf)
 		return;
-	if (len < HISTORY_MAGIC_LEN || memcmp(buf, HISTORY_MAGIC, HISTORY_MAGIC_LEN) ||
+	if (history_magic_of(buf, len) == HISTORY_MAGIC_NONE ||
 	    array_reserve((void **)&rf->files, &rf->files_cap, rf->nfiles + 1,
 			  sizeof(*rf->files))) {
 		munmap(buf, len);
@@ -235,6 +263,8 @@ static void show_at(struct replay *rp, struct replay_files *rf, size_t i)
 	snprintf(rp->view.record_filter, sizeof(rp->view.record_filter), "%s",
 		 rp->reader.header.filter);
 	rp->view.record_interval_s = (double)rp->reader.header.interval_ns / 1e9;
+	rp->view.record_gap_from_ns = rf->at[i].gap_from_ns;
+	rp->view.record_gap_to_ns = rf->at[i].gap_to_ns;
 	/* -a sums no stacks: the window's rows show none */
 	rp->view.stacks = recorded_stacks(&rp->reader, !rp->opts->cumulative);
 	view_show_frame(&rp->view, f);
@@ -323,9 +353,14 @@ static void replay_file(struct replay *rp, const char *dir, const char *day)
 			break;
 		if (item == HISTORY_HEADER)
 			rp->header_shown = false;
+		else if (item == HISTORY_GAP)
+			show_gap(rp, rp->reader.gap_from_ns, rp->reader.gap_to_ns);
 		else
 			show_frame(rp, &rp->reader.frame.frame);
 	}
+	if (rp->reader.magic_damaged)
+		warn("--replay: %s/%s.dkr: its first 8 bytes are damaged; its records were read",
+		     dir, day);
 	if (rp->reader.bad_records)
 		warn("--replay: %s/%s.dkr: %llu damaged records passed over", dir, day,
 		     (unsigned long long)rp->reader.bad_records);

@@ -3,7 +3,9 @@
  * Unit tests of the record (history/): frames written by the writer and
  * read back print exactly what they printed, in JSON and batch lines; a day
  * file cut at every byte gives a prefix of the frames and the writer goes
- * on after the cut; a damaged record is passed over, never shown; the
+ * on after the cut; a damaged record is passed over, never shown, and a
+ * flipped byte anywhere loses at most a chunk's frames; frames that could
+ * not be written, and time no run recorded, are gaps in the record; the
  * committed fixture of version 1 still reads.
  */
 #define _GNU_SOURCE
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -407,6 +411,10 @@ static uint8_t *slurp(const char *suffix, size_t *len)
 	return buf;
 }
 
+/* The gaps the last read_all() met: their number, the first ones' times. */
+static size_t gaps_read;
+static uint64_t gap_from[8], gap_to[8];
+
 /* The frames read from buf[0..len) rendered into got[]; their number. */
 static size_t read_all(const uint8_t *buf, size_t len, char **got, size_t max, uint64_t *bad,
 		       size_t *headers)
@@ -417,8 +425,17 @@ static size_t read_all(const uint8_t *buf, size_t len, char **got, size_t max, u
 
 	cr_assert_eq(history_reader_init(&r), 0);
 	*headers = 0;
+	gaps_read = 0;
 	if (history_reader_open(&r, buf, len)) {
 		while ((item = history_reader_next(&r)) != HISTORY_END) {
+			if (item == HISTORY_GAP) {
+				if (gaps_read < 8) {
+					gap_from[gaps_read] = r.gap_from_ns;
+					gap_to[gaps_read] = r.gap_to_ns;
+				}
+				gaps_read++;
+				continue;
+			}
 			if (item == HISTORY_HEADER) {
 				cr_assert_str_eq(r.header.host, "testhost");
 				cr_assert_str_eq(r.header.filter, "-D zram0");
@@ -470,10 +487,11 @@ Test(history, round_trip_prints_what_the_live_run_printed)
 		free(got[i]);
 		free(expected[i]);
 	}
-	/* An index entry per chunk: two. */
+	/* An index entry per chunk. */
 	free(buf);
 	buf = slurp(".dki", &len);
-	cr_assert_eq(len, 2 * HISTORY_INDEX_ENTRY);
+	cr_assert_eq(len, (NFRAMES + HISTORY_CHUNK_FRAMES - 1) / HISTORY_CHUNK_FRAMES *
+		     HISTORY_INDEX_ENTRY);
 	free(buf);
 	remove_dir();
 	fx_free(f);
@@ -594,6 +612,264 @@ Test(history, a_damaged_record_is_passed_over)
 	}
 	for (size_t i = 0; i < NFRAMES; i++)
 		free(expected[i]);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+/* The time of the story's frame i, ns. */
+static uint64_t fx_time_ns(unsigned int i)
+{
+	return (T0 + 10ULL * i) * NS_PER_S + 250000000 + i;
+}
+
+/* The frames' times read from buf[0..len), without rendering them (the
+ * flips below read the day file thousands of times); their number. */
+static size_t read_times(const uint8_t *buf, size_t len, uint64_t *times, size_t max,
+			 uint64_t *bad)
+{
+	struct history_reader r;
+	enum history_item item;
+	size_t n = 0;
+
+	cr_assert_eq(history_reader_init(&r), 0);
+	if (history_reader_open(&r, buf, len)) {
+		while ((item = history_reader_next(&r)) != HISTORY_END) {
+			if (item != HISTORY_FRAME)
+				continue;
+			cr_assert_lt(n, max);
+			/* the frame as written: its own time agrees with its record's */
+			cr_assert_eq((uint64_t)r.frame.frame.wall.tv_sec * NS_PER_S +
+				     r.frame.frame.wall.tv_nsec, r.frame_ns);
+			times[n++] = r.frame_ns;
+		}
+	}
+	*bad = r.bad_records;
+	history_reader_free(&r);
+	return n;
+}
+
+/* The frames of the story's 0..total missing from times[0..n) (the frames
+ * read, each one written, in order): their number, all consecutive. */
+static size_t frames_lost(const uint64_t *times, size_t n, unsigned int total, size_t at)
+{
+	size_t k = 0, lost = 0;
+	int first = -1, last = -1;
+
+	for (unsigned int i = 0; i < total; i++) {
+		if (k < n && times[k] == fx_time_ns(i)) {
+			k++;
+			continue;
+		}
+		if (first < 0)
+			first = i;
+		last = i;
+		lost++;
+	}
+	cr_assert_eq(k, n, "flip at %zu: a frame read is not one written, or out of order", at);
+	if (lost)
+		cr_assert_eq((size_t)(last - first + 1), lost, "flip at %zu: frames lost apart", at);
+	return lost;
+}
+
+#define FLIP_FRAMES	100
+
+/*
+ * issue 43: one byte flipped anywhere in a day file of 100 frames (every
+ * byte of the magic, of the run's header and of every record's length,
+ * CRC and type, and a stride through the rest): the reader says there was
+ * damage and loses at most a chunk's frames, one run of them.
+ */
+Test(history, a_flipped_byte_anywhere_loses_at_most_a_chunk)
+{
+	struct fx *f = fx_new();
+	uint64_t times[FLIP_FRAMES], bad;
+	size_t len, tested = 0, worst = 0, header_end = 0;
+	uint8_t *buf, *head;
+	struct history_record rec;
+
+	make_dir();
+	write_frames(f, 0, FLIP_FRAMES, NULL);
+	buf = slurp(".dkr", &len);
+	cr_assert_eq(read_times(buf, len, times, FLIP_FRAMES, &bad), FLIP_FRAMES);
+	cr_assert_eq(bad, 0);
+	/* the bytes that head a record: its length, CRC and type */
+	head = calloc(len, 1);
+	cr_assert_not_null(head);
+	for (size_t off = HISTORY_MAGIC_LEN; off < len; off = rec.end) {
+		cr_assert_eq(history_record_get(buf, len, off, &rec), HISTORY_RECORD_OK);
+		memset(head + off, 1, 9);
+		if (rec.type == HISTORY_REC_HEADER)
+			header_end = rec.end;
+	}
+	cr_assert_gt(header_end, 0);
+	for (size_t at = 0; at < len; at++) {
+		uint8_t flip = 1 + at % 255;
+		size_t n, lost;
+
+		if (at >= header_end && !head[at] && at % 61)
+			continue;
+		buf[at] ^= flip;
+		n = read_times(buf, len, times, FLIP_FRAMES, &bad);
+		buf[at] ^= flip;
+		cr_assert_geq(bad, 1, "flip at %zu: no damage said", at);
+		lost = frames_lost(times, n, FLIP_FRAMES, at);
+		cr_assert_leq(lost, HISTORY_CHUNK_FRAMES, "flip at %zu: %zu frames lost", at, lost);
+		if (lost > worst)
+			worst = lost;
+		tested++;
+	}
+	cr_assert_geq(tested, 2000);
+	cr_log_info("%zu flips of %zu bytes: at most %zu frames lost", tested, len, worst);
+	free(head);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+/* Frames [from, to) of the story given to w; each write's result is ok. */
+static void give_frames(struct history_writer *w, struct fx *f, unsigned int from,
+			unsigned int to, bool ok)
+{
+	for (unsigned int i = from; i < to; i++) {
+		fx_frame(f, i);
+		if (ok)
+			cr_assert_eq(history_writer_frame(w, &f->frame, i * 10 * NS_PER_S), 0,
+				     "frame %u", i);
+		else
+			cr_assert_neq(history_writer_frame(w, &f->frame, i * 10 * NS_PER_S), 0,
+				      "frame %u", i);
+	}
+}
+
+/* Files may grow to bytes at most (RLIMIT_FSIZE: a write past it fails
+ * with EFBIG, as one fails with ENOSPC on a full disk); 0: no limit. */
+static void limit_file_size(uint64_t bytes)
+{
+	struct rlimit rl;
+
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = bytes ? bytes : rl.rlim_max;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+static uint64_t day_file_size(void)
+{
+	char path[128];
+	struct stat st;
+
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+	cr_assert_eq(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/*
+ * issue 43: writes that fail (a full disk) and then succeed again leave a
+ * gap record from the last frame written to the start of the next, which
+ * covers the frames lost; the writer finishes without error and counts the
+ * gap.  Frames still failing at the end get their gap at the finish.
+ */
+Test(history, frames_that_cannot_be_written_leave_a_gap)
+{
+	struct fx *f = fx_new();
+	struct history_writer w;
+	char *got[16];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	signal(SIGXFSZ, SIG_IGN);
+	make_dir();
+	writer_open(&w);
+	give_frames(&w, f, 0, 5, true);
+	limit_file_size(day_file_size());
+	give_frames(&w, f, 5, 9, false);
+	cr_assert_eq(history_writer_gaps(&w), 1, "the gap open counts");
+	limit_file_size(0);
+	give_frames(&w, f, 9, 12, true);
+	cr_assert_eq(history_writer_finish(&w), 0, "a writer that recovered did not fail");
+	cr_assert_eq(w.gaps, 1);
+	cr_assert_eq(w.frames_unrecorded, 4);
+	history_writer_free(&w);
+
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 16, &bad, &headers);
+	cr_assert_eq(n, 8);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(gaps_read, 1);
+	cr_assert_eq(gap_from[0], fx_time_ns(4), "from the last frame written");
+	cr_assert_geq(gap_to[0], fx_time_ns(8), "to past the last frame lost");
+	cr_assert_lt(gap_to[0], fx_time_ns(9));
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+
+	/* Failing to the end: the finish marks the gap once it can write. */
+	writer_open(&w);
+	give_frames(&w, f, 12, 14, true);
+	limit_file_size(day_file_size());
+	give_frames(&w, f, 14, 16, false);
+	limit_file_size(0);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	cr_assert_eq(w.gaps, 1);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 16, &bad, &headers);
+	cr_assert_eq(n, 10);
+	/* (the new run began as the last one ended: no gap between them) */
+	cr_assert_eq(gaps_read, 2);
+	cr_assert_eq(gap_from[1], fx_time_ns(13));
+	cr_assert_eq(gap_to[1], fx_time_ns(15));
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+
+	/* A write still failing at the end is the run's error. */
+	writer_open(&w);
+	give_frames(&w, f, 16, 17, true);
+	limit_file_size(day_file_size());
+	give_frames(&w, f, 17, 18, false);
+	cr_assert_neq(history_writer_finish(&w), 0);
+	limit_file_size(0);
+	history_writer_free(&w);
+	remove_dir();
+	fx_free(f);
+}
+
+/* issue 43: a run that opens a day file whose last frame is older than its
+ * own first marks the time between as a gap: no run recorded it. */
+Test(history, a_new_run_marks_the_time_no_run_recorded)
+{
+	struct fx *f = fx_new();
+	char *got[16];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+
+	make_dir();
+	write_frames(f, 0, 5, NULL);
+	write_frames(f, 10, 13, NULL);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 16, &bad, &headers);
+	cr_assert_eq(n, 8);
+	cr_assert_eq(headers, 2);
+	cr_assert_eq(gaps_read, 1);
+	cr_assert_eq(gap_from[0], fx_time_ns(4));
+	fx_frame(f, 10);
+	cr_assert_eq(gap_to[0], fx_time_ns(10) - (uint64_t)(f->frame.interval_s * 1e9),
+		     "to the start of the new run's first interval");
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+	/* A run right after it, its first interval starting where the last
+	 * frame ended: no gap. */
+	write_frames(f, 13, 14, NULL);
+	buf = slurp(".dkr", &len);
+	n = read_all(buf, len, got, 16, &bad, &headers);
+	cr_assert_eq(n, 9);
+	cr_assert_eq(gaps_read, 1);
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
 	free(buf);
 	remove_dir();
 	fx_free(f);

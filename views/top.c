@@ -321,6 +321,23 @@ static void header_record(struct view *v, struct line *l, bool *full)
 	line_item(l, item, v->screen.cols, full);
 }
 
+/* A replay after a gap in the record: "gap FROM to TO", the time no frame
+ * covers (frames that could not be written, or no recorder ran). */
+static void header_gap(struct view *v, struct line *l, bool *full)
+{
+	char from[32], to[32], item[80];
+	time_t from_s = v->record_gap_from_ns / 1000000000ULL;
+	time_t to_s = v->record_gap_to_ns / 1000000000ULL;
+	struct tm tm;
+
+	localtime_r(&from_s, &tm);
+	strftime(from, sizeof(from), "%Y-%m-%d %H:%M:%S", &tm);
+	localtime_r(&to_s, &tm);
+	strftime(to, sizeof(to), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(item, sizeof(item), "gap %s to %s", from, to);
+	line_item(l, item, v->screen.cols, full);
+}
+
 static void header_totals(struct view *v)
 {
 	const struct top *t = v->top;
@@ -336,6 +353,8 @@ static void header_totals(struct view *v)
 	strftime(when, sizeof(when), t->settings.replay ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	snprintf(item, sizeof(item), "diskio %s", when);
 	line_item(&l, item, v->screen.cols, &full);
+	if (t->settings.replay && v->record_gap_to_ns)
+		header_gap(v, &l, &full);
 	if (t->settings.replay)
 		header_record(v, &l, &full);
 	snprintf(item, sizeof(item), "lost %" PRIu64, lost_total(frame_lost(t)));

@@ -63,6 +63,9 @@ struct view {
 					 * a replay: the recorded run's */
 	char record_filter[256];	/* a replay: the recorded run's filter, "" none */
 	double record_interval_s;	/* a replay: the recorded run's interval; 0 live */
+	/* a replay: the gap in the record before the frame (ns since the
+	 * epoch; to 0: none), which the top view's header says */
+	uint64_t record_gap_from_ns, record_gap_to_ns;
 	/* state within a frame */
 	char when[32];			/* the frame's time, as batch lines show it */
 	unsigned int lines, rows_shown;

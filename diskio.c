@@ -257,6 +257,7 @@ static void finish(struct run *run)
 	clock_gettime(CLOCK_REALTIME, &end.wall);
 	if (run->last_snapshot) {
 		tally_summary(&run->tally, &run->snapshot, end.now_ns, &end.wall, &summary);
+		outputs_summarize(&run->outputs, &summary);
 		/* Into a broken stream too: dropped there, and counted. */
 		run->view.summary(&run->view, &summary);
 		check_output(run);

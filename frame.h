@@ -101,6 +101,10 @@ struct summary {
 	uint64_t io_events;
 	const struct pmem_metrics *devices;	/* totals since start; NULL in trace mode */
 	const struct crashfree *crash;
+	/* --record: the gaps of frames the run could not write (a full
+	 * disk), marked in the record */
+	bool recording;
+	uint64_t record_gaps;
 };
 
 /* Names of the causes, as the output shows them (lost_<name>, by_cause). */

@@ -33,6 +33,9 @@ struct output {
 	void (*frame)(struct output *o, const struct frame *f, uint64_t now_ns);
 	/* A reload was asked for (SIGHUP to a service): write now. */
 	void (*reload)(struct output *o, uint64_t now_ns);
+	/* At exit, before the summary is shown: what the output adds to it
+	 * (NULL: nothing). */
+	void (*summarize)(struct output *o, struct summary *s);
 	/* At exit: 0, or -1 after one "diskio: ..." line (the run fails). */
 	int (*finish)(struct output *o, const struct output_end *end);
 	void (*free)(struct output *o);

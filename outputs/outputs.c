@@ -57,6 +57,13 @@ void outputs_reload(struct outputs *outs, uint64_t now_ns)
 			outs->list[i]->reload(outs->list[i], now_ns);
 }
 
+void outputs_summarize(struct outputs *outs, struct summary *s)
+{
+	for (size_t i = 0; i < outs->n; i++)
+		if (outs->list[i]->summarize)
+			outs->list[i]->summarize(outs->list[i], s);
+}
+
 int outputs_finish(struct outputs *outs, const struct output_end *end)
 {
 	int err = 0;

@@ -33,6 +33,8 @@ int outputs_check(struct outputs *outs, uint64_t now_ns);
 void outputs_start(struct outputs *outs, struct tally *t, uint64_t now_ns);
 void outputs_frame(struct outputs *outs, const struct frame *f, uint64_t now_ns);
 void outputs_reload(struct outputs *outs, uint64_t now_ns);
+/* What the outputs add to the run's summary s. */
+void outputs_summarize(struct outputs *outs, struct summary *s);
 /* 0, or -1 when one failed (each is finished all the same). */
 int outputs_finish(struct outputs *outs, const struct output_end *end);
 bool outputs_reload_on_sighup(const struct outputs *outs);

@@ -90,14 +90,23 @@ static void frame(struct output *o, const struct frame *f, uint64_t now_ns)
 	history_writer_frame(&((struct record_file *)o)->writer, f, now_ns);
 }
 
+/* The gaps this run leaves, counting the one finish() marks. */
+static void summarize(struct output *o, struct summary *s)
+{
+	s->recording = true;
+	s->record_gaps = history_writer_gaps(&((struct record_file *)o)->writer);
+}
+
+/* Frames that could not be written and then were are a gap in the record,
+ * not a failure: only a write or sync failing at the end is. */
 static int finish(struct output *o, const struct output_end *end)
 {
 	struct record_file *r = (struct record_file *)o;
 	int err = history_writer_finish(&r->writer);
 
 	(void)end;
-	if (err && !r->writer.failed)
-		fail("cannot sync --record files in %s: %s", r->writer.dir, strerror(-err));
+	if (err)
+		fail("cannot finish the --record files in %s: %s", r->writer.dir, strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -137,7 +146,8 @@ struct output *record_file_output(const struct options *opts)
 		return NULL;
 	}
 	r->output = (struct output){
-		.check = check, .start = start, .frame = frame, .finish = finish, .free = free_output,
+		.check = check, .start = start, .frame = frame, .summarize = summarize,
+		.finish = finish, .free = free_output,
 	};
 	return &r->output;
 }

@@ -397,6 +397,8 @@ void view_batch_summary(struct view *v, const struct summary *s)
 		pmem_values(&s->devices->aggregate, true, values);
 		batch_counters(v->out, values);
 	}
+	if (s->recording)
+		fprintf(v->out, " record_gaps=%" PRIu64, s->record_gaps);
 	fputc('\n', v->out);
 	batch_crash_line(v->out, s->crash);
 }

@@ -337,6 +337,8 @@ void view_json_summary(struct view *v, const struct summary *s)
 		pmem_write_json(s->devices, w, true, v->histograms);
 	json_write_lost(w, s->lost);
 	json_crash(w, s->crash);
+	if (s->recording)
+		jsonw_u64(w, "record_gaps", s->record_gaps);
 	jsonw_object_end(w);
 	jsonw_end_record(w);
 }

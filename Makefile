@@ -36,7 +36,7 @@ PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
 	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c std_fds.c) \
 	$(addprefix history/,history_format.c history_encode.c history_decode.c history_write.c \
-	history_read.c replay_window.c replay_sum.c)
+	history_read.c history_list.c replay_window.c replay_sum.c)
 # What the pure modules link against besides libc: zlib (the record's chunks
 # and CRCs, history/), linked like libm on every line below.
 PURE_LIBS :=

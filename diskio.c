@@ -400,6 +400,8 @@ int main(int argc, char **argv)
 	options_parse(argc, argv, &opts);
 	if (opts.replay_dir)
 		return replay_main(&opts);	/* issue 36: no kernel, the record's frames */
+	if (opts.list_dir)
+		return replay_list_main(&opts);	/* issue 43: the record's runs */
 	err = start(&run);
 	if (!err) {
 		sigaction(SIGINT, &action, NULL);

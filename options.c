@@ -92,6 +92,7 @@ enum {
 	OPT_REPLAY,
 	OPT_BEGIN,
 	OPT_END,
+	OPT_LIST,
 };
 
 static const struct argp_option option_table[] = {
@@ -163,6 +164,9 @@ static const struct argp_option option_table[] = {
 	{ "begin", OPT_BEGIN, "TIME", 0,
 	  "Replay from TIME: 2026-11-26T03:00:00Z, 03:00 (today, UTC) or -2h", 0 },
 	{ "end", OPT_END, "TIME", 0, "Replay up to TIME (as --begin)", 0 },
+	{ "list", OPT_LIST, "DIR", 0,
+	  "List the runs --record kept in DIR: host, filter, first and last frame, frames, "
+	  "gaps", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -215,12 +219,39 @@ static int check_history(const struct parse_state *ps, struct argp_state *state)
 		argp_error(state, "--record has no effect with -T (trace mode): it keeps no frames");
 		return EINVAL;
 	}
-	if (!opts->replay_dir)
+	if (!opts->replay_dir && !opts->list_dir)
 		return 0;
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
 		if (given[i]) {
-			argp_error(state, "%s has no effect with --replay: the record decided it",
+			argp_error(state, opts->replay_dir ?
+				   "%s has no effect with --replay: the record decided it" :
+				   "%s has no effect with --list: it lists what the record holds",
 				   live_only[i]);
+			return EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* issue 43: --list prints the record's runs, batch lines or --json; what
+ * shapes a replay's frames changes nothing there. */
+static int check_list(const struct parse_state *ps, struct argp_state *state)
+{
+	const struct options *opts = ps->opts;
+	static const char *const replay_only[] = {
+		"--replay", "-a", "-r", "-s", "-C", "--histogram",
+	};
+	bool given[] = {
+		opts->replay_dir, opts->cumulative, opts->rows != 0, ps->sort_given,
+		opts->no_clear, opts->histograms,
+	};
+
+	if (!opts->list_dir)
+		return 0;
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (given[i]) {
+			argp_error(state, "%s has no effect with --list: it lists the record's runs",
+				   replay_only[i]);
 			return EINVAL;
 		}
 	}
@@ -283,7 +314,7 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 
 	if (opts->quiet && check_quiet(ps, state))
 		return EINVAL;
-	if (check_prom(ps, state) || check_history(ps, state))
+	if (check_prom(ps, state) || check_list(ps, state) || check_history(ps, state))
 		return EINVAL;
 
 	if (opts->trace) {
@@ -727,6 +758,13 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		*(key == OPT_RECORD ? &opts->record_dir : &opts->replay_dir) = arg;
+		break;
+	case OPT_LIST:
+		if (!*arg) {
+			argp_error(state, "empty --list directory name");
+			return EINVAL;
+		}
+		opts->list_dir = arg;
 		break;
 	case OPT_RECORD_DAYS:
 		if (parse_uint(arg, 0, 100000, &value)) {

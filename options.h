@@ -71,6 +71,7 @@ struct options {
 	uint64_t record_max;		/* --record-max: bytes kept, 0: no limit */
 	const char *replay_dir;		/* --replay DIR, NULL without */
 	const char *begin, *end;	/* --begin, --end as given (history/replay.c reads them) */
+	const char *list_dir;		/* --list DIR: the record's runs, NULL without */
 };
 
 /* doc/performance.md says why: the cost per I/O against the samples a

@@ -103,7 +103,7 @@ _diskio()
 		_filedir
 		return
 		;;
-	--debug-dir | --record | --replay)
+	--debug-dir | --record | --replay | --list)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
@@ -134,7 +134,7 @@ _diskio()
 			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
 			--crash-interval --debug-dir --files --files-top --folded --histogram --json --latency-sample --prom
 			--prom-idle --prom-label --prom-rows
-			--record --record-days --record-max --replay --begin --end
+			--record --record-days --record-max --replay --begin --end --list
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top
 			--state --submitter -t --threads --usage' -- "$cur"))
 	fi

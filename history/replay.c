@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "array.h"
+#include "history_list.h"
 #include "history_read.h"
 #include "history_write.h"
 #include "msg.h"
@@ -449,4 +450,30 @@ int replay_main(const struct options *opts)
 	replay_totals_free(&rp.totals);
 	history_reader_free(&rp.reader);
 	return err;
+}
+
+int replay_list_main(const struct options *opts)
+{
+	struct history_runs runs = { 0 };
+	int err = history_runs_of_dir(&runs, opts->list_dir, stderr);
+	int status = 0;
+
+	if (err == -ENOMEM) {
+		fail("out of memory");
+		status = EXIT_START;
+	} else if (err) {
+		fail("cannot read --list directory %s: %s", opts->list_dir, strerror(-err));
+		status = EXIT_START;
+	} else if (!runs.n) {
+		warn("--list: no records of diskio in %s", opts->list_dir);
+		status = EXIT_NOTHING;
+	} else {
+		history_runs_print(&runs, stdout, opts->output == OUTPUT_JSON);
+		if (fflush(stdout) || ferror(stdout))
+			status = EXIT_START;
+		else if (runs.bad_records)
+			status = EXIT_DAMAGED;
+	}
+	history_runs_free(&runs);
+	return status;
 }

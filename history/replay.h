@@ -14,5 +14,9 @@
 /* The replay on stdout: its exit code (0, EXIT_USAGE for a time that is
  * none, EXIT_START for a DIR that cannot be read). */
 int replay_main(const struct options *opts);
+/* --list DIR: the record's runs on stdout (history_list.h): 0,
+ * EXIT_DAMAGED when damaged records were passed over, EXIT_NOTHING when
+ * DIR holds no run, EXIT_START when it cannot be read. */
+int replay_list_main(const struct options *opts);
 
 #endif /* DISKIO_REPLAY_H */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "json_check.h"
+#include "history_list.h"
 #include "history_read.h"
 #include "history_write.h"
 #include "view.h"
@@ -871,6 +872,91 @@ Test(history, a_new_run_marks_the_time_no_run_recorded)
 	for (size_t i = 0; i < n; i++)
 		free(got[i]);
 	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
+/* Frames [from, to) of the story as one run that started at start_s. */
+static void write_run(struct fx *f, int64_t start_s, unsigned int from, unsigned int to)
+{
+	struct history_writer w;
+
+	writer_open(&w);
+	w.header.start_s = start_s;
+	give_frames(&w, f, from, to, true);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+}
+
+/* issue 43: --list prints a line a run (host, filter, first and last
+ * frame, frames, gaps) or a JSON record a run; a damaged file is counted as
+ * a replay counts it, and a file that is no record is refused. */
+Test(history, list_prints_a_line_a_run)
+{
+	struct fx *f = fx_new();
+	struct history_runs runs = { 0 };
+	char path[128];
+	struct cap c;
+	FILE *other;
+
+	make_dir();
+	write_run(f, T0 - 10, 0, 5);
+	write_run(f, T0 + 90, 10, 13);
+	snprintf(path, sizeof(path), "%s/2026-11-24.dkr", dir);
+	other = fopen(path, "w");
+	cr_assert_not_null(other);
+	fputs("not a record of diskio", other);
+	fclose(other);
+	cr_assert_eq(history_runs_of_dir(&runs, dir, NULL), 0);
+	cr_assert_eq(runs.n, 2);
+	cr_assert_eq(runs.refused, 1);
+	cr_assert_eq(runs.bad_records, 0);
+	cap_open(&c);
+	history_runs_print(&runs, c.f, false);
+	history_runs_print(&runs, c.f, true);
+	cap_close(&c);
+	cr_assert_str_eq(c.buf,
+		"# host filter first last frames gaps\n"
+		"testhost -D\\x20zram0 2026-11-25T02:00:00.250Z 2026-11-25T02:00:40.250Z 5 0\n"
+		"testhost -D\\x20zram0 2026-11-25T02:01:40.250Z 2026-11-25T02:02:00.250Z 3 1\n"
+		"{\"type\":\"run\",\"schema\":1,\"host\":\"testhost\",\"time\":\"2026-11-25T01:59:50.000Z\","
+		"\"ts\":1795571990.000,\"boot_id\":\"\",\"interval_s\":10,\"filter\":\"-D zram0\","
+		"\"first\":\"2026-11-25T02:00:00.250Z\",\"last\":\"2026-11-25T02:00:40.250Z\","
+		"\"frames\":5,\"gaps\":0}\n"
+		"{\"type\":\"run\",\"schema\":1,\"host\":\"testhost\",\"time\":\"2026-11-25T02:01:30.000Z\","
+		"\"ts\":1795572090.000,\"boot_id\":\"\",\"interval_s\":10,\"filter\":\"-D zram0\","
+		"\"first\":\"2026-11-25T02:01:40.250Z\",\"last\":\"2026-11-25T02:02:00.250Z\","
+		"\"frames\":3,\"gaps\":1}\n");
+	free(c.buf);
+	history_runs_free(&runs);
+
+	/* A byte of the first run's last frame flipped: the damage counted,
+	 * its frames but that one listed. */
+	{
+		size_t len;
+		uint8_t *buf = slurp(".dkr", &len);
+		struct history_reader r;
+		struct history_record rec;
+		size_t off = HISTORY_MAGIC_LEN, last_frame = 0;
+
+		for (; off < len; off = rec.end) {
+			cr_assert_eq(history_record_get(buf, len, off, &rec), HISTORY_RECORD_OK);
+			if (rec.type == HISTORY_REC_HEADER && last_frame)
+				break;
+			if (rec.type == HISTORY_REC_FRAME)
+				last_frame = off;
+		}
+		buf[last_frame + 20] ^= 0x10;
+		cr_assert_eq(history_reader_init(&r), 0);
+		cr_assert_eq(history_runs_add_file(&runs, &r, buf, len), 0);
+		cr_assert_eq(runs.n, 2);
+		cr_assert_eq(runs.bad_records, 1);
+		cr_assert_eq(runs.runs[0].frames, 4);
+		cr_assert_eq(runs.runs[1].frames, 3);
+		history_reader_free(&r);
+		history_runs_free(&runs);
+		free(buf);
+	}
 	remove_dir();
 	fx_free(f);
 }

@@ -1228,20 +1228,28 @@ Test(history, a_kind_this_reader_does_not_know_is_passed_over)
 	fx_free(f);
 }
 
-/* A seed of the fuzzer (tests/fuzz/fuzz_history.c): mode, then bytes. */
-static void write_seed(const char *seeds, const char *name, uint8_t mode, const void *bytes,
-		       size_t len)
+/* A seed of the fuzzer (tests/fuzz/fuzz_history.c): mode, then bytes
+ * (mode 3: prefix, the flip's place and value, before them). */
+static void write_seed_after(const char *seeds, const char *name, uint8_t mode,
+			     const void *prefix, size_t prefix_len, const void *bytes, size_t len)
 {
 	char path[512];
 	FILE *out;
 
-	cr_assert_leq(len + 1, 4096, "%s: longer than fuzz.sh's -max_len", name);
+	cr_assert_leq(len + 1, 16384, "%s: longer than fuzz_history's -max_len", name);
 	snprintf(path, sizeof(path), "%s/%s", seeds, name);
 	out = fopen(path, "wb");
 	cr_assert_not_null(out, "%s", path);
 	cr_assert_eq(fwrite(&mode, 1, 1, out), 1);
+	cr_assert_eq(fwrite(prefix, 1, prefix_len, out), prefix_len);
 	cr_assert_eq(fwrite(bytes, 1, len, out), len);
 	cr_assert_eq(fclose(out), 0);
+}
+
+static void write_seed(const char *seeds, const char *name, uint8_t mode, const void *bytes,
+		       size_t len)
+{
+	write_seed_after(seeds, name, mode, NULL, 0, bytes, len);
 }
 
 /* One frame's objects with --files' lines and --stacks' named frames read
@@ -1287,6 +1295,19 @@ Test(history, files_and_stacks_of_one_frame_read_back)
 		write_frames(f, 10, 12, NULL);
 		buf = slurp(".dkr", &len);
 		write_seed(seeds, "files_stacks_day", 0, buf, len);
+		free(buf);
+		/* issue 43: a run after a pause (its header's copy, a gap), and
+		 * bytes of it flipped: in the first header, in a frame */
+		write_frames(f, 13, 14, NULL);
+		buf = slurp(".dkr", &len);
+		write_seed(seeds, "gap_day", 0, buf, len);
+		write_seed_after(seeds, "flip_header_day", 3, "\x64\x00\x20", 3, buf, len);
+		write_seed_after(seeds, "flip_magic_day", 3, "\x03\x00\x01", 3, buf, len);
+		{
+			uint8_t at[3] = { (len - 40) & 0xff, (len - 40) >> 8, 0x81 };
+
+			write_seed_after(seeds, "flip_frame_day", 3, at, 3, buf, len);
+		}
 		free(buf);
 		remove_dir();
 	}

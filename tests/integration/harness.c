@@ -697,6 +697,20 @@ static struct h_dev *h__mount_slot(void)
 	return dev;
 }
 
+const struct h_dev *h_tmpfs_mount(const char *size)
+{
+	struct h_dev *dev = h__mount_slot();
+	struct h_result r;
+	char options[64];
+
+	snprintf(options, sizeof(options), "size=%s,mode=0700", size);
+	h_run(H_ARGS("mount", "-t", "tmpfs", "-o", options, "tmpfs", dev->path), NULL, NULL,
+	      30000, &r);
+	cr_assert(r.status == 0, "harness: mount tmpfs: %s", r.err);
+	h_result_free(&r);
+	return dev;
+}
+
 const struct h_dev *h_xfs_mount(const struct h_dev *disk)
 {
 	struct h_dev *dev;

@@ -244,6 +244,10 @@ const struct h_dev *h_ext4_mount(const struct h_dev *dev);
  * without mkfs.xfs. */
 const struct h_dev *h_xfs_mount(const struct h_dev *dev);
 
+/* A tmpfs of size ("256k": mount's size=) mounted on a new directory (the
+ * returned h_dev's path), to fill: a full disk.  Unmounted at cleanup. */
+const struct h_dev *h_tmpfs_mount(const char *size);
+
 /* ============================================================ diskstats == */
 
 /* One /proc/diskstats line (Documentation/admin-guide/iostats.rst); fields

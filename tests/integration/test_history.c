@@ -10,7 +10,9 @@
  * replays every frame it printed but the last, and a new run appends after
  * what it left; a run with --files on ext4 replays its file lines as
  * printed, and a replay ends with the window's summary, which adds up; a
- * run with --stacks replays its stacks, frames named, as printed.
+ * run with --stacks replays its stacks, frames named, as printed; a
+ * recorder whose tmpfs is filled mid-run and freed exits 0, and the replay
+ * marks the frames it could not write with a gap.
  */
 #include "harness.h"
 
@@ -385,4 +387,117 @@ Test(history, stacks_replay_as_printed)
 	h_result_free(&r);
 	h_diskio_free(&d);
 	h_remove_tree(dir);
+}
+
+/* The value of "key" in a JSON record line, into buf (a string's text, or
+ * a number as written). */
+static void json_text(const char *line, const char *key, char *buf, size_t size)
+{
+	struct h_jv root, v;
+
+	cr_assert(h_json_parse(line, &root), "%s", line);
+	cr_assert(h_json_get(root, key, &v), "no %s in %s", key, line);
+	if (h_json_str(v, buf, size) <= 0) {
+		cr_assert_lt(v.len, size);
+		memcpy(buf, v.p, v.len);
+		buf[v.len] = '\0';
+	}
+}
+
+/*
+ * issue 43: a record on a tiny tmpfs that the test fills mid-run and then
+ * frees: the recorder says it cannot record, goes on, exits 0 with the gap
+ * counted in its summary, and the replay's "# gap FROM TO" (and its JSON
+ * gap record) covers every frame the run printed but could not keep, and
+ * none it kept.
+ */
+Test(history, a_full_disk_mid_run_leaves_a_gap_and_the_run_exits_0)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	char rec[128], fill[128], ddof[160], from[64] = "", to[64] = "", when[64];
+	char *lines[1024];
+	const char *live[512], *kept[512];
+	struct h_result r;
+	struct h_diskio d;
+	size_t nlive, nkept, nlines, missing = 0, gaps = 0;
+	int64_t deadline;
+	int status;
+	bool summary_counts = false;
+
+	const char *mnt = h_tmpfs_mount("256k")->path;
+
+	snprintf(rec, sizeof(rec), "%s/rec", mnt);
+	snprintf(fill, sizeof(fill), "%s/fill", mnt);
+	snprintf(ddof, sizeof(ddof), "of=%s", fill);
+
+	h_diskio_start(&d, H_ARGS("--json", "--record", rec, "-D", zram->name, "0.25"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_diskio_wait_new_intervals(&d, 3, 20000);
+	/* full: dd stops at ENOSPC */
+	h_run(H_ARGS("dd", "if=/dev/zero", ddof, "bs=4k", "status=none"), NULL, NULL, 30000, &r);
+	cr_assert_neq(r.status, 0, "dd filled a 256k tmpfs without an error");
+	h_result_free(&r);
+	/* The day file's last page takes a few frames more; then writes fail. */
+	deadline = h_now_ms() + 40000;
+	while (!(d.err && strstr(d.err, "cannot record in")) && h_now_ms() < deadline)
+		h_diskio_pump(&d, 500);
+	cr_assert(d.err && strstr(d.err, "cannot record in"), "no failed write said: %s",
+		  d.err ? d.err : "");
+	h_diskio_wait_new_intervals(&d, 4, 20000);
+	cr_assert_eq(unlink(fill), 0);
+	h_diskio_wait_new_intervals(&d, 4, 20000);
+	status = h_diskio_stop(&d, SIGINT, 20000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a recorder that recovered: %s",
+		  d.err);
+	cr_assert(strstr(d.err, "recording again in"), "%s", d.err);
+	nlive = interval_lines(d.lines, d.nlines, live, 512);
+	for (size_t i = 0; i < d.nlines; i++)
+		if (h_json_is_summary(d.lines[i]) && strstr(d.lines[i], "\"record_gaps\":1"))
+			summary_counts = true;
+	cr_assert(summary_counts, "the summary counts the gap: %s", d.lines[d.nlines - 1]);
+
+	/* batch: one "# gap FROM TO" */
+	replay(H_ARGS(h_diskio_path(), "--replay", rec, "-b"), &r);
+	nlines = split_lines(r.out, lines, 1024);
+	for (size_t i = 0; i < nlines; i++) {
+		if (strncmp(lines[i], "# gap ", 6))
+			continue;
+		gaps++;
+		cr_assert_eq(sscanf(lines[i], "# gap %63s %63s", from, to), 2, "%s", lines[i]);
+	}
+	cr_assert_eq(gaps, 1, "%s", r.out);
+	h_result_free(&r);
+
+	/* JSON: the same gap; the frames kept are the live ones outside it,
+	 * the frames lost all inside it */
+	replay(H_ARGS(h_diskio_path(), "--replay", rec, "--json"), &r);
+	nlines = split_lines(r.out, lines, 1024);
+	gaps = 0;
+	for (size_t i = 0; i < nlines; i++) {
+		if (!strstr(lines[i], "\"type\":\"gap\""))
+			continue;
+		gaps++;
+		json_text(lines[i], "from", when, sizeof(when));
+		cr_assert_str_eq(when, from);
+		json_text(lines[i], "to", when, sizeof(when));
+		cr_assert_str_eq(when, to);
+	}
+	cr_assert_eq(gaps, 1);
+	nkept = interval_lines(lines, nlines, kept, 512);
+	for (size_t i = 0, k = 0; i < nlive; i++) {
+		record_time(live[i], when, sizeof(when));
+		if (k < nkept && !strcmp(live[i], kept[k])) {
+			k++;
+			cr_assert(strcmp(when, from) <= 0 || strcmp(when, to) > 0,
+				  "frame %s kept inside the gap %s %s", when, from, to);
+			continue;
+		}
+		missing++;
+		cr_assert(strcmp(when, from) > 0 && strcmp(when, to) <= 0,
+			  "frame %s lost outside the gap %s %s", when, from, to);
+	}
+	cr_assert_geq(missing, 1, "no frame was lost");
+	cr_log_info("%zu of %zu frames lost, in the gap %s %s", missing, nlive, from, to);
+	h_result_free(&r);
+	h_diskio_free(&d);
 }

@@ -523,7 +523,8 @@ int history_writer_frame(struct history_writer *w, const struct frame *f, uint64
 
 uint64_t history_writer_gaps(const struct history_writer *w)
 {
-	return w->gaps + (w->unrecorded ? 1 : 0);
+	/* the open gap, which the finish marks where it has a file to */
+	return w->gaps + (w->unrecorded && w->fd >= 0 ? 1 : 0);
 }
 
 int history_writer_finish(struct history_writer *w)

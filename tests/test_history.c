@@ -837,6 +837,69 @@ Test(history, frames_that_cannot_be_written_leave_a_gap)
 	fx_free(f);
 }
 
+/* issue 43: a day file whose magic one flipped byte damaged is still the
+ * writer's (it says so and puts it right); a file with no whole header
+ * after its first 8 bytes is no record, and the writer leaves it as it is. */
+Test(history, a_damaged_magic_is_put_right_and_a_foreign_file_left_alone)
+{
+	/* a magic one byte off, but no header after it */
+	static const char foreign[] = "\x88" "DKR\r\n\x1a\n" "someone else's bytes, no records";
+	struct fx *f = fx_new();
+	struct history_writer w;
+	char path[128];
+	size_t len, n, headers;
+	uint64_t bad;
+	uint8_t *buf;
+	char *got[8];
+	FILE *out;
+	int fd;
+
+	make_dir();
+	write_frames(f, 0, 2, NULL);
+	cr_assert(history_day_path(path, sizeof(path), dir, "2026-11-25", ".dkr"));
+	fd = open(path, O_WRONLY);
+	cr_assert_eq(pwrite(fd, "\x88", 1, 0), 1);
+	close(fd);
+	buf = slurp(".dkr", &len);
+	cr_assert_eq(history_magic_of(buf, len), HISTORY_MAGIC_DAMAGED);
+	n = read_all(buf, len, got, 8, &bad, &headers);
+	cr_assert_eq(n, 2, "its frames read");
+	cr_assert_eq(bad, 1, "and the damage said");
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+	writer_open(&w);
+	give_frames(&w, f, 2, 3, true);
+	cr_assert(w.magic_repaired);
+	cr_assert_eq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	cr_assert_eq(history_magic_of(buf, len), HISTORY_MAGIC_OK);
+	n = read_all(buf, len, got, 8, &bad, &headers);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(bad, 0);
+	for (size_t i = 0; i < n; i++)
+		free(got[i]);
+	free(buf);
+
+	/* someone else's file: refused, untouched */
+	out = fopen(path, "wb");
+	cr_assert_not_null(out);
+	fwrite(foreign, 1, sizeof(foreign) - 1, out);
+	fclose(out);
+	writer_open(&w);
+	give_frames(&w, f, 3, 4, false);
+	cr_assert_eq(history_writer_gaps(&w), 0, "no file to mark a gap in");
+	cr_assert_neq(history_writer_finish(&w), 0);
+	history_writer_free(&w);
+	buf = slurp(".dkr", &len);
+	cr_assert_eq(len, sizeof(foreign) - 1);
+	cr_assert_eq(memcmp(buf, foreign, len), 0);
+	free(buf);
+	remove_dir();
+	fx_free(f);
+}
+
 /* issue 43: a run that opens a day file whose last frame is older than its
  * own first marks the time between as a gap: no run recorded it. */
 Test(history, a_new_run_marks_the_time_no_run_recorded)

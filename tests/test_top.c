@@ -2223,3 +2223,35 @@ Test(top_view, a_replay_names_the_record_in_its_header)
 	cr_assert_null(strstr(term_line(&t, 0), "host"), "%s", term_line(&t, 0));
 	fx_free(f);
 }
+
+/* issue 43: the frame after a gap in the record says so in the header
+ * line, from and to in the local time the header shows; the next frame,
+ * with no gap before it, does not. */
+Test(top_view, a_replay_says_the_gap_before_the_frame)
+{
+	struct top_settings replay = { .interval_s = 2, .sort = SORT_BYTES, .replay = true };
+	struct fx *f = fx_new();
+	time_t from_s = 1795572000, to_s = 1795572090;
+	char want[96], from[32], to[32];
+	struct term t;
+	struct tm tm;
+
+	fx_rows(f, 2);
+	fx_view(f, 24, 200, false, &replay);
+	f->view.record_gap_from_ns = (uint64_t)from_s * 1000000000ULL + 250000000;
+	f->view.record_gap_to_ns = (uint64_t)to_s * 1000000000ULL;
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	localtime_r(&from_s, &tm);
+	strftime(from, sizeof(from), "%Y-%m-%d %H:%M:%S", &tm);
+	localtime_r(&to_s, &tm);
+	strftime(to, sizeof(to), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(want, sizeof(want), " gap %s to %s ", from, to);
+	cr_assert(strstr(term_line(&t, 0), want), "%s", term_line(&t, 0));
+	f->view.record_gap_to_ns = 0;
+	fx_recapture(f);
+	top_redraw(&f->view);
+	fx_screen(f, &t);
+	cr_assert_null(strstr(term_line(&t, 0), " gap "), "%s", term_line(&t, 0));
+	fx_free(f);
+}

@@ -474,13 +474,10 @@ static int append_frame(struct history_writer *w, const struct frame *f)
  * is marked before the next frame that can be. */
 static void frame_unrecorded(struct history_writer *w, uint64_t time_ns, int err)
 {
-	if (!w->gap_open || !w->recorded_ns) {
-		/* nothing of this run or file before it: the gap is from the
-		 * run's start */
-		if (!w->recorded_ns)
-			w->recorded_ns = (uint64_t)w->header.start_s * 1000000000ULL;
-		w->gap_open = true;
-	}
+	/* no frame before it, of this run or in the file: from the run's start */
+	if (!w->recorded_ns)
+		w->recorded_ns = (uint64_t)w->header.start_s * 1000000000ULL;
+	w->gap_open = true;
 	w->unrecorded++;
 	w->frames_unrecorded++;
 	w->unrecorded_to_ns = time_ns;

@@ -52,6 +52,9 @@ UNIT_TESTS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/test_*.c))
 # non-PIE, a stripped PIE that exports its functions (.dynsym only), one that does not, and
 # the PIE's separate debug file.
 SYMBOLIZE_DATA := $(OUTPUT)/tests/data
+# A program with known call frame information for tests/test_ehframe.c and
+# test_symbolize.c.
+EHFRAME_TARGET := $(SYMBOLIZE_DATA)/ehframe_target
 # lld lays a PIE's code out at a virtual address that is not its file offset (GNU ld keeps
 # them equal), which checks the PT_LOAD arithmetic; without lld it is one more GNU ld PIE.
 SYMBOLIZE_TARGETS := $(addprefix $(SYMBOLIZE_DATA)/symbolize_target_,pie nopie dynsym stripped \
@@ -185,9 +188,8 @@ $(ASAN_OUTPUT)/tests/test_%: tests/test_%.c tests/json_reader.c tests/check_util
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE_FLAGS) $(TEST_DEFS) -Itests $< tests/json_reader.c \
 		tests/check_util.c $(ASAN_PURE_OBJS) $(PURE_LIBS) -lcriterion -lpthread -lz -lm -o $@
 
-$(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS)
-# A program with known call frame information for tests/test_ehframe.c.
-EHFRAME_TARGET := $(SYMBOLIZE_DATA)/ehframe_target
+$(OUTPUT)/tests/test_symbolize $(ASAN_OUTPUT)/tests/test_symbolize: $(SYMBOLIZE_TARGETS) \
+	$(EHFRAME_TARGET)
 $(OUTPUT)/tests/test_ehframe $(ASAN_OUTPUT)/tests/test_ehframe: $(EHFRAME_TARGET)
 $(OUTPUT)/tests/test_ehframe $(ASAN_OUTPUT)/tests/test_ehframe: \
 	TEST_DEFS := -DEHFRAME_DATA='"$(CURDIR)/$(SYMBOLIZE_DATA)"'

@@ -886,33 +886,43 @@ static bool recover_caller(struct usyms *us, const struct process *p,
 	return true;
 }
 
-/* The name of the recovered frame at ra: by the process's mappings, else
- * in frame 1's file if ra falls in an executable segment of it (frame 1's
- * address, event->user_ret, less its file offset places that file). */
+/*
+ * The name of the recovered frame at ra: by the process's mappings when the
+ * mapping's file was read, else in frame 1's file if ra falls in an
+ * executable segment of it (frame 1's address, event->user_ret, less its
+ * file offset places that file).  A mapping whose file could not be opened
+ * (the process exited between its maps and its map_files/) is named the
+ * second way, as the kernel's frames are: by build id.
+ */
 static enum usym_unknown name_recovered(struct usyms *us, const struct process *p,
 					const struct user_stack_event *event, uint64_t ra,
 					char *buf, size_t size)
 {
+	const struct mapping *m = p ? find_mapping(p, ra) : NULL;
 	const struct stack_frame_id *next = &event->frames[1];
-	enum usym_unknown why = USYM_NOT_RECORDED;
+	enum usym_unknown why = USYM_NOT_RECORDED, by_build_id;
 	const char *module;
 	struct elf_file *f;
 	uint64_t offset, vaddr;
 	bool exec;
 
-	if (p && find_mapping(p, ra))
+	if (m && (m->kind != MAPPING_FILE || m->file))
 		return name_by_mapping(p, ra, buf, size);
-	snprintf(buf, size, "[unknown] 0x%" PRIx64, ra);
+	if (m)
+		why = name_by_mapping(p, ra, buf, size);
+	else
+		snprintf(buf, size, "[unknown] 0x%" PRIx64, ra);
 	if (event->nframes < 2 || next->status != STACK_FRAME_BUILD_ID || !event->user_ret ||
 	    event->user_ret < next->offset)
 		return why;
-	f = file_by_build_id(us, p, next->build_id, STACK_BUILD_ID_SIZE, &module, &why);
+	by_build_id = why;
+	f = file_by_build_id(us, p, next->build_id, STACK_BUILD_ID_SIZE, &module, &by_build_id);
 	if (!f)
-		return why;
+		return m ? why : by_build_id;
 	offset = ra - (event->user_ret - next->offset);
 	if (!elf_offset_vaddr(f->elf, offset, &vaddr, &exec) || !exec)
-		return USYM_NOT_RECORDED;
-	return name_in_file(f, why, module, offset, buf, size);
+		return m ? why : USYM_NOT_RECORDED;
+	return name_in_file(f, by_build_id, module, offset, buf, size);
 }
 
 static struct named_stack **stack_slot(struct usyms *us, uint32_t tgid, int32_t stack_id)

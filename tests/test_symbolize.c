@@ -1112,3 +1112,85 @@ Test(usyms, work_over_the_interval_budget_is_skipped_and_said)
 	stop_target(&t);
 	usyms_free(us);
 }
+
+/* The file virtual address of symbol name in path (0: none). */
+static uint64_t symbol_vaddr(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t value;
+	Elf *elf;
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(elf);
+	value = symtab_value(elf, name);
+	elf_end(elf);
+	close(fd);
+	cr_assert_gt(value, 0, "%s: no symbol %s", path, name);
+	return value;
+}
+
+/*
+ * A process that exits between diskio's read of its maps and the opening
+ * of its map_files/ (the maps line is there, the file is not): the caller
+ * of its frameless frame 0, recovered from the stack bytes, is named by
+ * frame 1's build id as the kernel's frames are, not "[unknown] module".
+ * Frame 0 is ehframe_target's eh_leaf (no frame: the return address at the
+ * stack pointer), frame 1 its main.
+ */
+Test(usyms, a_recovered_caller_is_named_when_its_mapping_could_not_be_opened)
+{
+	const char *path = SYMBOLIZE_DATA "/ehframe_target";
+	struct text_layout l = read_layout(path);
+	uint64_t leaf = symbol_vaddr(path, "eh_leaf"), main_at = symbol_vaddr(path, "main");
+	const uint64_t bias = 0x555500000000ULL;
+	static struct user_stack_event event;
+	char maps[512], dir[PATH_MAX];
+	enum usym_unknown why;
+	struct usyms *us;
+	uint64_t ra, inserted;
+
+	/* 1111 mapped the file and was read: it is cached, trusted. */
+	maps_line(maps, sizeof(maps), &l, bias, path);
+	make_fake_pid("1111", maps);
+	scratch_path(dir, "1111/root");
+	cr_assert_eq(symlink("/", dir), 0, "%s: %s", dir, strerror(errno));
+	/* 2222 maps it too, but is gone before its map_files/ is opened. */
+	scratch_path(dir, "2222");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	strncat(dir, "/maps", sizeof(dir) - strlen(dir) - 1);
+	write_file(dir, maps, strlen(maps));
+
+	us = usyms_new(scratch);
+	usyms_trust_owner(us, geteuid());
+	cr_assert_eq(usyms_add_pid(us, 1111), 0);
+
+	memset(&event, 0, sizeof(event));
+	event.type = EVENT_USER_STACK;
+	event.tgid = 2222;
+	event.user_stack = 5;
+	event.nframes = 2;
+	for (int i = 0; i < 2; i++) {
+		event.frames[i].status = STACK_FRAME_BUILD_ID;
+		cr_assert_eq(build_id_bytes(path, event.frames[i].build_id), STACK_BUILD_ID_SIZE);
+	}
+	event.frames[0].offset = leaf - l.vaddr + l.offset;
+	event.frames[1].offset = main_at + 0x10 - l.vaddr + l.offset;
+	event.user_ret = bias + main_at + 0x10;
+	ra = bias + main_at + 0x20;
+	/* At eh_leaf's first instruction the return address is at the stack pointer. */
+	memcpy(event.stack_bytes, &ra, sizeof(ra));
+	event.user_sp = 0x7ffd00001000ULL;
+	event.stack_len = USER_STACK_BYTES;
+
+	cr_assert_eq(usyms_add_stack(us, &event), 0);
+	cr_assert(usyms_inserted_frame(us, 2222, 5, &inserted), "eh_leaf's caller recovered");
+	cr_assert_eq(inserted, ra);
+	cr_assert_str_eq(frame_name(us, 2222, 5, 0, &why), "eh_leaf+0x0");
+	cr_assert_str_eq(frame_name(us, 2222, 5, 1, &why), "main+0x20",
+			 "the recovered caller, by frame 1's build id");
+	cr_assert_eq(why, USYM_NAMED);
+	cr_assert_str_eq(frame_name(us, 2222, 5, 2, &why), "main+0x10");
+	usyms_free(us);
+}

@@ -52,6 +52,11 @@ static uint64_t recorded_frames_recovered(void *ctx)
 	return ((const struct history_frame *)ctx)->frames_recovered;
 }
 
+static uint64_t recorded_frames_unknown(void *ctx)
+{
+	return ((const struct history_frame *)ctx)->frames_unknown;
+}
+
 int history_frame_init(struct history_frame *hf)
 {
 	memset(hf, 0, sizeof(*hf));
@@ -68,6 +73,7 @@ int history_frame_init(struct history_frame *hf)
 		.kernel = recorded_kernel_name,
 		.user = recorded_user_name,
 		.frames_recovered = recorded_frames_recovered,
+		.frames_unknown = recorded_frames_unknown,
 		.ctx = hf,
 	};
 	return 0;
@@ -301,6 +307,10 @@ static void frame_special(struct decoder *d, uint64_t id, void *base)
 	}
 	if (id == HF_FRAME_FRAMES_RECOVERED) {
 		d->hf->frames_recovered = hcur_uleb(&d->c);
+		return;
+	}
+	if (id == HF_FRAME_FRAMES_UNKNOWN) {
+		d->hf->frames_unknown = hcur_uleb(&d->c);
 		return;
 	}
 	take_vector(d, lost, LOST_NR_CAUSES, 1);
@@ -666,6 +676,7 @@ int history_frame_decode(struct history_frame *hf, const struct history_header *
 	hf->nstacks = 0;
 	hf->stacks_on = false;
 	hf->frames_recovered = 0;
+	hf->frames_unknown = 0;
 	if (hf->stack_table_buf)
 		res_table_init(&hf->stack_table, hf->stack_table_buf, STACK_TABLE_SIZE,
 			       STACK_TABLE_BUCKETS);

@@ -335,6 +335,8 @@ int history_frame_encode(const struct frame *f, const struct stack_namer *stacks
 		if (stacks->frames_recovered && stacks->frames_recovered(stacks->ctx))
 			put_field(&e, HF_FRAME_FRAMES_RECOVERED,
 				  stacks->frames_recovered(stacks->ctx));
+		if (stacks->frames_unknown && stacks->frames_unknown(stacks->ctx))
+			put_field(&e, HF_FRAME_FRAMES_UNKNOWN, stacks->frames_unknown(stacks->ctx));
 	}
 	{
 		/* In the order causes are shown, which only ever grows at its end:

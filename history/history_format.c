@@ -51,6 +51,7 @@ const struct history_field history_fields[] = {
 	BOOL(HK_FRAME, 15, struct frame, files_on, "files_on"),
 	SPECIAL(HK_FRAME, HF_FRAME_STACKS_ON, HT_UNSIGNED, "stacks_on"),
 	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_RECOVERED, HT_UNSIGNED, "stack_frames_recovered"),
+	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_UNKNOWN, HT_UNSIGNED, "stack_frames_unknown"),
 
 	SPECIAL(HK_DEVICE, HF_DEVICE_NAME, HT_NAME, "name"),
 	SPECIAL(HK_DEVICE, HF_DEVICE_TOTAL, HT_UNSIGNED, "total"),

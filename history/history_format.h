@@ -104,6 +104,7 @@ enum {
 	HF_FRAME_LOST = 9,
 	HF_FRAME_STACKS_ON = 16,
 	HF_FRAME_FRAMES_RECOVERED = 17,
+	HF_FRAME_FRAMES_UNKNOWN = 18,
 	HF_DEVICE_NAME = 1,
 	HF_DEVICE_TOTAL = 2,
 	HF_DEVICE_SLOTS = 36,		/* 36..38: per operation */
@@ -253,7 +254,7 @@ struct history_frame {
 	/* --stacks: the rows' stacks, their frames the chunk's names (a user
 	 * frame's high 32 bits: why it has none), named by namer */
 	bool stacks_on;
-	uint64_t frames_recovered;
+	uint64_t frames_recovered, frames_unknown;
 	struct row_stack *stacks, **stack_ptrs;
 	size_t nstacks, stacks_cap, stack_ptrs_cap;
 	void *stack_table_buf;		/* made at the first stack */

@@ -80,6 +80,9 @@ struct stack_namer {
 	bool (*user_inserted)(void *ctx, uint32_t tgid, int32_t stack_id, uint64_t *addr);
 	/* How many such frames were recovered in the run; NULL: not counted. */
 	uint64_t (*frames_recovered)(void *ctx);
+	/* How many user frames of the run's captured stacks have no name
+	 * (each says why, *unknown above); NULL: not counted. */
+	uint64_t (*frames_unknown)(void *ctx);
 	void *ctx;
 	uint32_t top;				/* --stacks-top: stacks per row shown */
 };

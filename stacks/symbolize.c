@@ -59,6 +59,18 @@ static uint64_t frames_recovered(void *ctx)
 	return stats.recovered;
 }
 
+static uint64_t frames_unknown(void *ctx)
+{
+	const struct symbolizer *sym = ctx;
+	struct usyms_stats stats;
+	uint64_t sum = 0;
+
+	usyms_stats(sym->usyms, &stats);
+	for (int why = USYM_NAMED + 1; why < USYM_NR; why++)
+		sum += stats.unknown[why];
+	return sum;
+}
+
 struct symbolizer *symbolizer_new(const struct symbolizer_options *o,
 				  void (*warn)(const char *fmt, ...))
 {
@@ -71,6 +83,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *o,
 		.user = name_user_frame,
 		.user_inserted = user_inserted,
 		.frames_recovered = frames_recovered,
+		.frames_unknown = frames_unknown,
 		.ctx = sym,
 		.top = o->top,
 	};

@@ -96,6 +96,11 @@ static uint64_t fx_frames_recovered(void *ctx)
 	return ((struct fx *)ctx)->frame.wall.tv_sec % 5;
 }
 
+static uint64_t fx_frames_unknown(void *ctx)
+{
+	return ((struct fx *)ctx)->frame.wall.tv_sec % 3;
+}
+
 /* From frame 10 on: rows' top stacks, kept whole, or of a side the kernel
  * could not give or the table had no room for. */
 static void fx_stacks(struct fx *f, unsigned int i, struct proc_io *row, unsigned int r)
@@ -289,7 +294,8 @@ static struct fx *fx_new(void)
 	cr_assert_eq(res_table_init(&f->stack_table, f->stacks_buf, NAMES_SIZE, 256), RES_OK);
 	f->namer = (struct stack_namer){
 		.table = &f->stack_table, .kernel = fx_kernel_name, .user = fx_user_name,
-		.user_inserted = fx_user_inserted, .frames_recovered = fx_frames_recovered, .ctx = f,
+		.user_inserted = fx_user_inserted, .frames_recovered = fx_frames_recovered,
+		.frames_unknown = fx_frames_unknown, .ctx = f,
 	};
 	return f;
 }

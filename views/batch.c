@@ -105,6 +105,10 @@ static void batch_begin(struct view *v, const struct frame *f)
 	if (v->stacks && v->stacks->frames_recovered)
 		fprintf(v->out, " stack_frames_recovered=%" PRIu64,
 			v->stacks->frames_recovered(v->stacks->ctx));
+	/* --stacks: user frames left without a name, each with its why (the run's) */
+	if (v->stacks && v->stacks->frames_unknown)
+		fprintf(v->out, " stack_frames_unknown=%" PRIu64,
+			v->stacks->frames_unknown(v->stacks->ctx));
 	fprintf(v->out, " partial=%d\n", f->partial);
 }
 

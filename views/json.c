@@ -310,6 +310,8 @@ static void json_interval_end(struct view *v, const struct frame *f)
 	}
 	if (v->stacks && v->stacks->frames_recovered)
 		jsonw_u64(w, "stack_frames_recovered", v->stacks->frames_recovered(v->stacks->ctx));
+	if (v->stacks && v->stacks->frames_unknown)
+		jsonw_u64(w, "stack_frames_unknown", v->stacks->frames_unknown(v->stacks->ctx));
 	pmem_write_json(f->devices, w, f->cumulative, v->histograms);
 	json_write_lost(w, f->lost);
 	if (f->crash)

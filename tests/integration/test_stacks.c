@@ -86,7 +86,7 @@ static void stacks_cleanup(void)
 	s_mnt[0] = '\0';
 	if (s_dir[0]) {
 		static const char *const files[] = { "prog.c", "known_prog", "stacks.folded",
-						     "ns.sh" };
+						     "ns.sh", "stripped_prog" };
 
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", s_dir, files[i]);
@@ -415,6 +415,20 @@ static void start_folded(struct h_diskio *d, const struct h_dev *raw, char *fold
 	h_diskio_wait_attached(d, H_ATTACH_TIMEOUT_MS);
 }
 
+/* The stack_frames_unknown of the last interval record (-1: none). */
+static int64_t frames_unknown(const struct h_diskio *d)
+{
+	int64_t value = -1;
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv root;
+
+		if (h_json_is_interval(d->lines[i]) && h_json_parse(d->lines[i], &root))
+			h_json_get_int(root, "stack_frames_unknown", &value);
+	}
+	return value;
+}
+
 /* Twenty processes that exit right after their last read, beside a busy
  * loop per CPU plus one: each one's reads are under its function, named
  * (the kernel gives the frames as build ids at the I/O, and the executable
@@ -447,6 +461,7 @@ Test(stacks, processes_that_exit_at_once_are_named_on_a_busy_machine)
 	cr_expect_eq(bytes, (uint64_t)QUICK_RUNS * QUICK_BYTES,
 		     "libc's pread named below known_reader_a and its helper: %" PRIu64
 		     " bytes:\n%s", bytes, folded_text(folded, seen, sizeof(seen)));
+	cr_expect_eq(frames_unknown(&d), 0, "stack_frames_unknown");
 	h_diskio_free(&d);
 }
 
@@ -495,6 +510,60 @@ Test(stacks, the_caller_of_a_frameless_libc_wrapper_is_found)
 		     "folded lines, read 11 x %u:\n%s", bytes, lines, QUICK_BYTES,
 		     folded_text(folded, seen, sizeof(seen)));
 	cr_expect_geq(frames_recovered(&d), 1, "stack_frames_recovered");
+	cr_expect_eq(frames_unknown(&d), 0, "stack_frames_unknown");
+	h_diskio_free(&d);
+}
+
+/* How many of pid's stacks' user frames on device say why as why they have
+ * no name, over the interval records. */
+static int64_t unknown_frames_said(const struct h_diskio *d, uint32_t pid, const char *device,
+				   const char *why)
+{
+	int64_t said = 0;
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv row, stacks, stack, unknown, each;
+		size_t pos = 0;
+
+		if (!h_json_is_interval(d->lines[i]) ||
+		    !h_json_find_process(d->lines[i], pid, device, &row) ||
+		    !h_json_get(row, "stacks", &stacks))
+			continue;
+		while (h_json_next_elem(stacks, &pos, &stack)) {
+			size_t at = 0;
+			char word[64];
+
+			cr_assert(h_json_get(stack, "user_unknown", &unknown), "%s", d->lines[i]);
+			while (h_json_next_elem(unknown, &at, &each))
+				said += h_json_str(each, word, sizeof(word)) > 0 && !strcmp(word, why);
+		}
+	}
+	return said;
+}
+
+/* A program stripped of its symbols: its three frames (main, known_reader_a
+ * and read_chunk, the caller of the frameless pread) have no name; each says
+ * "stripped", and the interval records count them: 3 frames of 1 stack. */
+Test(stacks, frames_without_a_name_say_why_and_are_counted)
+{
+	const struct h_dev *raw = h_zram_create(DISK_SIZE);
+	char exe[512], stripped[512], folded[512];
+	struct h_diskio d;
+	pid_t reader;
+
+	build_program(exe, sizeof(exe));
+	snprintf(stripped, sizeof(stripped), "%s/stripped_prog", s_dir);
+	run_ok(H_ARGS("cc", "-O0", "-s", "-fno-omit-frame-pointer", "-fno-inline", "-o", stripped,
+		      strcat(strcpy(folded, s_dir), "/prog.c")), 60000);
+	start_folded(&d, raw, folded, sizeof(folded));
+	reader = spawn_program(stripped, "r", raw->path, QUICK_BYTES);
+	h_expect_child_ok(reader, H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	h_expect_json_output(&d, 2);
+
+	cr_expect_eq(unknown_frames_said(&d, reader, raw->name, "stripped"), 3,
+		     "main, known_reader_a and read_chunk say stripped");
+	cr_expect_eq(frames_unknown(&d), 3, "stack_frames_unknown: %" PRId64, frames_unknown(&d));
 	h_diskio_free(&d);
 }
 
@@ -537,6 +606,7 @@ Test(stacks, a_program_in_a_private_mount_namespace_is_named)
 	cr_expect_eq(bytes, (uint64_t)QUICK_BYTES,
 		     "known_reader_a in the namespace: %" PRIu64 " bytes in %d lines:\n%s", bytes,
 		     lines, folded_text(folded, seen, sizeof(seen)));
+	cr_expect_eq(frames_unknown(&d), 0, "stack_frames_unknown");
 	h_diskio_free(&d);
 }
 

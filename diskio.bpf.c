@@ -61,6 +61,7 @@
 #include "crashes.bpf.h"
 #include "waits.bpf.h"
 #include "files.bpf.h"
+#include "errors.bpf.h"
 
 static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 {
@@ -105,6 +106,9 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		}
 		if (on_behalf)
 			row_add(&row, &row.stats->writeback_bytes, bytes);
+		/* A bio-based disk's I/O is the bio: its error is the bio's. */
+		if (bio_based)
+			note_io_owner(io_number(bio), &row);
 	}
 	/* Not writeback charged to a dirtier: the stack would be the flusher's;
 	 * not a stacked device's: its stack is on the device above. */
@@ -160,9 +164,12 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 
 	if (*(volatile __u64 *)&stacked_in_flight)
 		forget_stacked_bio(io_number(bio));
+	disk = bio_disk(bio);
+	/* A blk-mq disk's errors are its requests' (handle_rq_complete). */
+	if (aggregate && bio->bi_status && disk_is_bio_based(disk))
+		count_io_error(io_number(bio), disk_dev(disk), bio->bi_status);
 	if (sample_bio_done(bio))
 		return 0;
-	disk = bio_disk(bio);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);
@@ -206,8 +213,10 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	} else {
 		own = true;
 	}
-	if (aggregate && (own ? row.stats != NULL : row_of(&key, true, who, &row)))
+	if (aggregate && (own ? row.stats != NULL : row_of(&key, true, who, &row))) {
 		row_add(&row, &row.stats->ios[class], 1);
+		note_io_owner(id, &row);
+	}
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)
 		add_stack_request(ctx, &key, class, bio_id);
@@ -368,6 +377,12 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
 {
 	if (aggregate)
 		count_device_flush(rq);
+	/* A failed request: counted once, as it ends (a request that fails
+	 * ends at once, all its bytes with the error).  The flush machinery's
+	 * own requests were counted in no row: the disk's flushes. */
+	if (aggregate && error && nr_bytes >= rq->__data_len &&
+	    io_classify(rq->cmd_flags) < IO_NR_CLASSES)
+		count_io_error(io_number(rq), request_dev(rq), error);
 	if (done_at_rq_complete && nr_bytes >= rq->__data_len)
 		request_done(ctx, rq);
 	return 0;

@@ -23,7 +23,35 @@ const char *const pmem_counter_names[PMEM_NR_COUNTERS] = {
 	[PMEM_LATENCY_IOS] = "latency_ios",
 	[PMEM_DIRTIED_BYTES] = "dirtied_bytes",
 	[PMEM_WRITEBACK_BYTES] = "writeback_bytes",
+	[PMEM_ERRORS + IO_ERR_EIO] = "errors_eio",
+	[PMEM_ERRORS + IO_ERR_ENOSPC] = "errors_enospc",
+	[PMEM_ERRORS + IO_ERR_ETIMEDOUT] = "errors_etimedout",
+	[PMEM_ERRORS + IO_ERR_EOPNOTSUPP] = "errors_eopnotsupp",
+	[PMEM_ERRORS + IO_ERR_ENODATA] = "errors_enodata",
+	[PMEM_ERRORS + IO_ERR_ENOLINK] = "errors_enolink",
+	[PMEM_ERRORS + IO_ERR_EREMOTEIO] = "errors_eremoteio",
+	[PMEM_ERRORS + IO_ERR_OTHER] = "errors_other",
 };
+
+const char *const io_error_names[IO_ERROR_KINDS] = {
+	[IO_ERR_EIO] = "EIO",
+	[IO_ERR_ENOSPC] = "ENOSPC",
+	[IO_ERR_ETIMEDOUT] = "ETIMEDOUT",
+	[IO_ERR_EOPNOTSUPP] = "EOPNOTSUPP",
+	[IO_ERR_ENODATA] = "ENODATA",
+	[IO_ERR_ENOLINK] = "ENOLINK",
+	[IO_ERR_EREMOTEIO] = "EREMOTEIO",
+	[IO_ERR_OTHER] = "other",
+};
+
+uint64_t pmem_errors(const uint64_t values[PMEM_NR_COUNTERS])
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < IO_ERROR_KINDS; k++)
+		sum += values[PMEM_ERRORS + k];
+	return sum;
+}
 
 /*
  * The JSON object of a device shows the counters up to and including this
@@ -221,6 +249,15 @@ void pmem_values(const struct pmem_device *dev, bool cumulative,
 
 const char *const pmem_op_names[IO_NR_CLASSES] = { "read", "write", "discard" };
 
+void pmem_write_errors_json(struct jsonw *w, const uint64_t values[PMEM_NR_COUNTERS])
+{
+	jsonw_object(w, "errors");
+	for (int k = 0; k < IO_ERROR_KINDS; k++)
+		if (values[PMEM_ERRORS + k])
+			jsonw_u64(w, io_error_names[k], values[PMEM_ERRORS + k]);
+	jsonw_object_end(w);
+}
+
 static void write_microseconds(struct jsonw *w, const char *key, double us, bool known)
 {
 	if (known)
@@ -322,6 +359,7 @@ static void write_device_object(struct jsonw *w, const char *key, const struct p
 		jsonw_tenths(w, "avg_latency_us", tenths);
 	else
 		jsonw_null(w, "avg_latency_us");
+	pmem_write_errors_json(w, values);
 	write_latency_object(w, d, cumulative);
 	if (iostat) {	/* a device's, not the total's */
 		jsonw_u64(w, "latency_sample", pmem_latency_sample(d));

@@ -29,8 +29,19 @@ enum pmem_counter_id {
 	PMEM_LATENCY_IOS,	/* completions that contributed to PMEM_LATENCY_NS */
 	PMEM_DIRTIED_BYTES,	/* page cache dirtied (rows only) */
 	PMEM_WRITEBACK_BYTES,	/* of PMEM_WRITE_BYTES: submitted by another task (rows only) */
-	PMEM_NR_COUNTERS
+	/* issue 45: failed I/Os, PMEM_ERRORS + enum io_error_kind (abi.h) */
+	PMEM_ERRORS,
+	PMEM_NR_COUNTERS = PMEM_ERRORS + IO_ERROR_KINDS
 };
+
+/* The errno name of each kind of failed I/O: "EIO", "ENOSPC", ..., "other". */
+extern const char *const io_error_names[IO_ERROR_KINDS];
+
+/* The failed I/Os among counters (a row's or a device's values). */
+uint64_t pmem_errors(const uint64_t values[PMEM_NR_COUNTERS]);
+
+/* "errors":{"ENOSPC":3,...}: the kinds with failed I/Os ({} for none). */
+void pmem_write_errors_json(struct jsonw *w, const uint64_t values[PMEM_NR_COUNTERS]);
 
 /*
  * JSON key of each counter: "read_bytes", "write_bytes", "discard_bytes",

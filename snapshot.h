@@ -16,6 +16,7 @@
 struct snapshot_row {
 	struct proc_dev_key key;
 	struct proc_dev_stats stats;	/* summed over CPUs */
+	struct row_errors errors;	/* its failed I/Os (issue 45) */
 	struct row_owner owner;		/* whose row it is (issue 33); flags 0: not known */
 };
 

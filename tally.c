@@ -246,8 +246,11 @@ static void add_row_change(struct tally *t, const struct proc_io *row,
 	int last_counter = t->config.latency_from_rows ? PMEM_LATENCY_IOS : PMEM_FLUSHES;
 	struct pmem_device *metrics = NULL;
 
-	for (int c = PMEM_READ_BYTES; c <= last_counter; c++) {
-		if (c == PMEM_FLUSHES || row->delta[c] == before[c])
+	for (int c = PMEM_READ_BYTES; c < PMEM_NR_COUNTERS; c++) {
+		/* A disk's own flushes, and its rows' dirtying, are not summed;
+		 * its failed I/Os are (issue 45). */
+		if ((c > last_counter && c < PMEM_ERRORS) || c == PMEM_FLUSHES ||
+		    row->delta[c] == before[c])
 			continue;
 		if (!metrics)
 			metrics = device_metrics(t, row->key.dev);
@@ -274,6 +277,8 @@ static void record_rows(struct tally *t, const struct snapshot_row *entries, siz
 		bool created;
 
 		iostats_counters_from_kernel(&entry->stats, counters);
+		for (int k = 0; k < IO_ERROR_KINDS; k++)
+			counters[PMEM_ERRORS + k] = entry->errors.errors[k];
 		row = iostats_find(&t->procs, &entry->key);
 		if (row)
 			memcpy(before, row->delta, sizeof(before));

@@ -38,6 +38,10 @@
 #define STACKED_BIOS_ENTRIES	16384	/* bios dm or md sent to a disk below, in flight */
 #define THREAD_GROUPS_ENTRIES	16384	/* -t: threads with rows, their thread group */
 #define EXEC_CMDLINES_ENTRIES	4096	/* processes' command lines at exec (issue 33) */
+/* Who issued each I/O in flight, for its error (issue 45): powers of two,
+ * fewer (down to the least) where the maps' budget has no room */
+#define IO_OWNER_SLOTS		65536
+#define IO_OWNER_MIN_SLOTS	8192
 /* Default mode: the sampled bios in flight (latency_samples), a power of two */
 #define LATENCY_SAMPLE_SLOTS	4096
 #define LATENCY_SAMPLE_SLOT_BITS	12
@@ -108,6 +112,27 @@ struct row_memo {
 	__u64 seq;
 };
 
+/*
+ * Issue 45: the kind of a failed I/O, from the block layer's status at its
+ * completion (blk_status_t, include/linux/blk_types.h), named by the errno
+ * blk_status_to_errno() gives it.  The statuses' numbers have not changed
+ * from Linux 4.13 to 6.18: 1 NOTSUPP, 2 TIMEOUT, 3 NOSPC, 4 TRANSPORT,
+ * 5 TARGET, 7 MEDIUM, 10 IOERR; the others (6 NEXUS or RESV_CONFLICT,
+ * 8 PROTECTION, 9 RESOURCE, 12 AGAIN, 13 DEV_RESOURCE, 16 OFFLINE, ...)
+ * are IO_ERR_OTHER.
+ */
+enum io_error_kind {
+	IO_ERR_EIO = 0,		/* BLK_STS_IOERR: the device failed it */
+	IO_ERR_ENOSPC = 1,	/* BLK_STS_NOSPC: thin pool or file backing full */
+	IO_ERR_ETIMEDOUT = 2,	/* BLK_STS_TIMEOUT */
+	IO_ERR_EOPNOTSUPP = 3,	/* BLK_STS_NOTSUPP */
+	IO_ERR_ENODATA = 4,	/* BLK_STS_MEDIUM: a medium error */
+	IO_ERR_ENOLINK = 5,	/* BLK_STS_TRANSPORT */
+	IO_ERR_EREMOTEIO = 6,	/* BLK_STS_TARGET */
+	IO_ERR_OTHER = 7,
+	IO_ERROR_KINDS = 8,
+};
+
 struct proc_dev_stats {
 	__u64 bytes[IO_NR_CLASSES];
 	__u64 ios[IO_NR_CLASSES];
@@ -116,6 +141,20 @@ struct proc_dev_stats {
 	__u64 latency_ios;	/* their latency summed, and their count */
 	__u64 dirtied_bytes;	/* page cache dirtied, as /proc/PID/io write_bytes */
 	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
+};
+
+/* A row's failed I/Os, by kind: the row_errors entry of its slot, one copy
+ * for all CPUs (errors are rare: the per-CPU rows stay as small as they
+ * were), zeroed with the slot when user space gives it back. */
+struct row_errors {
+	__u64 errors[IO_ERROR_KINDS];
+};
+
+/* The row an I/O in flight was counted in (io_owners, by a hash of its
+ * number): where its error is counted if it fails. */
+struct io_owner {
+	__u64 io;		/* the I/O's number (io_number()); 0: none */
+	struct row_slot at;
 };
 
 /* ---- issue 33: who a row is (USER, PRIO, COMMAND) ---- */
@@ -395,7 +434,10 @@ enum lost_cause {
 					 * last reading are not counted */
 	LOST_FILES_MAP_FULL = 15,	/* --files: no room in file_counts: the I/O is
 					 * in its process's row, in no file's */
-	LOST_NR_CAUSES = 16,
+	LOST_ERROR_UNATTRIBUTED = 16,	/* a failed I/O whose row was not known at its
+					 * completion (another I/O took its io_owners
+					 * slot, or its row was forgotten) */
+	LOST_NR_CAUSES = 17,
 };
 
 /*

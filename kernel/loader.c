@@ -259,6 +259,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		plan->stats_entries = plan->overflow_stats_entries =
 			strtoul(stats_entries, NULL, 10) ?: 1;
 	bpf_map__set_max_entries(skel->maps.rows, plan->stats_entries);
+	bpf_map__set_max_entries(skel->maps.row_errors, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.row_index, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.row_gens, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.free_rows, plan->stats_entries);
@@ -266,6 +267,8 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	bpf_map__set_max_entries(skel->maps.overflow_stats, plan->overflow_stats_entries);
 	bpf_map__set_max_entries(skel->maps.device_latency, plan->device_latency_entries);
 	bpf_map__set_max_entries(skel->maps.device_flushes, plan->device_flushes_entries);
+	bpf_map__set_max_entries(skel->maps.io_owners, plan->io_owner_slots);
+	skel->rodata->io_owner_mask = plan->io_owner_slots - 1;
 	bpf_map__set_max_entries(skel->maps.row_latency, plan->row_latency_entries);
 	bpf_map__set_max_entries(skel->maps.inflight, plan->inflight_slots);
 	bpf_map__set_max_entries(skel->maps.inflight_ids, plan->inflight_buckets);
@@ -423,6 +426,7 @@ static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 				  bpf_map__fd(skel->maps.device_latency) : -1,
 		.row_latency = rows && l->track_inflight ? bpf_map__fd(skel->maps.row_latency) : -1,
 		.device_flushes = rows ? bpf_map__fd(skel->maps.device_flushes) : -1,
+		.row_errors = rows ? bpf_map__fd(skel->maps.row_errors) : -1,
 		.inflight_ids = at_exit && l->track_inflight ?
 				bpf_map__fd(skel->maps.inflight_ids) : -1,
 		.stack_counts = rows && l->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,

@@ -79,6 +79,7 @@ struct copy_context {
 	struct snapshot *snapshot;
 	int nr_cpus;
 	int rows_fd;		/* copy_row(): the slots' counters */
+	int row_errors_fd;	/* copy_row(): the slots' failed I/Os, or -1 */
 	void *per_cpu;		/* copy_row(): a slot's counters, nr_cpus of them */
 	size_t nsorted;		/* rows sorted by key, for merge_overflow_row() */
 };
@@ -134,6 +135,10 @@ static int copy_row(const void *key, const void *value, void *arg)
 	memcpy(&row->key, key, sizeof(row->key));
 	row->owner = entry->owner;
 	sum_per_cpu(ctx->per_cpu, ctx->nr_cpus, sizeof(row->stats), &row->stats);
+	memset(&row->errors, 0, sizeof(row->errors));
+	if (ctx->row_errors_fd >= 0 &&
+	    bpf_map_lookup_elem(ctx->row_errors_fd, &slot, &row->errors))
+		return -errno;
 	return 0;
 }
 
@@ -276,6 +281,7 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 			       ENTRY_ARRAY(s, crashes, struct snapshot_crashes, comm, count));
 	if (!err && maps->row_index >= 0) {
 		ctx.rows_fd = maps->rows;
+		ctx.row_errors_fd = maps->row_errors;
 		ctx.per_cpu = calloc(nr_cpus, sizeof(struct proc_dev_stats));
 		err = ctx.per_cpu ? map_for_each(maps->row_index, sizeof(struct proc_dev_key),
 						 sizeof(struct row_entry), copy_row, &ctx) : -ENOMEM;
@@ -328,12 +334,15 @@ static int take_entry(int fd, const void *key, void *value)
 /* Give the slots retired by the last snapshot_forget() back, zeroed. */
 static int give_back_slots(const struct snapshot_maps *maps, void *zeros)
 {
+	static const struct row_errors no_errors;
 	struct retired_slots *r = maps->retired;
 
 	for (size_t i = 0; i < r->n; i++) {
 		__u32 slot = r->slots[i];
 
 		if (bpf_map_update_elem(maps->rows, &slot, zeros, BPF_ANY) ||
+		    (maps->row_errors >= 0 &&
+		     bpf_map_update_elem(maps->row_errors, &slot, &no_errors, BPF_ANY)) ||
 		    bpf_map_update_elem(maps->free_rows, NULL, &slot, BPF_ANY))
 			return -errno;
 	}
@@ -348,7 +357,7 @@ static int give_back_slots(const struct snapshot_maps *maps, void *zeros)
  * row, 0 if not, or -errno.
  */
 static int take_row(const struct snapshot_maps *maps, const struct proc_dev_key *key,
-		    void *per_cpu, struct row_owner *owner)
+		    void *per_cpu, struct row_owner *owner, struct row_errors *errors)
 {
 	struct retired_slots *r = maps->retired;
 	struct row_entry entry;
@@ -360,7 +369,9 @@ static int take_row(const struct snapshot_maps *maps, const struct proc_dev_key 
 	*owner = entry.owner;
 	gen = entry.at.gen + 1;
 	if (bpf_map_update_elem(maps->row_gens, &entry.at.slot, &gen, BPF_ANY) ||
-	    bpf_map_lookup_elem(maps->rows, &entry.at.slot, per_cpu))
+	    bpf_map_lookup_elem(maps->rows, &entry.at.slot, per_cpu) ||
+	    (maps->row_errors >= 0 &&
+	     bpf_map_lookup_elem(maps->row_errors, &entry.at.slot, errors)))
 		return -errno;
 	if (array_reserve((void **)&r->slots, &r->capacity, r->n + 1, sizeof(*r->slots)))
 		return -ENOMEM;
@@ -384,7 +395,9 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 		struct snapshot_row *row;
 		struct snapshot_row_latency *entry;
 		struct row_owner owner = {};
-		int in_stats = maps->row_index >= 0 ? take_row(maps, &keys[i], per_cpu, &owner) : 0;
+		struct row_errors errors = {};
+		int in_stats = maps->row_index >= 0 ?
+			       take_row(maps, &keys[i], per_cpu, &owner, &errors) : 0;
 		int in_overflow = take_entry(maps->overflow_stats, &keys[i], &shared);
 		int in_latency = take_entry(maps->row_latency, &keys[i], &latency);
 
@@ -402,6 +415,7 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 			row->key = keys[i];
 			row->owner = in_stats ? owner : shared.owner;
 			memset(&row->stats, 0, sizeof(row->stats));
+			row->errors = errors;
 			if (in_stats)
 				sum_per_cpu(per_cpu, nr_cpus, sizeof(row->stats), &row->stats);
 			if (in_overflow)

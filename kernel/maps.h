@@ -35,6 +35,7 @@ struct snapshot_maps {
 	struct retired_slots *retired;
 	int overflow_stats, device_latency, row_latency, inflight_ids;
 	int device_flushes;
+	int row_errors;		/* issue 45: with row_index; -1: none */
 	int stack_counts, stack_traces;		/* --stacks */
 	int file_counts;			/* --files */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one

@@ -35,6 +35,7 @@ uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
 	       hash_map_bytes(entries, sizeof(struct proc_dev_key), sizeof(struct row_entry), false,
 			      false, nr_cpus) +
 	       array_map_bytes(entries, sizeof(__u64), false, nr_cpus) +
+	       array_map_bytes(entries, sizeof(struct row_errors), false, nr_cpus) +
 	       queue_map_bytes(entries, sizeof(__u32)) +
 	       array_map_bytes(ROW_MEMO_WAYS, sizeof(struct row_memo), true, nr_cpus);
 }
@@ -44,7 +45,7 @@ uint32_t stats_entries_for(int nr_cpus)
 	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) +
 			     round_up8(sizeof(struct row_entry)) + sizeof(void *) +
 			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus +
-			     sizeof(__u64) + sizeof(__u32);
+			     sizeof(__u64) + sizeof(struct row_errors) + sizeof(__u32);
 	uint64_t entries = STATS_PERCPU_BUDGET_BYTES / per_entry;
 
 	if (entries > STATS_MAX_ENTRIES)
@@ -65,6 +66,7 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
 				       DEVICE_LATENCY_ENTRIES : 1;
 	plan->device_flushes_entries = needs->rows ? DEVICE_FLUSHES_ENTRIES : 1;
+	plan->io_owner_slots = needs->rows ? IO_OWNER_SLOTS : 1;
 	plan->row_latency_entries = needs->rows && needs->track_inflight ?
 				    ROW_LATENCY_ENTRIES : 1;
 	plan->inflight_slots = needs->track_inflight ? INFLIGHT_SLOTS : 1;
@@ -111,6 +113,15 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 	while (plan->exited_waits_entries > EXITED_WAITS_MIN_ENTRIES &&
 	       map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
 		plan->exited_waits_entries /= 2;
+	/* Then the owners of I/Os in flight (a failed I/O whose owner was
+	 * pushed out is counted lost, error_unattributed). */
+	while (plan->io_owner_slots > IO_OWNER_MIN_SLOTS &&
+	       map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
+		plan->io_owner_slots /= 2;
+	/* Last, on hundreds of CPUs, a few per-CPU rows (the overflow rows
+	 * take the others). */
+	while (plan->stats_entries > 1 && map_plan_bytes(plan, nr_cpus) > MAPS_BUDGET_BYTES)
+		plan->stats_entries -= plan->stats_entries / 64 ? plan->stats_entries / 64 : 1;
 }
 
 uint64_t hash_map_bytes(uint32_t entries, uint32_t key_size, uint32_t value_size,
@@ -169,6 +180,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 				sizeof(struct overflow_row), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),
 				sizeof(struct dev_latency), false, false, nr_cpus);
+	bytes += array_map_bytes(plan->io_owner_slots, sizeof(struct io_owner), false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_flushes_entries, sizeof(__u32), sizeof(__u64), false,
 				false, nr_cpus);
 	bytes += hash_map_bytes(plan->row_latency_entries, sizeof(struct proc_dev_key),

@@ -31,6 +31,7 @@ struct map_plan {
 	uint32_t overflow_stats_entries;
 	uint32_t device_latency_entries;
 	uint32_t device_flushes_entries;
+	uint32_t io_owner_slots;	/* io_owners: the rows of I/Os in flight (issue 45) */
 	uint32_t row_latency_entries;
 	uint32_t inflight_slots;	/* inflight: what is kept of each I/O */
 	uint32_t inflight_buckets;	/* inflight_ids: their ids */

@@ -332,6 +332,14 @@ static const enum pmem_counter_id counted_from[PROM_NR_COUNTS] = {
 	[PROM_DISCARD_IOS] = PMEM_DISCARD_IOS,
 	[PROM_FLUSHES] = PMEM_FLUSHES,
 	[PROM_DIRTIED_BYTES] = PMEM_DIRTIED_BYTES,
+	[PROM_ERRORS + IO_ERR_EIO] = PMEM_ERRORS + IO_ERR_EIO,
+	[PROM_ERRORS + IO_ERR_ENOSPC] = PMEM_ERRORS + IO_ERR_ENOSPC,
+	[PROM_ERRORS + IO_ERR_ETIMEDOUT] = PMEM_ERRORS + IO_ERR_ETIMEDOUT,
+	[PROM_ERRORS + IO_ERR_EOPNOTSUPP] = PMEM_ERRORS + IO_ERR_EOPNOTSUPP,
+	[PROM_ERRORS + IO_ERR_ENODATA] = PMEM_ERRORS + IO_ERR_ENODATA,
+	[PROM_ERRORS + IO_ERR_ENOLINK] = PMEM_ERRORS + IO_ERR_ENOLINK,
+	[PROM_ERRORS + IO_ERR_EREMOTEIO] = PMEM_ERRORS + IO_ERR_EREMOTEIO,
+	[PROM_ERRORS + IO_ERR_OTHER] = PMEM_ERRORS + IO_ERR_OTHER,
 };
 
 static bool row_changed(const struct proc_io *row)
@@ -512,6 +520,17 @@ static void render_series(FILE *out, const struct prom_totals *p)
 		sample(out, p, "diskio_flushes_total", "%s", p->series[i].labels);
 		fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_FLUSHES]);
 	}
+	family(out, "diskio_io_errors_total", "counter",
+	       "Failed I/Os by kind (errno name), charged as the bytes are; a kind "
+	       "appears at its first error.");
+	for (size_t i = 0; i < p->nseries; i++)
+		for (int k = 0; k < IO_ERROR_KINDS; k++) {
+			if (!p->series[i].count[PROM_ERRORS + k])
+				continue;
+			sample(out, p, "diskio_io_errors_total", "%s,kind=\"%s\"",
+			       p->series[i].labels, io_error_names[k]);
+			fprintf(out, "%" PRIu64 "\n", p->series[i].count[PROM_ERRORS + k]);
+		}
 	render_iowait(out, p);
 }
 
@@ -566,6 +585,19 @@ static void render_device_counters(FILE *out, const struct prom_totals *p,
 		       device_label(&devices->devices[d], &label));
 		fprintf(out, "%" PRIu64 "\n", devices->devices[d].counter[PMEM_FLUSHES].total);
 	}
+	family(out, "diskio_device_io_errors_total", "counter",
+	       "Failed I/Os on the device by kind (errno name); a kind appears at its first "
+	       "error.");
+	for (size_t d = 0; d < devices->count; d++)
+		for (int k = 0; k < IO_ERROR_KINDS; k++) {
+			uint64_t n = devices->devices[d].counter[PMEM_ERRORS + k].total;
+
+			if (!n)
+				continue;
+			sample(out, p, "diskio_device_io_errors_total", "device=\"%s\",kind=\"%s\"",
+			       device_label(&devices->devices[d], &label), io_error_names[k]);
+			fprintf(out, "%" PRIu64 "\n", n);
+		}
 }
 
 /* One histogram: the kernel's log2 slots as cumulative buckets, le the

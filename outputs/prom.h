@@ -28,7 +28,8 @@
 #define PROM_LABEL_NAME_MAX	128
 #define PROM_LABEL_VALUE_MAX	1024
 
-/* What a series counts: bytes and I/Os per operation, flushes, dirtied. */
+/* What a series counts: bytes and I/Os per operation, flushes, dirtied,
+ * failed I/Os by kind (PROM_ERRORS + enum io_error_kind, issue 45). */
 enum prom_count {
 	PROM_READ_BYTES,
 	PROM_WRITE_BYTES,
@@ -38,7 +39,8 @@ enum prom_count {
 	PROM_DISCARD_IOS,
 	PROM_FLUSHES,
 	PROM_DIRTIED_BYTES,
-	PROM_NR_COUNTS
+	PROM_ERRORS,
+	PROM_NR_COUNTS = PROM_ERRORS + IO_ERROR_KINDS
 };
 
 struct prom_config {

@@ -1113,6 +1113,10 @@ Test(history, the_fixture_of_version_1_still_reads)
 			continue;
 		}
 		fx_frame(f, frames);
+		/* Written before issue 45: no failed I/Os, read as none. */
+		for (size_t k = 0; k < f->pm.count; k++)
+			for (int e = 0; e < IO_ERROR_KINDS; e++)
+				f->pm.devices[k].counter[PMEM_ERRORS + e].delta = 0;
 		want = render_on(&f->frame, "testhost");
 		got = render_on(&r.frame.frame, r.header.host);
 		cr_assert_str_eq(got, want, "frame %zu", frames);

@@ -23,7 +23,9 @@ Test(mapsize_formulas, match_the_kernels_accounting)
 	cr_assert_eq(array_map_bytes(16384, 8, false, 2), 131384);		/* row_gens */
 	cr_assert_eq(queue_map_bytes(16384, 4), 65852);			/* free_rows */
 	cr_assert_eq(array_map_bytes(8, 56, true, 2), 1272);			/* row_memo */
-	cr_assert_eq(row_maps_bytes(16384, 2), 3014968 + 2098288 + 131384 + 65852 + 1272);
+	cr_assert_eq(array_map_bytes(16384, 64, false, 2), 1048888);		/* row_errors */
+	cr_assert_eq(row_maps_bytes(16384, 2),
+		     3014968 + 2098288 + 131384 + 1048888 + 65852 + 1272);
 	/* issue 33: whose each row is, in the overflow rows and the owners;
 	 * the command lines at exec and the record built for them. */
 	cr_assert_eq(hash_map_bytes(65536, 32, 104, false, false, 2), 13108480);	/* overflow */
@@ -60,6 +62,8 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 {
 	cr_assert_eq(sizeof(struct proc_dev_key), 32);
 	cr_assert_eq(sizeof(struct proc_dev_stats), 88);
+	cr_assert_eq(sizeof(struct row_errors), 64);
+	cr_assert_eq(sizeof(struct io_owner), 24);
 	cr_assert_eq(sizeof(struct row_slot), 16);
 	cr_assert_eq(sizeof(struct row_memo), 56);
 	cr_assert_eq(sizeof(struct write_owner), 64);

@@ -396,6 +396,8 @@ Test(registry, counter_names_are_the_json_keys)
 		"read_bytes", "write_bytes", "discard_bytes",
 		"read_ios", "write_ios", "discard_ios",
 		"flushes", "latency_ns", "latency_ios", "dirtied_bytes", "writeback_bytes",
+		"errors_eio", "errors_enospc", "errors_etimedout", "errors_eopnotsupp",
+		"errors_enodata", "errors_enolink", "errors_eremoteio", "errors_other",
 	};
 	int id;
 
@@ -728,7 +730,8 @@ Test(latency, average_value_in_microseconds)
 /* A device's latency object without per-operation completions. */
 #define NO_OP_LATENCY(op) "\"" op "\":{\"ios\":0,\"avg\":null,\"p50\":null," \
 	"\"p95\":null,\"p99\":null}"
-#define NO_LATENCY ",\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
+/* No failed I/O (issue 45), then no latency. */
+#define NO_LATENCY ",\"errors\":{},\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
 	NO_OP_LATENCY("discard") "}"
 
 /* A device object's layers when sysfs knows none (devlayers.h). */
@@ -785,12 +788,26 @@ static void append(char **cursor, size_t *left, const char *fmt, ...)
 static void append_object(char **cursor, size_t *left, const uint64_t *v,
 			  const char *avg, bool device)
 {
+	static const char *const kinds[IO_ERROR_KINDS] = {
+		"EIO", "ENOSPC", "ETIMEDOUT", "EOPNOTSUPP", "ENODATA", "ENOLINK", "EREMOTEIO",
+		"other",
+	};
+	const char *sep = "";
+
 	append(cursor, left,
 	       "{\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64
 	       ",\"discard_bytes\":%" PRIu64 ",\"read_ios\":%" PRIu64
 	       ",\"write_ios\":%" PRIu64 ",\"discard_ios\":%" PRIu64
-	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s" NO_LATENCY "%s}",
-	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg, device ? EVERY_IO_TIMED NO_LAYERS : "");
+	       ",\"flushes\":%" PRIu64 ",\"avg_latency_us\":%s,\"errors\":{",
+	       v[0], v[1], v[2], v[3], v[4], v[5], v[6], avg);
+	for (int k = 0; k < IO_ERROR_KINDS; k++) {
+		if (!v[PMEM_ERRORS + k])
+			continue;
+		append(cursor, left, "%s\"%s\":%" PRIu64, sep, kinds[k], v[PMEM_ERRORS + k]);
+		sep = ",";
+	}
+	append(cursor, left, "}%s%s}", NO_LATENCY + strlen(",\"errors\":{}"),
+	       device ? EVERY_IO_TIMED NO_LAYERS : "");
 }
 
 Test(json, twenty_devices_in_order_with_exact_values)

@@ -73,8 +73,9 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 
 #define MAXROWS 512
 /* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup
- * for; iowait_pct swapin_pct uid user ioprio cmdline (issue 33) */
-#define BATCH_FIELDS 22
+ * for; iowait_pct swapin_pct uid user ioprio cmdline (issue 33); errors error_kinds
+ * (issue 45) */
+#define BATCH_FIELDS 24
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -534,13 +535,14 @@ Test(render_batch, other_lines_start_with_hash)
 			cr_assert(strstr(l, " write_ios=16"), "%s", l);
 			cr_assert(strstr(l, " avg_latency_us=52.1"), "%s", l);
 			cr_assert(str_ends_with(l, " latency_sample=1 latency_samples_dropped=0"
-						   " below=- dm_name=-"),
+						   " below=- dm_name=- errors=0 error_kinds=-"),
 				  "every I/O timed, the last fields: %s", l);
 		} else if (!strncmp(l, "# device zram0 ", 15)) {
 			zram = true;
 			cr_assert(strstr(l, " discard_bytes=65536"), "%s", l);
 			cr_assert(strstr(l, " avg_latency_us=-"), "%s", l);
-			cr_assert(str_ends_with(l, " latency_sample=16 latency_samples_dropped=2 below=- dm_name=-"),
+			cr_assert(str_ends_with(l, " latency_sample=16 latency_samples_dropped=2 below=- dm_name=-"
+						   " errors=0 error_kinds=-"),
 				  "%s", l);
 		} else if (!strncmp(l, "# crash ", 8)) {
 			crash = true;
@@ -691,6 +693,8 @@ Test(render_batch, columns_line_names_every_field)
 	cr_assert_str_eq(fields[19], "user");
 	cr_assert_str_eq(fields[20], "ioprio");
 	cr_assert_str_eq(fields[21], "cmdline");
+	cr_assert_str_eq(fields[22], "errors");
+	cr_assert_str_eq(fields[23], "error_kinds");
 	free(c.buf);
 }
 

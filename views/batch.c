@@ -24,6 +24,8 @@ static void batch_start(struct view *v)
 	      " discard_ios flushes avg_latency_us dirtied_bytes writeback_bytes cgroup for", v->out);
 	/* issue 33: who waited (batch_waits()), who the process is (batch_row_owner()) */
 	fputs(" iowait_pct swapin_pct uid user ioprio cmdline", v->out);
+	/* issue 45: the failed I/Os (batch_errors()) */
+	fputs(" errors error_kinds", v->out);
 	fputc('\n', v->out);
 }
 
@@ -176,6 +178,25 @@ static void batch_iostat(FILE *out, const struct pmem_device *dev, bool cumulati
 	}
 }
 
+/* Issue 45: the failed I/Os, " N KINDS" (a row's fields 23 and 24) or
+ * " errors=N error_kinds=KINDS" (a device line's); KINDS: "ENOSPC:3,EIO:1",
+ * "-" for none. */
+static void batch_errors(FILE *out, const uint64_t values[PMEM_NR_COUNTERS], bool keyed)
+{
+	const char *sep = "";
+
+	fprintf(out, keyed ? " errors=%" PRIu64 " error_kinds=" : " %" PRIu64 " ",
+		pmem_errors(values));
+	for (int k = 0; k < IO_ERROR_KINDS; k++) {
+		if (!values[PMEM_ERRORS + k])
+			continue;
+		fprintf(out, "%s%s:%" PRIu64, sep, io_error_names[k], values[PMEM_ERRORS + k]);
+		sep = ",";
+	}
+	if (!*sep)
+		fputc('-', out);
+}
+
 static void batch_device(struct view *v, const struct frame *f, const struct pmem_device *dev)
 {
 	uint64_t values[PMEM_NR_COUNTERS];
@@ -198,6 +219,7 @@ static void batch_device(struct view *v, const struct frame *f, const struct pme
 		batch_write_name(v->out, dev->layers.dm_name, strlen(dev->layers.dm_name));
 	else
 		fputc('-', v->out);
+	batch_errors(v->out, values, true);
 	fputc('\n', v->out);
 	if (v->histograms)
 		for (unsigned int op = 0; op < IO_NR_CLASSES; op++)
@@ -343,6 +365,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	/* issue 33: after the last field of before (for) */
 	batch_waits(v->out, f, row);
 	batch_row_owner(v, f, row);
+	batch_errors(v->out, values, false);
 	fputc('\n', v->out);
 	if (v->stacks)
 		batch_row_stacks(v, f, row);

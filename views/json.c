@@ -224,6 +224,7 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 		jsonw_null(w, "avg_latency_us");
 	jsonw_u64(w, "dirtied_bytes", values[PMEM_DIRTIED_BYTES]);
 	jsonw_u64(w, "writeback_bytes", values[PMEM_WRITEBACK_BYTES]);
+	pmem_write_errors_json(w, values);
 	if (row->cgroup_name) {
 		name = res_name(f->names, row->cgroup_name, &len);
 		jsonw_string(w, "cgroup", name, len);

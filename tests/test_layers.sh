@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check_layers.sh on this tree (it must pass), then on copies of the tree with one
-# fault planted each (each must fail, naming it): an include that goes up, modules that
-# include each other, a source file in no layer, and too many listed exceptions.  No root.
+# fault planted each (each must fail, naming it): an include that goes up, a call that goes
+# up, modules that include each other, a source file in no layer, and too many listed
+# exceptions.  No root.
 #   tests/test_layers.sh
 set -uo pipefail
 
@@ -46,6 +47,11 @@ fi
 fresh_copy
 echo '#include "tally.h"' >> "$work/tree/lib/array.c"
 expect_failure "lib/array.c includes tally.h" "lib/array.c (layer 1) includes tally.h (layer 3)"
+
+fresh_copy
+printf '\nvoid array_planted(void)\n{\n\ttally_free(NULL);\n}\n' >> "$work/tree/lib/array.c"
+expect_failure "lib/array.c calls tally_free()" \
+	"lib/array.c (layer 1) calls tally_free() of tally.c (layer 3)"
 
 fresh_copy
 echo '#include "diskstats.h"' >> "$work/tree/cgroups.h"

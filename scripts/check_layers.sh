@@ -43,6 +43,7 @@ table_after() {
 }
 
 declare -a layer_of_pattern=() patterns=()
+set -f	# the patterns are patterns, not the files they match here
 while IFS='|' read -r _ layer files _; do
 	layer=${layer//[^0-9]/}
 	for pattern in $files; do
@@ -50,6 +51,7 @@ while IFS='|' read -r _ layer files _; do
 		layer_of_pattern+=("$layer")
 	done
 done < <(table_after '<!-- layers -->' < "$design")
+set +f
 ((${#patterns[@]})) || { echo "check_layers: no layers table in $design" >&2; exit 1; }
 
 # A module: a path without its .c or .h.

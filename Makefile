@@ -32,10 +32,10 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c \
 	$(addprefix step/,tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c \
-	snapshot.c event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c \
+	event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c \
 	cgroups.c) $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
 	$(addprefix files/,files.c filepath.c) cli/options.c \
-	kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
+	$(addprefix kernel/,snapshot.c mapsize.c) $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \

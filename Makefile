@@ -13,9 +13,12 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 # make WERROR=1, as CI does (a packager's newer compiler may warn anew).
 CFLAGS ?= -g -O2
 WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
-# The root holds the step (tally.c) and what it keeps; the folders, each
-# with a README, what loads, shows and writes around it.
-SRC_DIRS := kernel views outputs stacks lib history
+# The root holds the files the design names; the folders, each with a
+# README, a domain: the step (step/), what a process, a disk and a file are
+# (procs/, disks/, files/), the command line (cli/), and what loads, shows
+# and writes around the step.  Each folder is on the include path, so an
+# include names a header alone.
+SRC_DIRS := step procs disks files cli kernel views outputs stacks lib history
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
 BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
@@ -27,10 +30,12 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall $(WERROR
 LIBS := -lbpf -lelf -lz
 
 # Modules that never call libbpf: unit-tested without root.
-PURE_SRCS := resources.c files.c filepath.c pmem_metrics.c crashfree.c devname.c iostats.c iowait.c \
-	options.c tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c snapshot.c event_records.c users.c \
-	ioprio.c cmdline.c procfs.c \
-	diskstats.c devlayers.c cgroups.c kernel/mapsize.c $(addprefix views/,format.c batch.c json.c trace.c \
+PURE_SRCS := resources.c pmem_metrics.c crashfree.c \
+	$(addprefix step/,tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c \
+	event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c \
+	cgroups.c) $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
+	$(addprefix files/,files.c filepath.c) cli/options.c \
+	$(addprefix kernel/,snapshot.c mapsize.c) $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \

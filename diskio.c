@@ -112,7 +112,7 @@ static void close_output(struct run *run)
 static void apply_input(struct run *run, const struct view_input *in)
 {
 	tally_set_cumulative(&run->tally, in->cumulative);
-	if (in->threads != run->tally.config.per_thread) {
+	if (in->threads != tally_per_thread(&run->tally)) {
 		loader_set_threads(&run->loader, in->threads);
 		tally_set_threads(&run->tally, in->threads);
 	}
@@ -136,9 +136,9 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 	/* A reader slower than the kernel still ends the interval on time. */
 	run->loader.events.deadline_ns = deadline_ns;
 	while (!exiting && !reload_requested) {
-		struct view_input in = { .cumulative = run->tally.config.cumulative,
-					 .threads = run->tally.config.per_thread,
-					 .all_processes = run->tally.config.all_processes };
+		struct view_input in = { .cumulative = tally_cumulative(&run->tally),
+					 .threads = tally_per_thread(&run->tally),
+					 .all_processes = tally_all_processes(&run->tally) };
 		uint64_t now = monotonic_ns();
 		int timeout_ms, err = 0;
 

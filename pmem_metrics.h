@@ -13,26 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "jsonw.h"
+#include "counters.h"
 #include "devlayers.h"
 #include "diskstats.h"
 #include "latency_hist.h"
-
-enum pmem_counter_id {
-	PMEM_READ_BYTES,
-	PMEM_WRITE_BYTES,
-	PMEM_DISCARD_BYTES,
-	PMEM_READ_IOS,
-	PMEM_WRITE_IOS,
-	PMEM_DISCARD_IOS,
-	PMEM_FLUSHES,
-	PMEM_LATENCY_NS,	/* sum of completion latencies */
-	PMEM_LATENCY_IOS,	/* completions that contributed to PMEM_LATENCY_NS */
-	PMEM_DIRTIED_BYTES,	/* page cache dirtied (rows only) */
-	PMEM_WRITEBACK_BYTES,	/* of PMEM_WRITE_BYTES: submitted by another task (rows only) */
-	/* issue 45: failed I/Os, PMEM_ERRORS + enum io_error_kind (abi.h) */
-	PMEM_ERRORS,
-	PMEM_NR_COUNTERS = PMEM_ERRORS + IO_ERROR_KINDS
-};
 
 /* The errno name of each kind of failed I/O: "EIO", "ENOSPC", ..., "other". */
 extern const char *const io_error_names[IO_ERROR_KINDS];
@@ -51,21 +35,6 @@ void pmem_write_errors_json(struct jsonw *w, const uint64_t values[PMEM_NR_COUNT
 extern const char *const pmem_counter_names[PMEM_NR_COUNTERS];
 /* "read", "write", "discard": the operations of latency_summary. */
 extern const char *const pmem_op_names[IO_NR_CLASSES];
-
-/*
- * The change of a running total since it was last seen (*seen), which then
- * becomes now: diskio's one way of turning a running total into a
- * per-interval change.  Modulo 2^64, so a total that wraps stays right; a
- * total that starts anew (its kernel entry was made again) is the caller's
- * to detect, by setting *seen to 0 first.
- */
-static inline uint64_t counter_delta(uint64_t *seen, uint64_t now)
-{
-	uint64_t change = now - *seen;
-
-	*seen = now;
-	return change;
-}
 
 /*
  * delta = total - at_flush as of the last flush. Arithmetic is modulo 2^64,
@@ -98,12 +67,6 @@ struct pmem_device {
 	struct diskstats_change iostat_change;	/* what iostat[0] came from */
 	struct diskstats_change iostat_change_start;	/* and iostat[1] */
 	struct devlayers layers;	/* the disks below it, its dm name */
-};
-
-/* One operation's latency on a device, for people. */
-struct latency_summary {
-	uint64_t ios;			/* completions; 0: nothing below is known */
-	double avg_us, p50_us, p95_us, p99_us;
 };
 
 struct pmem_metrics {

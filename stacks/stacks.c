@@ -252,14 +252,14 @@ void folded_safe_name(char *name)
 	}
 }
 
-/* A line being built, in a growing buffer. */
-struct line {
+/* A folded line being built, in a growing buffer. */
+struct text_buffer {
 	char *text;
 	size_t len, capacity;
 	bool failed;
 };
 
-static void line_add(struct line *l, const char *s, size_t len)
+static void text_append(struct text_buffer *l, const char *s, size_t len)
 {
 	if (l->failed)
 		return;
@@ -305,13 +305,13 @@ void folded_frame_name(const char *frame, char *out, size_t size)
 	folded_safe_name(out);
 }
 
-static void line_add_frame(const char *name, void *arg)
+static void text_append_frame(const char *name, void *arg)
 {
 	char safe[STACK_NAME_MAX];
 
 	folded_frame_name(name, safe, sizeof(safe));
-	line_add(arg, ";", 1);
-	line_add(arg, safe, strlen(safe));
+	text_append(arg, ";", 1);
+	text_append(arg, safe, strlen(safe));
 }
 
 struct folded_line {
@@ -328,15 +328,15 @@ static int compare_lines(const void *a, const void *b)
 static char *folded_text(const struct row_stack *s, const struct stack_namer *namer)
 {
 	char comm[TASK_COMM_LEN + 1];
-	struct line l = {};
+	struct text_buffer l = {};
 
 	memcpy(comm, s->key.who.comm, TASK_COMM_LEN);
 	comm[TASK_COMM_LEN] = '\0';
 	folded_safe_name(comm);
-	line_add(&l, comm, strlen(comm));
+	text_append(&l, comm, strlen(comm));
 	/* The caller's frames first: a flame graph grows from the root. */
-	stack_for_each_name(namer, s, true, true, line_add_frame, &l);
-	stack_for_each_name(namer, s, false, true, line_add_frame, &l);
+	stack_for_each_name(namer, s, true, true, text_append_frame, &l);
+	stack_for_each_name(namer, s, false, true, text_append_frame, &l);
 	if (l.failed) {
 		free(l.text);
 		return NULL;

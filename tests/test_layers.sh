@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/check_layers.sh on this tree (it must pass), then on copies of the tree with one
-# fault planted each (each must fail, naming it): an include that goes up, modules that
-# include each other, a source file in no layer, and too many listed exceptions.  No root.
+# fault planted each (each must fail, naming it): an include that goes up, a call that goes
+# up, modules that include each other, a source file in no layer, and too many listed
+# exceptions.  No root.
 #   tests/test_layers.sh
 set -uo pipefail
 
@@ -45,11 +46,17 @@ fi
 
 fresh_copy
 echo '#include "tally.h"' >> "$work/tree/lib/array.c"
-expect_failure "lib/array.c includes tally.h" "lib/array.c (layer 1) includes tally.h (layer 3)"
+expect_failure "lib/array.c includes tally.h" \
+	"lib/array.c (layer 1) includes step/tally.h (layer 3)"
 
 fresh_copy
-echo '#include "diskstats.h"' >> "$work/tree/cgroups.h"
-echo '#include "cgroups.h"' >> "$work/tree/diskstats.h"
+printf '\nvoid array_planted(void)\n{\n\ttally_free(NULL);\n}\n' >> "$work/tree/lib/array.c"
+expect_failure "lib/array.c calls tally_free()" \
+	"lib/array.c (layer 1) calls tally_free() of step/tally.c (layer 3)"
+
+fresh_copy
+echo '#include "diskstats.h"' >> "$work/tree/procs/cgroups.h"
+echo '#include "cgroups.h"' >> "$work/tree/disks/diskstats.h"
 expect_failure "cgroups.h and diskstats.h include each other" "in a circle"
 
 fresh_copy
@@ -59,7 +66,7 @@ expect_failure "a file in no layer" "extra/new.c is in no layer"
 
 fresh_copy
 for i in 1 2 3 4 5 6; do
-	sed -i "/^<!-- upward -->/,/^\$/{/^| \`options.c\`/a| \`lib/x$i.c\` | \`tally.h\` | planted |
+	sed -i "/^<!-- upward -->/,/^\$/{/^| \`cli\/options.c\`/a| \`lib/x$i.c\` | \`tally.h\` | planted |
 }" "$work/tree/doc/design.md"
 done
 expect_failure "seven listed exceptions" "at most 6"

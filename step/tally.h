@@ -275,6 +275,11 @@ void tally_set_threads(struct tally *t, bool threads);
 /* issue 33: the next frames list the idle processes too (frame.h's
  * idle_rows), or only the rows: the top view's o key. */
 void tally_set_all_processes(struct tally *t, bool all);
+/* What the three above last set (or the config began with), so that the
+ * run asks the tally instead of reading its fields. */
+bool tally_cumulative(const struct tally *t);
+bool tally_per_thread(const struct tally *t);
+bool tally_all_processes(const struct tally *t);
 
 uint64_t tally_start_ns(const struct tally *t);
 /* A device's name, as rows show it (devname.h). */

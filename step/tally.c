@@ -783,6 +783,21 @@ void tally_set_all_processes(struct tally *t, bool all)
 	t->config.all_processes = all;
 }
 
+bool tally_cumulative(const struct tally *t)
+{
+	return t->config.cumulative;
+}
+
+bool tally_per_thread(const struct tally *t)
+{
+	return t->config.per_thread;
+}
+
+bool tally_all_processes(const struct tally *t)
+{
+	return t->config.all_processes;
+}
+
 uint64_t tally_start_ns(const struct tally *t)
 {
 	return t->start_ns;

@@ -10,7 +10,8 @@
 #include <linux/types.h>
 #include "abi.h"
 #include "iowait.h"
-#include "pmem_metrics.h"
+#include "counters.h"
+#include "latency_hist.h"
 #include "resources.h"
 
 /* What rows are sorted by (-s, the top view's sort).  The values are kept

@@ -513,15 +513,14 @@ struct batch_sums {
 	int f_lines;
 };
 
-/* The field before the last of the line p..eol (whitespace-separated):
- * ioprio, which the command line (escaped, one field) follows, wherever
- * fields are added before them. */
+/* Field 21 of the data line p..eol (whitespace-separated): ioprio, whose
+ * number stays as fields are only ever appended (issue 45 appended two
+ * after the command line). */
+#define IOPRIO_FIELD 21
+
 static bool ioprio_field(const char *p, const char *eol, char *out, size_t size)
 {
-	const char *start[2] = { NULL, NULL };
-	size_t len[2] = { 0, 0 };
-
-	while (p < eol) {
+	for (int field = 1; p < eol; field++) {
 		size_t n;
 
 		p += strspn(p, " \t");
@@ -530,16 +529,13 @@ static bool ioprio_field(const char *p, const char *eol, char *out, size_t size)
 			n = (size_t)(eol - p);
 		if (!n)
 			break;
-		start[0] = start[1];
-		len[0] = len[1];
-		start[1] = p;
-		len[1] = n;
+		if (field == IOPRIO_FIELD) {
+			snprintf(out, size, "%.*s", (int)n, p);
+			return true;
+		}
 		p += n;
 	}
-	if (!start[0])
-		return false;
-	snprintf(out, size, "%.*s", (int)len[0], start[0]);
-	return true;
+	return false;
 }
 
 static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct batch_sums *s)

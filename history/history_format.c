@@ -52,6 +52,10 @@ const struct history_field history_fields[] = {
 	SPECIAL(HK_FRAME, HF_FRAME_STACKS_ON, HT_UNSIGNED, "stacks_on"),
 	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_RECOVERED, HT_UNSIGNED, "stack_frames_recovered"),
 	SPECIAL(HK_FRAME, HF_FRAME_FRAMES_UNKNOWN, HT_UNSIGNED, "stack_frames_unknown"),
+	/* issue 45: /proc/pressure/io over the frame */
+	BOOL(HK_FRAME, 19, struct frame, pressure_known, "pressure_known"),
+	FIELD(HK_FRAME, 20, HT_DOUBLE, HS_DOUBLE, struct frame, pressure_some_pct, "pressure_some_pct"),
+	FIELD(HK_FRAME, 21, HT_DOUBLE, HS_DOUBLE, struct frame, pressure_full_pct, "pressure_full_pct"),
 
 	SPECIAL(HK_DEVICE, HF_DEVICE_NAME, HT_NAME, "name"),
 	SPECIAL(HK_DEVICE, HF_DEVICE_TOTAL, HT_UNSIGNED, "total"),

@@ -64,6 +64,11 @@ struct frame {
 	bool files_on;
 	const struct file_row *files;
 	size_t nfiles;
+	/* issue 45: /proc/pressure/io over the interval (-a: since start), in
+	 * percent of it: some task, every task stalled; known false without
+	 * PSI. */
+	bool pressure_known;
+	double pressure_some_pct, pressure_full_pct;
 };
 
 /*

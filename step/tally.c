@@ -74,6 +74,10 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 		}
 		t->diskstats_last_ns = start_ns;
 	}
+	/* Without PSI (no file, psi=0) the frames say it is not known. */
+	if (config->pressure_path && !pressure_read(config->pressure_path, &t->pressure_start))
+		t->pressure_last = t->pressure_start;
+	t->pressure_last_ns = start_ns;
 	if (config->symbols) {
 		t->symbolizer = symbolizer_new(config->symbols, config->symbols_warn);
 		if (!t->symbolizer) {
@@ -590,6 +594,28 @@ static void count_iostat(struct tally *t, uint64_t now_ns)
 	t->diskstats_last_ns = now_ns;
 }
 
+/* I/O pressure over the interval (-a: since start), once PSI was read at
+ * the start. */
+static void count_pressure(struct tally *t, uint64_t now_ns, struct frame *frame)
+{
+	struct io_pressure now;
+
+	if (!t->config.pressure_path || !t->pressure_start.known ||
+	    pressure_read(t->config.pressure_path, &now))
+		return;
+	if (t->config.cumulative)
+		frame->pressure_known = pressure_pct(&t->pressure_start, &now, now_ns - t->start_ns,
+						     &frame->pressure_some_pct,
+						     &frame->pressure_full_pct);
+	else
+		frame->pressure_known = pressure_pct(&t->pressure_last, &now,
+						     now_ns - t->pressure_last_ns,
+						     &frame->pressure_some_pct,
+						     &frame->pressure_full_pct);
+	t->pressure_last = now;
+	t->pressure_last_ns = now_ns;
+}
+
 /* How each device is stacked, as sysfs says now (lsblk's view). */
 static void learn_layers(struct tally *t)
 {
@@ -634,6 +660,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 	frame->crash = &t->crash;
 	frame->io_events = t->io_events;
 	frame->run_s = (double)(now_ns - t->start_ns) / 1e9;
+	count_pressure(t, now_ns, frame);
 	if (!t->config.trace) {
 		count_rows(t, s);
 		/* as the frame shows it: no task waits more than 100% of it */

@@ -25,6 +25,7 @@
 #include "iostats.h"
 #include "iowait.h"
 #include "pmem_metrics.h"
+#include "pressure.h"
 #include "procfs.h"
 #include "resources.h"
 #include "row_stacks.h"
@@ -67,6 +68,8 @@ struct tally_config {
 	/* "/proc/diskstats": read at the start and at each step, for each
 	 * device's iostat -x figures; NULL: none. */
 	const char *diskstats_path;
+	/* "/proc/pressure/io" (issue 45); NULL: no pressure */
+	const char *pressure_path;
 
 	/* ---- issue 33: USER, PRIO, COMMAND ---- */
 	/* "/etc/passwd": the users' names (users.h); NULL: their numbers */
@@ -200,6 +203,9 @@ struct tally {
 	struct diskstats diskstats_start, diskstats_last, diskstats_now;
 	uint64_t diskstats_last_ns;	/* when diskstats_last was read */
 	bool diskstats_failed;		/* warned once: no iostat figures */
+	/* config.pressure_path as read at the start and at the last step */
+	struct io_pressure pressure_start, pressure_last;
+	uint64_t pressure_last_ns;
 
 	/* issue 33: users' names; the frame's idle processes (config.
 	 * all_processes), their pointers, and the ids of the frame's rows,

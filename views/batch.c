@@ -111,6 +111,12 @@ static void batch_begin(struct view *v, const struct frame *f)
 	if (v->stacks && v->stacks->frames_unknown)
 		fprintf(v->out, " stack_frames_unknown=%" PRIu64,
 			v->stacks->frames_unknown(v->stacks->ctx));
+	/* issue 45: /proc/pressure/io, percent of the interval */
+	if (f->pressure_known)
+		fprintf(v->out, " io_pressure_some_pct=%.2f io_pressure_full_pct=%.2f",
+			f->pressure_some_pct, f->pressure_full_pct);
+	else
+		fputs(" io_pressure_some_pct=- io_pressure_full_pct=-", v->out);
 	fprintf(v->out, " partial=%d\n", f->partial);
 }
 

@@ -77,6 +77,20 @@ static void json_row_waits(struct jsonw *w, const struct frame *f, const struct 
 	}
 }
 
+/* issue 45: "pressure":{"some":…,"full":…}, /proc/pressure/io in percent
+ * of the interval (-a: of the run), two decimals; null without PSI. */
+static void json_pressure(struct jsonw *w, const struct frame *f)
+{
+	if (!f->pressure_known) {
+		jsonw_null(w, "pressure");
+		return;
+	}
+	jsonw_object(w, "pressure");
+	jsonw_double(w, "some", "%.2f", f->pressure_some_pct);
+	jsonw_double(w, "full", "%.2f", f->pressure_full_pct);
+	jsonw_object_end(w);
+}
+
 static void json_begin(struct view *v, const struct frame *f)
 {
 	v->rows_shown = 0;
@@ -86,6 +100,7 @@ static void json_begin(struct view *v, const struct frame *f)
 	jsonw_double(&v->json, "interval_s", "%g", f->interval_s);
 	jsonw_bool(&v->json, "partial", f->partial);
 	json_waits_source(&v->json, f);
+	json_pressure(&v->json, f);
 	jsonw_array(&v->json, "processes");
 }
 

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -227,5 +228,83 @@ Test(errors, writes_past_a_full_backing_file_in_batch_and_prom)
 	unlink(prom);
 	cr_expect_eq(prom_row, failed, "diskio_io_errors_total of errwriter: %" PRId64, prom_row);
 	cr_expect_eq(prom_device, failed, "diskio_device_io_errors_total: %" PRId64, prom_device);
+	h_diskio_free(&d);
+}
+
+/* A JSON number's value (its text); NAN for anything else. */
+static double jv_number(struct h_jv v)
+{
+	char text[64], *end;
+	double value;
+
+	if (!v.len || v.len >= sizeof(text))
+		return NAN;
+	memcpy(text, v.p, v.len);
+	text[v.len] = '\0';
+	value = strtod(text, &end);
+	return end == text + v.len ? value : NAN;
+}
+
+/* "some" total= of /proc/pressure/io, in microseconds (-1: no PSI). */
+static int64_t pressure_some_us(void)
+{
+	char text[512];
+	const char *at;
+	ssize_t n;
+	int fd = open("/proc/pressure/io", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	at = strstr(text, " total=");
+	return at ? strtoll(at + 7, NULL, 10) : -1;
+}
+
+/* Issue 45's I/O pressure: each interval's "pressure" is /proc/pressure/io's
+ * change over it; summed over the intervals (percent x length) it is at most
+ * the change the test reads around the whole run, and some >= full. */
+Test(errors, io_pressure_is_the_kernels_over_each_interval)
+{
+	const struct h_dev *zram = h_zram_create(64ULL << 20);
+	static const struct h_io ops[] = { { 'r', 0, 4096, 4096 } };
+	int64_t before = pressure_some_us(), after, shown_us = 0;
+	int intervals = 0;
+	struct h_diskio d;
+
+	if (before < 0)
+		cr_skip_test("no /proc/pressure/io (a kernel without PSI)");
+	h_diskio_start(&d, H_ARGS("--json", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(h_spawn_io("psi-reader", zram->path, ops, 1, NULL), H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	after = pressure_some_us();
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv root, pressure, v;
+		double some = NAN, full = NAN, interval_s = NAN;
+
+		if (!h_json_is_interval(d.lines[i]) || !h_json_parse(d.lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "pressure", &pressure), "%s", d.lines[i]);
+		if (h_json_get(pressure, "some", &v))
+			some = jv_number(v);
+		if (h_json_get(pressure, "full", &v))
+			full = jv_number(v);
+		if (h_json_get(root, "interval_s", &v))
+			interval_s = jv_number(v);
+		cr_assert(!isnan(some) && !isnan(full) && !isnan(interval_s), "%s", d.lines[i]);
+		cr_expect(some >= 0 && some <= 100 && full >= 0 && full <= some + 0.01,
+			  "some %.2f full %.2f: %s", some, full, d.lines[i]);
+		shown_us += (int64_t)(some * interval_s * 1e4);
+		intervals++;
+	}
+	cr_assert_geq(intervals, 2);
+	/* each interval rounds to 0.01 % of its length (at most 50 us of 0.5 s) */
+	cr_expect_leq(shown_us, after - before + 100 * intervals,
+		      "the intervals' stall %" PRId64 " us, the kernel's over the run %" PRId64 " us",
+		      shown_us, after - before);
 	h_diskio_free(&d);
 }

@@ -164,12 +164,16 @@ int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 
 	if (*(volatile __u64 *)&stacked_in_flight)
 		forget_stacked_bio(io_number(bio));
-	disk = bio_disk(bio);
-	/* A blk-mq disk's errors are its requests' (handle_rq_complete). */
-	if (aggregate && bio->bi_status && disk_is_bio_based(disk))
-		count_io_error(io_number(bio), disk_dev(disk), bio->bi_status);
+	/* A failed bio: its status first, one load for the bios that did
+	 * not fail; a blk-mq disk's errors are its requests' (rq_complete). */
+	if (aggregate && bio->bi_status) {
+		disk = bio_disk(bio);
+		if (disk_is_bio_based(disk))
+			count_io_error(io_number(bio), disk_dev(disk), bio->bi_status);
+	}
 	if (sample_bio_done(bio))
 		return 0;
+	disk = bio_disk(bio);
 	if (!disk_is_bio_based(disk))
 		return 0;
 	dev = disk_dev(disk);

@@ -11,8 +11,9 @@
  * is cleared at their completion.  A failed I/O's completion finds its row
  * there if no later I/O took the slot meanwhile: one whose bio or request
  * lies a multiple of 4 MiB away in memory (65,536 slots of a cache line;
- * fewer on machines with so many CPUs that the maps' budget has no room); else, with no process filter
- * on, its error is lost as error_unattributed, never charged to another.
+ * fewer where the maps' budget has no room, on hundreds of CPUs).  Else,
+ * with no process filter on, its error is lost as error_unattributed,
+ * never charged to another.
  * The errors go to row_errors, by the row's slot: the per-CPU rows do not
  * grow.  A disk's errors are the sum of its rows', as its bytes are.
  */
@@ -64,8 +65,11 @@ static __always_inline void note_io_owner(__u64 io, const struct row *row)
 
 	if (!owner)
 		return;
+	/* Member by member: a struct copy may be made of byte loads, which
+	 * the verifier refuses from a spilled register. */
 	owner->io = row->shared ? 0 : io;
-	owner->at = row->at;
+	owner->at.slot = row->at.slot;
+	owner->at.gen = row->at.gen;
 }
 
 /* blk_status_t -> enum io_error_kind (see abi.h). */

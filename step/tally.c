@@ -598,20 +598,16 @@ static void count_iostat(struct tally *t, uint64_t now_ns)
  * the start. */
 static void count_pressure(struct tally *t, uint64_t now_ns, struct frame *frame)
 {
+	bool cumulative = t->config.cumulative;
 	struct io_pressure now;
 
 	if (!t->config.pressure_path || !t->pressure_start.known ||
 	    pressure_read(t->config.pressure_path, &now))
 		return;
-	if (t->config.cumulative)
-		frame->pressure_known = pressure_pct(&t->pressure_start, &now, now_ns - t->start_ns,
-						     &frame->pressure_some_pct,
-						     &frame->pressure_full_pct);
-	else
-		frame->pressure_known = pressure_pct(&t->pressure_last, &now,
-						     now_ns - t->pressure_last_ns,
-						     &frame->pressure_some_pct,
-						     &frame->pressure_full_pct);
+	frame->pressure_known = pressure_pct(cumulative ? &t->pressure_start : &t->pressure_last,
+					     &now, now_ns - (cumulative ? t->start_ns :
+							     t->pressure_last_ns),
+					     &frame->pressure_some_pct, &frame->pressure_full_pct);
 	t->pressure_last = now;
 	t->pressure_last_ns = now_ns;
 }

@@ -730,9 +730,10 @@ Test(latency, average_value_in_microseconds)
 /* A device's latency object without per-operation completions. */
 #define NO_OP_LATENCY(op) "\"" op "\":{\"ios\":0,\"avg\":null,\"p50\":null," \
 	"\"p95\":null,\"p99\":null}"
-/* No failed I/O (issue 45), then no latency. */
-#define NO_LATENCY ",\"errors\":{},\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
+/* No latency; NO_LATENCY: no failed I/O (issue 45) before it, as devices print. */
+#define LATENCY_NONE ",\"latency_us\":{" NO_OP_LATENCY("read") "," NO_OP_LATENCY("write") "," \
 	NO_OP_LATENCY("discard") "}"
+#define NO_LATENCY ",\"errors\":{}" LATENCY_NONE
 
 /* A device object's layers when sysfs knows none (devlayers.h). */
 #define NO_LAYERS ",\"below\":[],\"dm_name\":null"
@@ -806,8 +807,7 @@ static void append_object(char **cursor, size_t *left, const uint64_t *v,
 		append(cursor, left, "%s\"%s\":%" PRIu64, sep, kinds[k], v[PMEM_ERRORS + k]);
 		sep = ",";
 	}
-	append(cursor, left, "}%s%s}", NO_LATENCY + strlen(",\"errors\":{}"),
-	       device ? EVERY_IO_TIMED NO_LAYERS : "");
+	append(cursor, left, "}" LATENCY_NONE "%s}", device ? EVERY_IO_TIMED NO_LAYERS : "");
 }
 
 Test(json, twenty_devices_in_order_with_exact_values)

@@ -415,8 +415,9 @@ static void start_folded(struct h_diskio *d, const struct h_dev *raw, char *fold
 	h_diskio_wait_attached(d, H_ATTACH_TIMEOUT_MS);
 }
 
-/* The stack_frames_unknown of the last interval record (-1: none). */
-static int64_t frames_unknown(const struct h_diskio *d)
+/* Integer key of the last interval record (-1: none): stack_frames_recovered,
+ * stack_frames_unknown. */
+static int64_t last_interval_int(const struct h_diskio *d, const char *key)
 {
 	int64_t value = -1;
 
@@ -424,9 +425,19 @@ static int64_t frames_unknown(const struct h_diskio *d)
 		struct h_jv root;
 
 		if (h_json_is_interval(d->lines[i]) && h_json_parse(d->lines[i], &root))
-			h_json_get_int(root, "stack_frames_unknown", &value);
+			h_json_get_int(root, key, &value);
 	}
 	return value;
+}
+
+static int64_t frames_recovered(const struct h_diskio *d)
+{
+	return last_interval_int(d, "stack_frames_recovered");
+}
+
+static int64_t frames_unknown(const struct h_diskio *d)
+{
+	return last_interval_int(d, "stack_frames_unknown");
 }
 
 /* Twenty processes that exit right after their last read, beside a busy
@@ -463,20 +474,6 @@ Test(stacks, processes_that_exit_at_once_are_named_on_a_busy_machine)
 		     " bytes:\n%s", bytes, folded_text(folded, seen, sizeof(seen)));
 	cr_expect_eq(frames_unknown(&d), 0, "stack_frames_unknown");
 	h_diskio_free(&d);
-}
-
-/* The stack_frames_recovered of the last interval record (-1: none). */
-static int64_t frames_recovered(const struct h_diskio *d)
-{
-	int64_t value = -1;
-
-	for (size_t i = 0; i < d->nlines; i++) {
-		struct h_jv root;
-
-		if (h_json_is_interval(d->lines[i]) && h_json_parse(d->lines[i], &root))
-			h_json_get_int(root, "stack_frames_recovered", &value);
-	}
-	return value;
 }
 
 /* A function that calls libc's pread itself, which keeps no frame of its

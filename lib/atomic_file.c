@@ -76,27 +76,69 @@ static int make_temp(const struct atomic_target *t, char *temp, size_t size)
 	return -EEXIST;
 }
 
-/* render into the open temporary file fd (closed here), then flush it and,
- * when durable, fsync it. */
+/* A stdio stream over fd that keeps the errno of its first failed write:
+ * stdio's own flag says only that a write failed, and errno is long gone
+ * (or overwritten) by the time the renderer is done. */
+struct fd_sink {
+	int fd;
+	int error;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t size)
+{
+	struct fd_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(s->fd, buf + done, size - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (!s->error)
+			s->error = n < 0 ? errno : ENOSPC;	/* 0 bytes: no room */
+		return done ? (ssize_t)done : -1;
+	}
+	return (ssize_t)done;
+}
+
+int render_to_fd(int fd, int (*render)(FILE *out, void *arg), void *arg)
+{
+	struct fd_sink sink = { .fd = fd };
+	FILE *out = fopencookie(&sink, "w", (cookie_io_functions_t){ .write = sink_write });
+	int err;
+
+	if (!out)
+		return -errno;
+	err = render(out, arg);
+	if (fflush(out) == EOF && !sink.error)
+		sink.error = EIO;
+	fclose(out);
+	/* The write's own errno before the renderer's reading of it. */
+	if (sink.error)
+		return -sink.error;
+	return err;
+}
+
+/* render into the open temporary file fd (closed here), then, when
+ * durable, fsync it. */
 static int fill_temp(int fd, mode_t mode, bool durable, int (*render)(FILE *out, void *arg),
 		     void *arg)
 {
-	FILE *out;
 	int err;
 
 	/* The mode must not depend on the umask, which masked mkostemp()'s 0600. */
-	if (fchmod(fd, mode) || !(out = fdopen(fd, "w"))) {
+	if (fchmod(fd, mode))
 		err = -errno;
-		close(fd);
-		return err;
-	}
-	err = render(out, arg);
-	if (!err && (fflush(out) == EOF || ferror(out)))
-		err = errno ? -errno : -EIO;
-	if (!err && durable && fsync(fileno(out)))
+	else
+		err = render_to_fd(fd, render, arg);
+	if (!err && durable && fsync(fd))
 		err = -errno;
-	if (fclose(out) && !err)
-		err = errno ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
 	return err;
 }
 
@@ -108,7 +150,6 @@ int atomic_target_write(const struct atomic_target *t, mode_t mode, bool durable
 
 	if (fd < 0)
 		return fd;
-	errno = 0;
 	err = fill_temp(fd, mode, durable, render, arg);
 	if (!err && renameat(t->dirfd, temp, t->dirfd, t->name))
 		err = -errno;

@@ -47,6 +47,12 @@ void atomic_target_close(struct atomic_target *t);
 int atomic_target_write(const struct atomic_target *t, mode_t mode, bool durable,
 			int (*render)(FILE *out, void *arg), void *arg);
 
+/* render(out, arg) written to fd through a stream that keeps the errno of
+ * the first failed write: 0, render's -errno, or the write's (-ENOSPC on
+ * a full filesystem, though stdio itself says only "an error").  fd is
+ * left open. */
+int render_to_fd(int fd, int (*render)(FILE *out, void *arg), void *arg);
+
 /* Whether a file can be written in t as atomic_target_write() would: 0,
  * or -errno (-EROFS, -EACCES, -ENOSPC).  Leaves nothing behind. */
 int atomic_target_check(const struct atomic_target *t);

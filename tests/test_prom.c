@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1063,4 +1064,32 @@ Test(prom_writer, a_missing_directory_or_a_directory_path)
 	cr_assert_eq(check_target("relative.prom"), 0, "a name in the working directory");
 	rmdir(dir);
 	free(dir);
+}
+
+/* A full filesystem is named as such, though the render saw only stdio's
+ * error flag: prom_render() says -EIO, the writer keeps the write's errno.
+ * The render is longer than stdio's buffer, so the failure comes mid-way,
+ * as on the tmpfs that filled under a growing file. */
+static int render_prom(FILE *out, void *arg)
+{
+	return prom_render(out, arg, NULL, NULL);
+}
+
+Test(prom_writer, a_full_disk_mid_render_says_no_space)
+{
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	struct prom_totals p;
+	struct prom_config config = { .version = "0.1" };
+	char big[3 * BUFSIZ];
+	struct writer_case long_text = { big, 0 };
+
+	if (fd < 0)
+		cr_skip_test("no /dev/full");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	prom_init(&p, &config);
+	cr_assert_eq(render_to_fd(fd, render_prom, &p), -ENOSPC);
+	cr_assert_eq(render_to_fd(fd, write_case, &long_text), -ENOSPC);
+	close(fd);
+	prom_free(&p);
 }

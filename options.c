@@ -105,7 +105,7 @@ static const struct argp_option option_table[] = {
 	{ "latency-sample", OPT_LATENCY_SAMPLE, "N", 0,
 	  "Time 1 in N bios of bio-based disks (zram, dm, md; default 16)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
-	{ "pid", 'p', "PID", 0, "Only this process (repeatable, up to 16)", 0 },
+	{ "pid", 'p', "PID", 0, "Only this process, or thread (repeatable, up to 16)", 0 },
 	{ "comm", 'c', "COMM", 0, "Only processes named COMM (exact, up to 15 bytes)", 0 },
 	{ "device", 'D', "DEVICE", 0,
 	  "Only this disk: name (vda) or MAJ:MIN (repeatable, up to 16)", 0 },

@@ -47,12 +47,13 @@ static __always_inline __u32 row_id(const struct task_struct *task)
 	return per_thread ? task->pid : task->tgid;
 }
 
-/* task's row id; false if -p selects neither its process nor, with -t,
- * its TID. */
+/* task's row id; false if -p selects neither its process nor its thread.
+ * iotop's -p takes a thread's id too: a worker thread's I/O is then counted,
+ * on its process's row (its own with -t). */
 static __always_inline bool task_row_id(const struct task_struct *task, __u32 *id)
 {
 	*id = row_id(task);
-	return pid_selected(task->tgid) || (per_thread && pid_selected(task->pid));
+	return pid_selected(task->tgid) || pid_selected(task->pid);
 }
 
 static __always_inline bool dev_selected(__u32 dev)

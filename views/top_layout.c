@@ -57,12 +57,13 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 	[TOP_DEV_UTIL] = { "%UTIL", "%UTIL", 6, false, false, false },
 };
 
-/* What iostat -x users read first (%util, aqu-sz, the awaits) stays on 80
- * columns beside the rates and the p99. */
+/* What iostat -x users read first stays on 80 columns beside the rates
+ * and the p99: %util, aqu-sz and the IOPS (r/s, w/s: issue 48, iotop-c's
+ * issue 40).  The awaits, latency as the p99 is, come at 86. */
 const struct top_step top_dev_priority[TOP_DEV_STEPS] = {
 	{ TOP_DEV_NAME, -1 }, { TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_P99, -1 },
-	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT },
-	{ TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
+	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS },
+	{ TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
 	{ TOP_DEV_DISCARD_IOPS, -1 },
 };
 

@@ -2132,6 +2132,85 @@ Test(top_view, o_shows_the_idle_processes_under_the_filters)
 	fx_free(f);
 }
 
+/* issue 48: after o the idle processes sit at the bottom under every sort
+ * key and in both directions, even where their pid, name or disk ("-")
+ * would sort first. */
+Test(top_view, o_puts_the_idle_processes_last_under_every_sort)
+{
+	struct proc_io idle[2];
+	struct proc_io *idle_ptrs[2] = { &idle[0], &idle[1] };
+
+	for (int key = 0; key < SORT_NR_KEYS; key++) {
+		for (int reverse = 0; reverse <= 1; reverse++) {
+			struct top_settings settings = { .interval_s = 2, .sort = key,
+							 .per_process_latency = true };
+			struct fx *f = fx_new();
+			struct term t;
+			size_t from;
+			int last_busy;
+
+			fx_rows(f, 2);
+			memset(idle, 0, sizeof(idle));
+			for (int i = 0; i < 2; i++) {
+				idle[i].idle = true;
+				idle[i].key.tgid = 5 + i;
+				cr_assert_eq(res_intern_str(&f->names, i ? "zzz" : "aaa",
+							    &idle[i].comm_name), RES_OK);
+				cr_assert_eq(res_intern_str(&f->names, "-", &idle[i].device_name),
+					     RES_OK);
+			}
+			f->frame.idle_rows = idle_ptrs;
+			f->frame.nidle_rows = 2;
+			fx_view(f, 24, 200, false, &settings);
+			view_show_frame(&f->view, &f->frame);
+			fx_screen(f, &t);
+			from = f->cap.len;
+			fx_keys(f, &t, &from, reverse ? "or" : "o");
+			last_busy = term_row_of(&t, 100) > term_row_of(&t, 101) ?
+				    term_row_of(&t, 100) : term_row_of(&t, 101);
+			cr_assert_geq(term_row_of(&t, 100), 0, "sort %s", sort_key_name(key));
+			cr_assert_geq(term_row_of(&t, 101), 0, "sort %s", sort_key_name(key));
+			cr_assert_gt(term_row_of(&t, 5), last_busy, "sort %s%s: idle row above a "
+				     "busy one", sort_key_name(key), reverse ? " reversed" : "");
+			cr_assert_gt(term_row_of(&t, 6), last_busy, "sort %s%s: idle row above a "
+				     "busy one", sort_key_name(key), reverse ? " reversed" : "");
+			fx_free(f);
+		}
+	}
+}
+
+/* issue 48: at 40x10 sorted by bytes, the rates the sort sums stay (both:
+ * a read column never without its write twin), not PID and COMMAND alone. */
+Test(top_view, the_sort_column_stays_at_40_columns)
+{
+	static const struct {
+		enum sort_key key;
+		const char *column, *twin;
+	} cases[] = {
+		{ SORT_BYTES, "READ/s", "WRITE/s" }, { SORT_READ, "READ/s", "WRITE/s" },
+		{ SORT_IOS, "R_IOPS", "W_IOPS" }, { SORT_DEVICE, "DEVICE", "DEVICE" },
+		{ SORT_DIRTY, "DIRTY/s", "DIRTY/s" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_settings settings = { .interval_s = 2, .sort = cases[i].key };
+		struct fx *f = fx_new();
+		struct term t;
+		int y;
+
+		fx_rows(f, 3);
+		fx_view(f, 10, 40, false, &settings);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		y = term_find(&t, "COMMAND");
+		cr_assert_geq(y, 0, "sort %s: no heading", sort_key_name(cases[i].key));
+		cr_assert(strstr(term_line(&t, y), cases[i].column) &&
+			  strstr(term_line(&t, y), cases[i].twin), "sort %s: %s",
+			  sort_key_name(cases[i].key), term_line(&t, y));
+		fx_free(f);
+	}
+}
+
 /* issue 35: `f` lists the frame's files in place of the processes, the
  * selected process's only when one is selected, the most bytes first. */
 Test(top_view, f_lists_the_files)

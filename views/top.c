@@ -605,8 +605,10 @@ static void device_table(struct view *v)
 	put_more(v, n - shown);
 }
 
-/* The column a sort key keeps on screen however narrow it is; -1: none
- * needed (the sums sort on columns that stay anyway). */
+/* The column a sort key keeps on screen however narrow it is (with its
+ * twin: top_layout_fit()); the sums by the read and write columns that
+ * add up to them (issue 48: at 40 columns sorted by bytes, PID and
+ * COMMAND alone were shown). */
 static int sort_column(enum sort_key sort)
 {
 	switch (sort) {
@@ -639,19 +641,26 @@ static int sort_column(enum sort_key sort)
 	case SORT_SWAPIN:
 		return TOP_COL_SWAPIN;
 	case SORT_BYTES:
+		return TOP_COL_READ;
 	case SORT_IOS:
-		break;
+		return TOP_COL_READ_IOPS;
 	}
 	return -1;
 }
 
-/* The views' one row order (iostats_compare()), turned around by `r`. */
+/* The views' one row order (iostats_compare()), turned around by `r`;
+ * after o, the idle processes last whatever the key and the direction
+ * (issue 48: sorted by device or comm they came first or in between). */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct top *t = arg;
 	const struct proc_io *a = *(const struct proc_io *const *)pa;
 	const struct proc_io *b = *(const struct proc_io *const *)pb;
-	int order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
+	int order;
+
+	if (a->idle != b->idle)
+		return a->idle ? 1 : -1;
+	order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
 
 	return t->state.reverse ? -order : order;
 }

@@ -115,6 +115,21 @@ static bool take_step(const struct top_column *columns, const bool *wanted, int 
 	return !with_twin || take(columns, twin, cols, layout);
 }
 
+/* The sort column keep, with its twin when it has one: READ/s sorts with
+ * WRITE/s beside it, as everywhere. */
+static void take_kept(const struct top_column *columns, const struct top_step *priority,
+		      size_t nsteps, const bool *wanted, int keep, unsigned int cols,
+		      struct top_layout *layout)
+{
+	for (size_t p = 0; p < nsteps; p++) {
+		if (priority[p].column == keep || priority[p].twin == keep) {
+			take_step(columns, wanted, priority[p].column, priority[p].twin, cols, layout);
+			return;
+		}
+	}
+	take(columns, keep, cols, layout);
+}
+
 void top_layout_fit(const struct top_column *columns, const struct top_step *priority,
 		    size_t nsteps, size_t n, const bool *wanted, int keep, unsigned int cols,
 		    struct top_layout *layout)
@@ -132,7 +147,8 @@ void top_layout_fit(const struct top_column *columns, const struct top_step *pri
 		if (!take_step(columns, wanted, step->column, step->twin, cols, layout))
 			break;
 		if (first && keep >= 0 && !layout->shown[keep])
-			take(columns, keep, cols, layout);	/* the sort column stays */
+			take_kept(columns, priority, nsteps, wanted, keep, cols,
+				  layout);	/* the sort column stays */
 		first = false;
 	}
 	for (size_t i = n; i-- > 0 && cols;) {

@@ -2211,6 +2211,40 @@ Test(top_view, the_sort_column_stays_at_40_columns)
 	}
 }
 
+/* issue 48: a process that only dirtied page cache is listed where DIRTY/s
+ * shows it; at 80 columns, without DIRTY/s, it would read `0 B 0 B` with
+ * no reason shown, and is left out. */
+Test(top_view, a_row_of_dirtied_bytes_alone_needs_dirty_on_screen)
+{
+	static const struct {
+		unsigned int cols;
+		enum sort_key sort;
+		bool listed;
+	} cases[] = {
+		{ 80, SORT_BYTES, false }, { 200, SORT_BYTES, true }, { 80, SORT_DIRTY, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_settings settings = { .interval_s = 2, .sort = cases[i].sort };
+		struct fx *f = fx_new();
+		struct proc_io *row;
+		struct term t;
+
+		fx_rows(f, 2);
+		row = add_row(f, 700, "dirtier", 7, "vda", 0, 0);
+		row->delta[PMEM_DIRTIED_BYTES] = 1 << 20;
+		row->total[PMEM_DIRTIED_BYTES] = 10 << 20;
+		fx_view(f, 24, cases[i].cols, false, &settings);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		term_dump(&t);
+		cr_assert_eq(term_row_of(&t, 700) >= 0, cases[i].listed, "%u columns, sort %s",
+			     cases[i].cols, sort_key_name(cases[i].sort));
+		cr_assert_geq(term_row_of(&t, 100), 0, "the rows with I/O stay");
+		fx_free(f);
+	}
+}
+
 /* issue 35: `f` lists the frame's files in place of the processes, the
  * selected process's only when one is selected, the most bytes first. */
 Test(top_view, f_lists_the_files)

@@ -32,6 +32,7 @@
 #include "replay.h"
 #include "std_fds.h"
 #include "tally.h"
+#include "users.h"
 #include "view.h"
 
 #define TRACE_POLL_MS		50
@@ -331,6 +332,7 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.ioprio_of = task_ioprio,
 		.filter_pids = opts->pids,
 		.nr_filter_pids = opts->nr_pids,
+		.nr_filter_uids = opts->nr_users,
 		.filter_comm = opts->filter_comm ? opts->comm : NULL,
 		.nr_filter_cgroups = opts->nr_cgroups,
 		.filter_devices = opts->nr_devices != 0,
@@ -338,6 +340,7 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.files_top = opts->files_top,
 	};
 
+	memcpy(config.filter_uids, filters->uids, opts->nr_users * sizeof(*filters->uids));
 	memcpy(config.filter_cgroups, filters->cgroup_ids,
 	       opts->nr_cgroups * sizeof(*filters->cgroup_ids));
 	if (tally_init(&run->tally, &config, monotonic_ns())) {
@@ -357,7 +360,8 @@ static int start(struct run *run)
 	uint32_t devs[MAX_FILTER_DEVS] = {};
 	uint64_t cgroup_ids[MAX_FILTER_CGROUPS] = {};
 	uint32_t cgroup_levels[MAX_FILTER_CGROUPS] = {};
-	const struct loader_filters filters = { devs, cgroup_ids, cgroup_levels };
+	uint32_t uids[MAX_FILTER_UIDS] = {};
+	const struct loader_filters filters = { devs, cgroup_ids, cgroup_levels, uids };
 	struct kernel_hooks hooks = {};
 	char cgroup_mount[PATH_MAX];
 	int status;
@@ -366,7 +370,8 @@ static int start(struct run *run)
 		cgroup_mount[0] = '\0';
 	if (devname_resolve_args("/sys", opts->devices, opts->nr_devices, devs, stderr) ||
 	    cgroup_resolve_args(cgroup_mount, opts->cgroups, opts->nr_cgroups, cgroup_ids,
-				cgroup_levels, stderr))
+				cgroup_levels, stderr) ||
+	    users_resolve_args("/etc/passwd", opts->users, opts->nr_users, uids, stderr))
 		return EXIT_USAGE;
 	if (check_system() || probe_hooks(&hooks))
 		return EXIT_START;

@@ -105,7 +105,9 @@ static const struct argp_option option_table[] = {
 	{ "latency-sample", OPT_LATENCY_SAMPLE, "N", 0,
 	  "Time 1 in N bios of bio-based disks (zram, dm, md; default 16)", 0 },
 	{ "trace", 'T', NULL, 0, "One line per completed I/O (biosnoop view)", 0 },
-	{ "pid", 'p', "PID", 0, "Only this process (repeatable, up to 16)", 0 },
+	{ "pid", 'p', "PID", 0, "Only this process, or thread (repeatable, up to 16)", 0 },
+	{ "user", 'u', "USER", 0,
+	  "Only processes of this user: name or uid (repeatable, up to 16)", 0 },
 	{ "comm", 'c', "COMM", 0, "Only processes named COMM (exact, up to 15 bytes)", 0 },
 	{ "device", 'D', "DEVICE", 0,
 	  "Only this disk: name (vda) or MAJ:MIN (repeatable, up to 16)", 0 },
@@ -197,14 +199,14 @@ static int check_history(const struct parse_state *ps, struct argp_state *state)
 	static const char *const live_only[] = {
 		"-T", "-q", "--prom", "--state", "--folded", "--stacks", "-p", "-c", "-D",
 		"--cgroup", "--record", "--submitter", "-t", "-L", "--by cgroup", "INTERVAL",
-		"--files", "--files-top",
+		"--files", "--files-top", "-u",
 	};
 	bool given[] = {
 		opts->trace, opts->quiet, opts->prom_path, opts->state_path, opts->folded_path,
 		opts->stacks, opts->nr_pids, opts->filter_comm, opts->nr_devices,
 		opts->nr_cgroups, opts->record_dir, opts->submitter, opts->threads,
 		opts->per_process_latency, opts->by_cgroup, ps->interval_given,
-		opts->files, ps->files_top_given,
+		opts->files, ps->files_top_given, opts->nr_users,
 	};
 
 	if (!opts->record_dir && (ps->record_days_given || ps->record_max_given)) {
@@ -350,10 +352,12 @@ static int check_combinations(const struct parse_state *ps, struct argp_state *s
 		}
 	}
 	if (ps->latency_sample_given && (opts->per_process_latency || opts->trace ||
-					  opts->nr_pids || opts->filter_comm || opts->nr_cgroups)) {
+					  opts->nr_pids || opts->nr_users || opts->filter_comm ||
+					  opts->nr_cgroups)) {
 		argp_error(state, "--latency-sample has no effect with %s: it times every I/O",
 			   opts->per_process_latency ? "-L" : opts->trace ? "-T" :
-			   opts->nr_pids ? "-p" : opts->filter_comm ? "-c" : "--cgroup");
+			   opts->nr_pids ? "-p" : opts->nr_users ? "-u" :
+			   opts->filter_comm ? "-c" : "--cgroup");
 		return EINVAL;
 	}
 	if (opts->trace && opts->stacks) {
@@ -575,6 +579,17 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			return EINVAL;
 		}
 		opts->pids[opts->nr_pids++] = value;
+		break;
+	case 'u':
+		if (!*arg) {
+			argp_error(state, "empty USER: give a user name or a numeric uid");
+			return EINVAL;
+		}
+		if (opts->nr_users >= MAX_FILTER_UIDS) {
+			argp_error(state, "too many -u: at most %d", MAX_FILTER_UIDS);
+			return EINVAL;
+		}
+		opts->users[opts->nr_users++] = arg;
 		break;
 	case 'c':
 		if (!*arg || strlen(arg) >= TASK_COMM_LEN) {

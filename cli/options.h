@@ -38,6 +38,8 @@ struct options {
 	bool trace;		/* -T */
 	uint32_t pids[MAX_FILTER_PIDS];
 	uint32_t nr_pids;
+	const char *users[MAX_FILTER_UIDS];	/* -u, as given; resolved in main */
+	uint32_t nr_users;
 	char comm[TASK_COMM_LEN];
 	bool filter_comm;
 	const char *devices[MAX_FILTER_DEVS];	/* as given; resolved in main */
@@ -88,7 +90,7 @@ struct options {
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also
  * modes that exclude each other (--json with -b) or options that would have
  * no effect (-a, -r, -s, --by cgroup, --submitter, -L, -C, --prom, --stacks with
- * -T; --latency-sample with -L, -T, -p, -c or --cgroup (their I/Os are all
+ * -T; --latency-sample with -L, -T, -p, -u, -c or --cgroup (their I/Os are all
  * timed); -C with -b or --json; -s latency without -L; -s pid or comm with --by
  * cgroup; --prom-rows, --prom-idle, --prom-label without --prom; --stacks-mem, --stacks-top,
  * --folded, --debug-dir without --stacks (--debug-dir: without user stacks); -b, --json, -C, -a, -r, -s, --histogram with

@@ -1,7 +1,7 @@
 # bash completion for diskio(8): its options, and the values of those that
 # name something: disks (/sys/block) after -D, process names after -c,
-# cgroup v2 groups after --cgroup, sort keys after -s.  tests/test_completion.sh
-# runs it; tests/test_options.c checks its lists against the code's.
+# user names after -u, cgroup v2 groups after --cgroup, sort keys after -s.
+# tests/test_completion.sh runs it; tests/test_options.c checks its lists against the code's.
 #
 # Where it reads the machine, for the tests: _diskio_sys (/sys), _diskio_proc
 # (/proc) and _diskio_mounts (/proc/mounts).
@@ -94,6 +94,11 @@ _diskio()
 		_pids
 		return
 		;;
+	-u | --user)
+		# user names (a uid is taken too, but not offered)
+		COMPREPLY=($(compgen -u -- "$cur"))
+		return
+		;;
 	-c | --comm)
 		_diskio_reply_lines < <(_diskio_comms)
 		__ltrim_colon_completions "$cur"	# kworker/u8:1
@@ -131,7 +136,7 @@ _diskio()
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
-			-T --trace -V --version -v --verbose --buffer-kb --by --cgroup
+			-T --trace -u --user -V --version -v --verbose --buffer-kb --by --cgroup
 			--crash-interval --debug-dir --files --files-top --folded --histogram --json --latency-sample --prom
 			--prom-idle --prom-label --prom-rows
 			--record --record-days --record-max --replay --begin --end --list

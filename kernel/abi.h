@@ -16,6 +16,7 @@
 #define MAX_FILTER_PIDS	16
 #define MAX_FILTER_DEVS	16
 #define MAX_FILTER_CGROUPS	16
+#define MAX_FILTER_UIDS	16	/* -u */
 
 /* Map sizes as compiled; the loader sizes them for the run (mapsize.h). */
 #define STATS_MAX_ENTRIES	16384	/* per-CPU rows, fewer with many CPUs */

@@ -59,7 +59,7 @@ int loader_plan(struct loader *l, const struct options *opts)
 	l->use_ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1 &&
 			 !env_flag("DISKIO_FORCE_PERF_BUFFER");
 	l->track_inflight = opts->per_process_latency || opts->trace || opts->nr_pids ||
-			    opts->filter_comm || opts->nr_cgroups;
+			    opts->nr_users || opts->filter_comm || opts->nr_cgroups;
 	/* Tracked I/Os are all timed; trace mode keeps no histograms. */
 	l->latency_sample_every = l->track_inflight ? 0 : opts->latency_sample;
 	l->exec_cmdlines = !opts->trace && !opts->quiet && !opts->by_cgroup;
@@ -73,6 +73,9 @@ static void set_filters(struct diskio_bpf *skel, const struct options *opts,
 {
 	memcpy((void *)skel->rodata->filter_pids, opts->pids, sizeof(opts->pids));
 	skel->rodata->nr_filter_pids = opts->nr_pids;
+	memcpy((void *)skel->rodata->filter_uids, filters->uids,
+	       opts->nr_users * sizeof(*filters->uids));
+	skel->rodata->nr_filter_uids = opts->nr_users;
 	memcpy((void *)skel->rodata->filter_devs, filters->devs,
 	       opts->nr_devices * sizeof(*filters->devs));
 	skel->rodata->nr_filter_devs = opts->nr_devices;

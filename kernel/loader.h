@@ -27,6 +27,7 @@ struct loader_filters {
 	const uint32_t *devs;			/* opts->nr_devices of them */
 	const uint64_t *cgroup_ids;		/* opts->nr_cgroups of them */
 	const uint32_t *cgroup_levels;
+	const uint32_t *uids;			/* opts->nr_users of them */
 };
 
 struct loader {

@@ -110,8 +110,9 @@ struct {
  * task (the current task, which has just exec'd: its leader, after
  * de_thread()) as its command line now is: the new program's argv, which
  * exec has just copied to the top of its stack, so its pages are there to
- * read.  Only processes the filters could give a row (-p, -c, --cgroup):
- * the others' command lines would only push wanted ones out of the map.
+ * read.  Only processes the filters could give a row (-p, -u, -c,
+ * --cgroup): the others' command lines would only push wanted ones out of
+ * the map.
  */
 static __always_inline void remember_cmdline(const struct task_struct *task)
 {
@@ -121,7 +122,8 @@ static __always_inline void remember_cmdline(const struct task_struct *task)
 	__u32 zero = 0, tgid = task->tgid, id, kept;
 	unsigned long start, end;
 
-	if (!mm || !task_row_id(task, &id) || !current_cgroup_selected())
+	if (!mm || !task_row_id(task, &id) || !task_uid_selected(task) ||
+	    !current_cgroup_selected())
 		return;
 	task_comm(task, comm);
 	if (!comm_selected(comm))

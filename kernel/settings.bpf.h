@@ -23,6 +23,9 @@ const volatile __u32 nr_filter_pids = 0;
 const volatile __u32 filter_devs[MAX_FILTER_DEVS] = {};
 const volatile __u32 nr_filter_devs = 0;
 const volatile char filter_comm[TASK_COMM_LEN] = {};
+/* -u: a process passes if its effective uid (the USER column's) is one of these. */
+const volatile __u32 filter_uids[MAX_FILTER_UIDS] = {};
+const volatile __u32 nr_filter_uids = 0;
 const volatile bool filter_by_comm = false;
 /* --cgroup: a process passes if one of its ancestors at filter_cgroup_levels[i]
  * (the depth of the group) is filter_cgroups[i]. */

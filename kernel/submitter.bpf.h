@@ -3,7 +3,7 @@
  * Who an I/O is charged to, as a row's key (struct proc_dev_key, abi.h):
  * the submitting process (or thread, with -t), the disk, the cgroup and the
  * name, a workqueue worker being named by the work it does; and the filters
- * (-p, -D, -c, --cgroup) that select it.  The key is read from the task
+ * (-p, -u, -D, -c, --cgroup) that select it.  The key is read from the task
  * through BTF, not through helpers: the submission hooks run on every I/O.
  * Two kinds of I/O are charged to someone else: writeback, to the file's
  * dirtier (writeback.bpf.h), and what dm and md send to the disks below, to
@@ -20,7 +20,8 @@
 #include "settings.bpf.h"
 #include "common.bpf.h"
 
-_Static_assert(MAX_FILTER_PIDS == MAX_FILTER_DEVS, "one loop bound for both filters");
+_Static_assert(MAX_FILTER_PIDS == MAX_FILTER_DEVS && MAX_FILTER_PIDS == MAX_FILTER_UIDS,
+	       "one loop bound for the filters");
 
 /* value is one of set[0..n), or n is 0 (no filter). */
 static __always_inline bool selected_by(const volatile __u32 *set, __u32 n, __u32 value)
@@ -47,12 +48,26 @@ static __always_inline __u32 row_id(const struct task_struct *task)
 	return per_thread ? task->pid : task->tgid;
 }
 
-/* task's row id; false if -p selects neither its process nor, with -t,
- * its TID. */
+/* task's row id; false if -p selects neither its process nor its thread.
+ * iotop's -p takes a thread's id too: a worker thread's I/O is then counted,
+ * on its process's row (its own with -t). */
 static __always_inline bool task_row_id(const struct task_struct *task, __u32 *id)
 {
 	*id = row_id(task);
-	return pid_selected(task->tgid) || (per_thread && pid_selected(task->pid));
+	return pid_selected(task->tgid) || pid_selected(task->pid);
+}
+
+/* -u: uid is a row's user (procinfo.bpf.h's task_owner(): the effective
+ * uid of the objective credentials). */
+static __always_inline bool uid_selected(__u32 uid)
+{
+	return selected_by(filter_uids, nr_filter_uids, uid);
+}
+
+/* task passes -u; its credentials are read only when -u is given. */
+static __always_inline bool task_uid_selected(const struct task_struct *task)
+{
+	return !nr_filter_uids || uid_selected(task->real_cred->euid.val);
 }
 
 static __always_inline bool dev_selected(__u32 dev)
@@ -183,7 +198,7 @@ static __always_inline bool current_submitter(const struct task_struct *task,
 
 	if (!dev_selected(dev))
 		return false;
-	if (!task_row_id(task, &key->tgid))
+	if (!task_row_id(task, &key->tgid) || !task_uid_selected(task))
 		return false;
 	key->dev = dev;
 	worker = task_comm(task, key->comm);
@@ -199,7 +214,7 @@ static __always_inline bool current_submitter(const struct task_struct *task,
  * belongs to none. */
 static __always_inline bool process_filters(void)
 {
-	return nr_filter_pids || filter_by_comm || nr_filter_cgroups;
+	return nr_filter_pids || nr_filter_uids || filter_by_comm || nr_filter_cgroups;
 }
 
 #endif /* DISKIO_SUBMITTER_BPF_H */

@@ -150,7 +150,7 @@ static __always_inline bool task_waits_of(struct task_struct *task, struct task_
 {
 	bool worker;
 
-	if (!task_row_id(task, &w->row.tgid))
+	if (!task_row_id(task, &w->row.tgid) || !task_uid_selected(task))
 		return false;
 	worker = task_comm(task, w->row.comm);
 	if (!comm_selected(w->row.comm) || !task_cgroup_selected(task))

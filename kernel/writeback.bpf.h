@@ -215,7 +215,8 @@ static __always_inline bool write_charged_to(const struct task_struct *task, str
 	row_who->known = NULL;
 	if (!owner)
 		return current_submitter(task, key, dev);
-	if (!dev_selected(dev) || !owner->cgroup_selected || !pid_selected(owner->tgid))
+	if (!dev_selected(dev) || !owner->cgroup_selected || !pid_selected(owner->tgid) ||
+	    !uid_selected(owner->who.uid))
 		return false;
 	key->tgid = owner->tgid;
 	key->dev = dev;

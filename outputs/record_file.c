@@ -42,6 +42,8 @@ static void describe_filter(const struct options *opts, char *buf, size_t size)
 		ADD("%s-D %s", n ? " " : "", opts->devices[i]);
 	for (uint32_t i = 0; i < opts->nr_pids; i++)
 		ADD("%s-p %u", n ? " " : "", opts->pids[i]);
+	for (uint32_t i = 0; i < opts->nr_users; i++)
+		ADD("%s-u %s", n ? " " : "", opts->users[i]);
 	if (opts->filter_comm)
 		ADD("%s-c %s", n ? " " : "", opts->comm);
 	for (uint32_t i = 0; i < opts->nr_cgroups; i++)

@@ -235,3 +235,38 @@ const char *users_name(const struct users *u, uint32_t uid, char *buf, size_t si
 	snprintf(buf, size, "%" PRIu32, uid);
 	return buf;
 }
+
+int users_uid(const struct users *u, const char *user, uint32_t *uid)
+{
+	/* iotop's order: a number is a uid, passwd or not; else a name. */
+	if (parse_uid(user, strlen(user), uid))
+		return 0;
+	for (size_t i = 0; i < u->count; i++) {
+		if (!strcmp(u->names + u->entries[i].name, user)) {
+			*uid = u->entries[i].uid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int users_resolve_args(const char *passwd_path, const char *const *users, uint32_t n,
+		       uint32_t *uids, FILE *err)
+{
+	struct users u;
+	int status = 0;
+
+	if (!n)
+		return 0;
+	users_init(&u, passwd_path);
+	users_refresh(&u);
+	for (uint32_t i = 0; i < n && !status; i++) {
+		if (users_uid(&u, users[i], &uids[i])) {
+			fprintf(err, "diskio: no user '%s' in %s: give a user name or a numeric uid\n",
+				users[i], passwd_path);
+			status = -1;
+		}
+	}
+	users_free(&u);
+	return status;
+}

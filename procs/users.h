@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 /* A passwd name is kept when it is shorter than this (a Linux login name
@@ -55,6 +56,15 @@ bool users_refresh(struct users *u);
  * (USER_NAME_SIZE bytes) or the users' own memory, valid until the next
  * users_refresh(). */
 const char *users_name(const struct users *u, uint32_t uid, char *buf, size_t size);
+
+/* -u's USER (issue 48), as iotop takes it: a number is a uid (in the file
+ * or not), else a name in the file.  0 with *uid, or -ENOENT. */
+int users_uid(const struct users *u, const char *user, uint32_t *uid);
+
+/* The n users given to -u, read against the passwd file, into uids.  0, or
+ * -1 after one "diskio: ..." line on err (an unknown name). */
+int users_resolve_args(const char *passwd_path, const char *const *users, uint32_t n,
+		       uint32_t *uids, FILE *err);
 
 /* The passwd file's text (len bytes, any) into u's names, replacing them;
  * users_refresh() reads the file into it.  0, or -ENOMEM with u as it was.

@@ -86,7 +86,7 @@ struct tally_config {
 	/* The top view's `o` off: frames also list, idle, the processes that
 	 * have no row (tally_set_all_processes()), read from proc_root, each
 	 * I/O priority by ioprio_of (ioprio_get(2); NULL: none set); held to
-	 * the process filters as the kernel holds rows (-p, -c, --cgroup:
+	 * the process filters as the kernel holds rows (-p, -u, -c, --cgroup:
 	 * these, living as long as the tally), and none with -D (an idle
 	 * process is on no disk). */
 	bool all_processes;
@@ -94,6 +94,8 @@ struct tally_config {
 	void *ioprio_arg;
 	const uint32_t *filter_pids;
 	uint32_t nr_filter_pids;
+	uint32_t filter_uids[MAX_FILTER_UIDS];	/* -u, effective uids */
+	uint32_t nr_filter_uids;
 	const char *filter_comm;		/* NULL: none */
 	uint64_t filter_cgroups[MAX_FILTER_CGROUPS];	/* ids (cgroup_resolve()) */
 	uint32_t nr_filter_cgroups;

@@ -159,7 +159,8 @@ static bool cgroup_within(const char *path, const char *group)
 }
 
 /* The process filters, as the kernel holds rows to them: -p (its process,
- * or with -t its thread), -c (its name), --cgroup (its group or one below). */
+ * or its thread: e is a thread with -t), -u (its user), -c (its name),
+ * --cgroup (its group or one below). */
 static bool idle_selected(struct tally *t, const struct proc_entry *e)
 {
 	const struct tally_config *c = &t->config;
@@ -169,8 +170,15 @@ static bool idle_selected(struct tally *t, const struct proc_entry *e)
 		bool listed = false;
 
 		for (uint32_t i = 0; i < c->nr_filter_pids && !listed; i++)
-			listed = c->filter_pids[i] == e->tgid ||
-				 (c->per_thread && c->filter_pids[i] == e->pid);
+			listed = c->filter_pids[i] == e->tgid || c->filter_pids[i] == e->pid;
+		if (!listed)
+			return false;
+	}
+	if (c->nr_filter_uids) {
+		bool listed = false;
+
+		for (uint32_t i = 0; i < c->nr_filter_uids && !listed; i++)
+			listed = c->filter_uids[i] == e->uid;
 		if (!listed)
 			return false;
 	}

@@ -127,6 +127,10 @@ long=$(_diskio_comms | awk 'length($0) > 15')
 [[ -n $(_diskio_comms) ]] || fail "-c: no name offered on this machine"
 checks=$((checks + 2))
 
+# -u: user names, as bash knows them (getent passwd); Debian always has nobody.
+expect "-u nobod" "nobody" "$(complete_line 'diskio -u nobod' diskio -u nobod)"
+expect "--user nobod" "nobody" "$(complete_line 'diskio --user nobod' diskio --user nobod)"
+
 # --cgroup: groups of the cgroup2 hierarchy wherever the mounts file has it
 # (a hybrid machine's /sys/fs/cgroup/unified), never a cgroup v1 directory.
 mkdir -p "$tmp/cg/cpu/v1group" "$tmp/cg/uni fied/system.slice/nginx.service" \

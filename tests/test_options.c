@@ -555,6 +555,29 @@ Test(options_good, device_repeated)
 	cr_assert_str_eq(r.opts.devices[2], "zram0");
 }
 
+/* -u (issue 48): names are resolved in main, against /etc/passwd. */
+Test(options_good, user_repeated_as_given)
+{
+	struct run r;
+
+	PARSE(&r, "-u", "nobody", "--user=0", "-u", "alice");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.nr_users, 3);
+	cr_assert_str_eq(r.opts.users[0], "nobody");
+	cr_assert_str_eq(r.opts.users[1], "0");
+	cr_assert_str_eq(r.opts.users[2], "alice");
+}
+
+Test(options_bad, empty_user_and_latency_sample_with_u)
+{
+	struct run r;
+
+	PARSE(&r, "-u", "");
+	expect_usage_error(&r, "USER");
+	PARSE(&r, "-u", "nobody", "--latency-sample", "4");
+	expect_usage_error(&r, "-u");
+}
+
 Test(options_good, comm_fifteen_bytes)
 {
 	struct run r;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -695,6 +696,128 @@ Test(render_batch, columns_line_names_every_field)
 	cr_assert_str_eq(fields[21], "cmdline");
 	cr_assert_str_eq(fields[22], "errors");
 	cr_assert_str_eq(fields[23], "error_kinds");
+	free(c.buf);
+}
+
+/*
+ * doc/outputs.md against the columns line the batch view prints (issue 48:
+ * the doc had uid and cmdline at 17 and 20, and an example of 18 fields):
+ * every row of its batch table ("| 19 | `uid` |", "| 5–7 | `a` `b` `c` |"),
+ * every "(batch field N)" of its JSON table, and its example, whose columns
+ * line is the view's and whose data lines have every field.
+ */
+static char doc_outputs[262144];
+
+static const char *read_doc_outputs(void)
+{
+	FILE *f = fopen("doc/outputs.md", "r");
+	size_t n;
+
+	cr_assert_not_null(f, "doc/outputs.md: run the tests from the source directory");
+	n = fread(doc_outputs, 1, sizeof(doc_outputs) - 1, f);
+	cr_assert(feof(f), "doc/outputs.md is larger than the test reads");
+	fclose(f);
+	doc_outputs[n] = '\0';
+	return doc_outputs;
+}
+
+/* The line at p, without its newline, in buf. */
+static const char *line_at(const char *p, char *buf, size_t size)
+{
+	size_t len = strcspn(p, "\n");
+
+	cr_assert_lt(len, size, "a line of doc/outputs.md is too long: %.80s", p);
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+Test(render_batch, doc_outputs_field_numbers_are_the_columns_line)
+{
+	static char fields[MAXFIELDS][FIELDLEN], example[MAXFIELDS][FIELDLEN];
+	static char line[65536];
+	const char *doc = read_doc_outputs(), *batch, *json, *p;
+	unsigned int rows = 0, refs = 0, data_lines = 0;
+	size_t nfields;
+	struct cap c;
+
+	render_batch_columns(cap_open(&c));
+	cap_close(&c);
+	c.buf[c.len - 1] = '\0';
+	nfields = split_fields(c.buf + 1, fields);	/* fields[N - 1] is field N */
+	batch = strstr(doc, "\n## Batch");
+	json = strstr(doc, "\n## JSON");
+	cr_assert(batch && json && batch < json, "doc/outputs.md: no Batch and JSON sections");
+
+	/* the batch table */
+	for (p = batch; p < json; p = strchr(p, '\n') + 1) {
+		const char *name;
+		char *end;
+		long first, last;
+
+		if (strncmp(p, "| ", 2) || !isdigit((unsigned char)p[2]))
+			continue;
+		line_at(p, line, sizeof(line));
+		first = last = strtol(line + 2, &end, 10);
+		if (!strncmp(end, "\xe2\x80\x93", 3))	/* "5–7" */
+			last = strtol(end + 3, &end, 10);
+		cr_assert(!strncmp(end, " | `", 4), "doc/outputs.md: %s", line);
+		name = end + 3;
+		for (long n = first; n <= last; n++) {
+			size_t len;
+
+			cr_assert_eq(*name, '`', "doc/outputs.md: no name for field %ld: %s", n, line);
+			len = strcspn(name + 1, "`");
+			cr_assert(n >= 1 && (size_t)n <= nfields, "doc/outputs.md: field %ld of %zu: %s",
+				  n, nfields, line);
+			cr_assert(strlen(fields[n - 1]) == len && !strncmp(name + 1, fields[n - 1], len),
+				  "doc/outputs.md says field %ld is %.*s, the columns line %s", n,
+				  (int)len, name + 1, fields[n - 1]);
+			name += len + 2;
+			if (*name == ' ')
+				name++;
+			rows++;
+		}
+	}
+	cr_assert_eq(rows, nfields, "the table names %u fields of %zu", rows, nfields);
+
+	/* "(batch field N)" in JSON's table: the row's key is field N */
+	for (p = strstr(json, "(batch field "); p; p = strstr(p + 1, "(batch field ")) {
+		const char *key, *start = p;
+		long n = strtol(p + strlen("(batch field "), NULL, 10);
+		size_t len;
+
+		while (start > doc && start[-1] != '\n')
+			start--;
+		line_at(start, line, sizeof(line));
+		key = strstr(line, "`processes[].");
+		cr_assert_not_null(key, "doc/outputs.md: no key before (batch field %ld): %s", n, line);
+		key += strlen("`processes[].");
+		len = strcspn(key, "`");
+		cr_assert(n >= 1 && (size_t)n <= nfields, "doc/outputs.md: batch field %ld: %s", n,
+			  line);
+		cr_assert(strlen(fields[n - 1]) == len && !strncmp(key, fields[n - 1], len),
+			  "doc/outputs.md says %.*s is batch field %ld, the columns line %s", (int)len,
+			  key, n, fields[n - 1]);
+		refs++;
+	}
+	cr_assert_geq(refs, 6, "(batch field N) references: %u", refs);
+
+	/* the example: the view's columns line, data lines of every field */
+	p = strstr(batch, "\n```\n# time pid ");
+	cr_assert(p && p < json, "doc/outputs.md: no batch example");
+	p += 5;
+	cr_assert_str_eq(line_at(p, line, sizeof(line)), c.buf,
+			 "the example's columns line is not the view's");
+	for (p = strchr(p, '\n') + 1; strncmp(p, "```", 3); p = strchr(p, '\n') + 1) {
+		if (*p == '#')
+			continue;
+		line_at(p, line, sizeof(line));
+		cr_assert_eq(split_fields(line, example), nfields, "an example line of %zu fields: %s",
+			     split_fields(line, example), line);
+		data_lines++;
+	}
+	cr_assert_gt(data_lines, 0);
 	free(c.buf);
 }
 

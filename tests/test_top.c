@@ -123,7 +123,9 @@ Test(top_layout, device_columns_at_60_80_120_200)
 		const char *expect;
 	} cases[] = {
 		{ 60, "DEVICE READ/s WRITE/s P99_ms AQU-SZ %UTIL" },
-		{ 80, "DEVICE READ/s WRITE/s P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
+		{ 80, "DEVICE READ/s WRITE/s R_IOPS W_IOPS P99_ms AQU-SZ %UTIL" },
+		{ 86, "DEVICE READ/s WRITE/s R_IOPS W_IOPS P99_ms R_AWAIT W_AWAIT AQU-SZ %UTIL" },
+		{ 85, "DEVICE READ/s WRITE/s R_IOPS W_IOPS P99_ms AQU-SZ %UTIL" },
 		{ 120, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
 		       "W_AWAIT AQU-SZ %UTIL" },
 		{ 200, "DEVICE READ/s WRITE/s DISCARD/s R_IOPS W_IOPS D_IOPS AVG_ms P99_ms R_AWAIT "
@@ -660,11 +662,11 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 		  term_line(&t, 2));
 	y = term_find(&t, "P99_ms");
 	cr_assert_geq(y, 0, "no P99_ms heading");
-	/* 80 columns: iostat -x's figures beside the rates and the p99; the
-	 * I/O rates, read and write alike, do not fit */
-	cr_assert(!strstr(term_line(&t, y), "W_IOPS") && !strstr(term_line(&t, y), "R_IOPS") &&
-		  strstr(term_line(&t, y), "R_AWAIT") &&
-		  strstr(term_line(&t, y), "W_AWAIT") && strstr(term_line(&t, y), "AQU-SZ") &&
+	/* 80 columns: iostat -x's first figures beside the rates and the p99,
+	 * read and write IOPS among them (issue 48); the awaits do not fit */
+	cr_assert(strstr(term_line(&t, y), "W_IOPS") && strstr(term_line(&t, y), "R_IOPS") &&
+		  !strstr(term_line(&t, y), "R_AWAIT") &&
+		  !strstr(term_line(&t, y), "W_AWAIT") && strstr(term_line(&t, y), "AQU-SZ") &&
 		  strstr(term_line(&t, y), "%UTIL"), "%s", term_line(&t, y));
 	/* vda's p99 as latency_hist.c computes it, in ms */
 	hist.slots[20] = 740;
@@ -673,8 +675,7 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), p99), "p99 %s missing: %s", p99, term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), " 0.250 "), "r_await: %s", term_line(&t, y));
-	cr_assert(strstr(term_line(&t, y), " 12.50 "), "w_await: %s", term_line(&t, y));
+	cr_assert(strstr(term_line(&t, y), "     50     320 "), "r/s w/s: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 3.21 "), "aqu-sz: %s", term_line(&t, y));
 	cr_assert(strstr(term_line(&t, y), " 87.5"), "util: %s", term_line(&t, y));
 	/* zram0 has no histogram: "-" where its p99 would be */
@@ -2129,6 +2130,119 @@ Test(top_view, o_shows_the_idle_processes_under_the_filters)
 	cr_assert_lt(term_row_of(&t, 900), 0);
 	cr_assert_null(strstr(term_line(&t, 1), "all processes"), "%s", term_line(&t, 1));
 	fx_free(f);
+}
+
+/* issue 48: after o the idle processes sit at the bottom under every sort
+ * key and in both directions, even where their pid, name or disk ("-")
+ * would sort first. */
+Test(top_view, o_puts_the_idle_processes_last_under_every_sort)
+{
+	struct proc_io idle[2];
+	struct proc_io *idle_ptrs[2] = { &idle[0], &idle[1] };
+
+	for (int key = 0; key < SORT_NR_KEYS; key++) {
+		for (int reverse = 0; reverse <= 1; reverse++) {
+			struct top_settings settings = { .interval_s = 2, .sort = key,
+							 .per_process_latency = true };
+			struct fx *f = fx_new();
+			struct term t;
+			size_t from;
+			int last_busy;
+
+			fx_rows(f, 2);
+			memset(idle, 0, sizeof(idle));
+			for (int i = 0; i < 2; i++) {
+				idle[i].idle = true;
+				idle[i].key.tgid = 5 + i;
+				cr_assert_eq(res_intern_str(&f->names, i ? "zzz" : "aaa",
+							    &idle[i].comm_name), RES_OK);
+				cr_assert_eq(res_intern_str(&f->names, "-", &idle[i].device_name),
+					     RES_OK);
+			}
+			f->frame.idle_rows = idle_ptrs;
+			f->frame.nidle_rows = 2;
+			fx_view(f, 24, 200, false, &settings);
+			view_show_frame(&f->view, &f->frame);
+			fx_screen(f, &t);
+			from = f->cap.len;
+			fx_keys(f, &t, &from, reverse ? "or" : "o");
+			last_busy = term_row_of(&t, 100) > term_row_of(&t, 101) ?
+				    term_row_of(&t, 100) : term_row_of(&t, 101);
+			cr_assert_geq(term_row_of(&t, 100), 0, "sort %s", sort_key_name(key));
+			cr_assert_geq(term_row_of(&t, 101), 0, "sort %s", sort_key_name(key));
+			cr_assert_gt(term_row_of(&t, 5), last_busy, "sort %s%s: idle row above a "
+				     "busy one", sort_key_name(key), reverse ? " reversed" : "");
+			cr_assert_gt(term_row_of(&t, 6), last_busy, "sort %s%s: idle row above a "
+				     "busy one", sort_key_name(key), reverse ? " reversed" : "");
+			fx_free(f);
+		}
+	}
+}
+
+/* issue 48: at 40x10 sorted by bytes, the rates the sort sums stay (both:
+ * a read column never without its write twin), not PID and COMMAND alone. */
+Test(top_view, the_sort_column_stays_at_40_columns)
+{
+	static const struct {
+		enum sort_key key;
+		const char *column, *twin;
+	} cases[] = {
+		{ SORT_BYTES, "READ/s", "WRITE/s" }, { SORT_READ, "READ/s", "WRITE/s" },
+		{ SORT_IOS, "R_IOPS", "W_IOPS" }, { SORT_DEVICE, "DEVICE", "DEVICE" },
+		{ SORT_DIRTY, "DIRTY/s", "DIRTY/s" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_settings settings = { .interval_s = 2, .sort = cases[i].key };
+		struct fx *f = fx_new();
+		struct term t;
+		int y;
+
+		fx_rows(f, 3);
+		fx_view(f, 10, 40, false, &settings);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		y = term_find(&t, "COMMAND");
+		cr_assert_geq(y, 0, "sort %s: no heading", sort_key_name(cases[i].key));
+		cr_assert(strstr(term_line(&t, y), cases[i].column) &&
+			  strstr(term_line(&t, y), cases[i].twin), "sort %s: %s",
+			  sort_key_name(cases[i].key), term_line(&t, y));
+		fx_free(f);
+	}
+}
+
+/* issue 48: a process that only dirtied page cache is listed where DIRTY/s
+ * shows it; at 80 columns, without DIRTY/s, it would read `0 B 0 B` with
+ * no reason shown, and is left out. */
+Test(top_view, a_row_of_dirtied_bytes_alone_needs_dirty_on_screen)
+{
+	static const struct {
+		unsigned int cols;
+		enum sort_key sort;
+		bool listed;
+	} cases[] = {
+		{ 80, SORT_BYTES, false }, { 200, SORT_BYTES, true }, { 80, SORT_DIRTY, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct top_settings settings = { .interval_s = 2, .sort = cases[i].sort };
+		struct fx *f = fx_new();
+		struct proc_io *row;
+		struct term t;
+
+		fx_rows(f, 2);
+		row = add_row(f, 700, "dirtier", 7, "vda", 0, 0);
+		row->delta[PMEM_DIRTIED_BYTES] = 1 << 20;
+		row->total[PMEM_DIRTIED_BYTES] = 10 << 20;
+		fx_view(f, 24, cases[i].cols, false, &settings);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		term_dump(&t);
+		cr_assert_eq(term_row_of(&t, 700) >= 0, cases[i].listed, "%u columns, sort %s",
+			     cases[i].cols, sort_key_name(cases[i].sort));
+		cr_assert_geq(term_row_of(&t, 100), 0, "the rows with I/O stay");
+		fx_free(f);
+	}
 }
 
 /* issue 35: `f` lists the frame's files in place of the processes, the

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -180,4 +181,47 @@ Test(users, parse_replaces_the_names)
 	cr_assert_eq(users_parse(&u, "d\0e:x:3:3::/:\n", 14), 0);
 	cr_assert_str_eq(name_of(&u, 3), "3");
 	users_free(&u);
+}
+
+/* -u (issue 48): a name from the file, a number as it is (iotop's order). */
+Test(users, u_takes_a_name_or_a_number)
+{
+	struct users u;
+	uint32_t uid = 7;
+
+	write_passwd(debian);
+	users_init(&u, passwd);
+	users_refresh(&u);
+	cr_assert_eq(users_uid(&u, "nobody", &uid), 0);
+	cr_assert_eq(uid, 65534);
+	cr_assert_eq(users_uid(&u, "postgres", &uid), 0);
+	cr_assert_eq(uid, 105);
+	cr_assert_eq(users_uid(&u, "1000", &uid), 0, "a uid without a name");
+	cr_assert_eq(uid, 1000);
+	uid = 7;
+	cr_assert_eq(users_uid(&u, "alice", &uid), -ENOENT);
+	cr_assert_eq(users_uid(&u, "", &uid), -ENOENT);
+	cr_assert_eq(users_uid(&u, "4294967295", &uid), -ENOENT, "(uid_t)-1 is no uid");
+	cr_assert_eq(users_uid(&u, "nob", &uid), -ENOENT, "a whole name, not a prefix");
+	cr_assert_eq(uid, 7, "left as it was");
+	users_free(&u);
+}
+
+Test(users, resolve_args_says_which_user_is_unknown)
+{
+	const char *const given[] = { "root", "65534", "alice" };
+	uint32_t uids[3] = { 9, 9, 9 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *err = open_memstream(&text, &size);
+
+	write_passwd(debian);
+	cr_assert_eq(users_resolve_args(passwd, given, 2, uids, err), 0);
+	cr_assert_eq(uids[0], 0);
+	cr_assert_eq(uids[1], 65534);
+	cr_assert_eq(users_resolve_args(passwd, given, 3, uids, err), -1);
+	fclose(err);
+	cr_assert_not_null(strstr(text, "diskio: no user 'alice' in "), "%s", text);
+	cr_assert_eq(strchr(text, '\n'), text + strlen(text) - 1, "one line: %s", text);
+	free(text);
 }

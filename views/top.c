@@ -66,6 +66,9 @@ struct top {
 	bool frozen;				/* frame points into paused */
 	uint64_t lost_run[LOST_NR_CAUSES];	/* since start */
 	uint64_t run_total[PMEM_NR_COUNTERS];	/* all devices, as of the last frame */
+	/* DIRTY/s on screen in the last drawing: without it a row that only
+	 * dirtied page cache would show nothing but zeros (issue 48) */
+	bool dirty_shown;
 	/* scratch of a drawing */
 	const struct proc_io **order;
 	size_t order_capacity;
@@ -478,21 +481,23 @@ static void put_headings(struct view *v, const struct top_column *columns, size_
 	put_line(v, l.text);
 }
 
-static bool has_values(const uint64_t *values)
+static bool has_values(const uint64_t *values, bool dirty)
 {
 	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
 		if (values[c])
 			return true;
-	return values[PMEM_DIRTIED_BYTES] != 0;
+	return dirty && values[PMEM_DIRTIED_BYTES] != 0;
 }
 
 /* A process row to show: its I/O, or its waits (a process that only
- * waited has a row of no disk). */
+ * waited has a row of no disk); the page cache it dirtied only where
+ * DIRTY/s is on screen: narrower, such a row would read `0 B 0 B` with
+ * no reason shown (issue 48). */
 static bool row_shown(const struct top *t, const struct proc_io *row)
 {
 	const struct iowait_ns *waits = iostats_waits(row, t->state.cumulative);
 
-	return has_values(row_values(t, row)) || waits->blkio_ns ||
+	return has_values(row_values(t, row), t->dirty_shown) || waits->blkio_ns ||
 	       waits->swapin_ns;
 }
 
@@ -594,7 +599,7 @@ static void device_table(struct view *v)
 		char name[DEVICE_NAME_SIZE];
 
 		if (t->state.device[0] ? !strcmp(device_name(t, dev, name), t->state.device) :
-		    has_values(device_values(t, dev, values)))
+		    has_values(device_values(t, dev, values), true))
 			t->devices_shown[n++] = dev;
 	}
 	left = lines_left(v);
@@ -605,8 +610,10 @@ static void device_table(struct view *v)
 	put_more(v, n - shown);
 }
 
-/* The column a sort key keeps on screen however narrow it is; -1: none
- * needed (the sums sort on columns that stay anyway). */
+/* The column a sort key keeps on screen however narrow it is (with its
+ * twin: top_layout_fit()); the sums by the read and write columns that
+ * add up to them (issue 48: at 40 columns sorted by bytes, PID and
+ * COMMAND alone were shown). */
 static int sort_column(enum sort_key sort)
 {
 	switch (sort) {
@@ -639,19 +646,26 @@ static int sort_column(enum sort_key sort)
 	case SORT_SWAPIN:
 		return TOP_COL_SWAPIN;
 	case SORT_BYTES:
+		return TOP_COL_READ;
 	case SORT_IOS:
-		break;
+		return TOP_COL_READ_IOPS;
 	}
 	return -1;
 }
 
-/* The views' one row order (iostats_compare()), turned around by `r`. */
+/* The views' one row order (iostats_compare()), turned around by `r`;
+ * after o, the idle processes last whatever the key and the direction
+ * (issue 48: sorted by device or comm they came first or in between). */
 static int compare_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct top *t = arg;
 	const struct proc_io *a = *(const struct proc_io *const *)pa;
 	const struct proc_io *b = *(const struct proc_io *const *)pb;
-	int order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
+	int order;
+
+	if (a->idle != b->idle)
+		return a->idle ? 1 : -1;
+	order = iostats_compare(a, b, t->state.sort, t->state.cumulative, t->frame.names);
 
 	return t->state.reverse ? -order : order;
 }
@@ -873,6 +887,7 @@ static void process_table(struct view *v)
 	nsteps += TOP_PROC_STEPS;
 	top_layout_fit(top_proc_columns, priority, nsteps, TOP_NR_PROC_COLUMNS, wanted,
 		       sort_column(t->state.sort), v->screen.cols, &layout);
+	t->dirty_shown = layout.shown[TOP_COL_DIRTY];
 	if (!lines_left(v))
 		return;
 	put_line(v, "");

@@ -57,12 +57,13 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 	[TOP_DEV_UTIL] = { "%UTIL", "%UTIL", 6, false, false, false },
 };
 
-/* What iostat -x users read first (%util, aqu-sz, the awaits) stays on 80
- * columns beside the rates and the p99. */
+/* What iostat -x users read first stays on 80 columns beside the rates
+ * and the p99: %util, aqu-sz and the IOPS (r/s, w/s: issue 48, iotop-c's
+ * issue 40).  The awaits, latency as the p99 is, come at 86. */
 const struct top_step top_dev_priority[TOP_DEV_STEPS] = {
 	{ TOP_DEV_NAME, -1 }, { TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_P99, -1 },
-	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT },
-	{ TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
+	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS },
+	{ TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
 	{ TOP_DEV_DISCARD_IOPS, -1 },
 };
 
@@ -114,6 +115,21 @@ static bool take_step(const struct top_column *columns, const bool *wanted, int 
 	return !with_twin || take(columns, twin, cols, layout);
 }
 
+/* The sort column keep, with its twin when it has one: READ/s sorts with
+ * WRITE/s beside it, as everywhere. */
+static void take_kept(const struct top_column *columns, const struct top_step *priority,
+		      size_t nsteps, const bool *wanted, int keep, unsigned int cols,
+		      struct top_layout *layout)
+{
+	for (size_t p = 0; p < nsteps; p++) {
+		if (priority[p].column == keep || priority[p].twin == keep) {
+			take_step(columns, wanted, priority[p].column, priority[p].twin, cols, layout);
+			return;
+		}
+	}
+	take(columns, keep, cols, layout);
+}
+
 void top_layout_fit(const struct top_column *columns, const struct top_step *priority,
 		    size_t nsteps, size_t n, const bool *wanted, int keep, unsigned int cols,
 		    struct top_layout *layout)
@@ -131,7 +147,8 @@ void top_layout_fit(const struct top_column *columns, const struct top_step *pri
 		if (!take_step(columns, wanted, step->column, step->twin, cols, layout))
 			break;
 		if (first && keep >= 0 && !layout->shown[keep])
-			take(columns, keep, cols, layout);	/* the sort column stays */
+			take_kept(columns, priority, nsteps, wanted, keep, cols,
+				  layout);	/* the sort column stays */
 		first = false;
 	}
 	for (size_t i = n; i-- > 0 && cols;) {

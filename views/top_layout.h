@@ -97,7 +97,7 @@ struct top_layout {
  * wanted column at its width).  wanted[i] false: column i is not shown at
  * all.  Steps are taken in priority order (nsteps of them), the first
  * column always (cut to cols if need be), then keep (the sort column; -1:
- * none) alone, then the other steps for as long as each next one fits
+ * none) with its twin if it has one, then the other steps for as long as each next one fits
  * whole: the first that does not fit and every one after it are dropped.
  * The last stretch column that is shown gets the rest of the line; a
  * wide_first one taken first, at least a third of it.

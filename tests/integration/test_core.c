@@ -342,6 +342,88 @@ Test(core, filter_pid)
 	h_diskio_free(&d);
 }
 
+/*
+ * A child named comm that opens path O_DIRECT as root, then, if uid is not
+ * 0, becomes that user (the descriptor stays open: nobody could not open a
+ * root-owned disk), waits at gate and writes blocks x 4 KiB at offset.
+ */
+static pid_t spawn_writer_as(const char *comm, const char *path, uid_t uid, uint64_t offset,
+			     int blocks, struct h_gate *gate)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		void *buf;
+		char byte;
+		int fd;
+
+		close(gate->wfd);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, comm);
+		fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (fd < 0)
+			_exit(H_IO_ERR_OPEN);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(H_IO_ERR_OP);
+		if (read(gate->rfd, &byte, 1) != 0)
+			_exit(H_IO_ERR_GATE);
+		if (posix_memalign(&buf, BS, BS))
+			_exit(H_IO_ERR_ALLOC);
+		memset(buf, 0x6b, BS);
+		for (int i = 0; i < blocks; i++)
+			if (pwrite(fd, buf, BS, (off_t)(offset + (uint64_t)i * BS)) != BS)
+				_exit(H_IO_ERR_WRITE);
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+static bool row_has_uid(struct h_jv obj, const void *uid)
+{
+	int64_t u;
+
+	return h_json_get_int(obj, "uid", &u) && u == *(const int64_t *)uid;
+}
+
+/* 4b'. -u USER (issue 48): nobody's writes are counted, root's beside them
+ * (the same name, the same disk) left out, from the rows and the disk. */
+Test(core, filter_user)
+{
+	const struct h_dev *z = h_zram_create(DEV_SIZE);
+	const struct h_counters want = { .write_bytes = 3 * BS, .write_ios = 3 };
+	const int64_t nobody_uid = 65534;
+	struct h_counters sum, dev_sum;
+	struct h_gate gate;
+	struct h_diskio d;
+	pid_t as_nobody, as_root;
+	int total;
+
+	h_gate_init(&gate);
+	as_nobody = spawn_writer_as("dio-u", z->path, 65534, 0, 3, &gate);
+	as_root = spawn_writer_as("dio-u", z->path, 0, MiB, 5, &gate);
+	h_diskio_start(&d, H_ARGS("--json", "-u", "nobody", INTERVAL), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_gate_open(&gate);
+	h_expect_child_ok(as_nobody, H_CHILD_TIMEOUT_MS);
+	h_expect_child_ok(as_root, H_CHILD_TIMEOUT_MS);
+	h_gate_close(&gate);
+	h_diskio_finish(&d, 2);
+
+	h_expect_json_output(&d, 3);
+	cr_expect_eq(count_rows_not(&d, row_has_uid, &nobody_uid, &total), 0,
+		     "rows of other users shown with -u nobody");
+	cr_expect_eq(h_json_sum_process(d.lines, d.nlines, as_root, NULL, NULL, &sum), 0,
+		     "rows of root's pid %d shown with -u nobody", (int)as_root);
+	sum_process(&d, as_nobody, z->name, "dio-u", &sum);
+	expect_counters("nobody's row", &sum, &want);
+	h_json_sum_device(d.lines, d.nlines, z->name, &dev_sum);
+	expect_counters("device totals under -u (only nobody's I/O)", &dev_sum, &want);
+	h_diskio_free(&d);
+}
+
 /* 4c. -D DEVICE shows only that device (I/O on zram and on a loop device). */
 Test(core, filter_device)
 {
@@ -627,7 +709,7 @@ static void expect_bad_usage(const char *argv0)
 		{ "-D", "99:99" }, { "-D", "4095:1048575", "1", "1" },
 		/* modes that exclude each other, options of no effect */
 		{ "--json", "-b" }, { "-T", "-a" }, { "-T", "-r", "5" }, { "-s", "latency" },
-		{ "-T", "--by", "cgroup" },
+		{ "-T", "--by", "cgroup" }, { "-u", "no-such-user-diskio" }, { "-u", "" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

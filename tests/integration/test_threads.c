@@ -5,7 +5,8 @@
  * zram disk.  With -t: two rows, each with its thread's TID, its name and
  * its exact bytes (JSON: "tid", and "pid" the process's); -p TID selects
  * one thread.  Without -t: one row with both threads' bytes, under the
- * process's own name (its main thread's), not a thread's.
+ * process's own name (its main thread's), not a thread's; -p TID then
+ * counts that thread's bytes alone, on its process's row (issue 48).
  */
 #include "harness.h"
 #include <pthread.h>
@@ -171,6 +172,25 @@ Test(threads, without_t_one_row_under_the_process_name)
 	cr_expect_eq(bytes_of(&d, (uint32_t)f.pid, "thr-main", &rows),
 		     (A_BLOCKS + B_BLOCKS) * BLOCK);
 	cr_expect_eq(rows, 1, "one row for the process, not one per thread name");
+	h_diskio_free(&d);
+}
+
+Test(threads, without_t_p_tid_counts_that_thread_on_its_process_row)
+{
+	const struct h_dev *zram = h_zram_create(64 << 20);
+	char tid_arg[16];
+	struct h_diskio d;
+	struct family f;
+	int rows, total = 0;
+
+	start_family(zram->path, &f);
+	snprintf(tid_arg, sizeof(tid_arg), "%d", (int)f.tid_b);
+	watch(&d, &f, H_ARGS("-b", "-p", tid_arg, "-D", zram->name, "0.5"));
+	cr_expect_eq(bytes_of(&d, (uint32_t)f.pid, "thr-main", &rows), B_BLOCKS * BLOCK,
+		     "writer-b's bytes alone, under its process");
+	for (size_t i = 0; i < d.nlines; i++)
+		total += d.lines[i][0] != '#';
+	cr_expect_eq(total, rows, "rows of nothing but the process");
 	h_diskio_free(&d);
 }
 

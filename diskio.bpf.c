@@ -77,7 +77,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
 	struct row_who who = {};
-	struct row row;
+	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
 	__u64 stamp_mask;
 	bool bio_based, on_behalf = false, stacked, counted, own = false;
 
@@ -200,7 +200,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	__u64 bio_id = bio ? io_number(bio) : 0;
 	struct proc_dev_key key = {};
 	struct row_who who = {};
-	struct row row;
+	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
 	bool on_behalf = false, stacked, counted, own = false;
 
 	if (class >= IO_NR_CLASSES)

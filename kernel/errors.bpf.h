@@ -65,9 +65,17 @@ static __always_inline void note_io_owner(__u64 io, const struct row *row)
 
 	if (!owner)
 		return;
-	/* Member by member: a struct copy may be made of byte loads, which
-	 * the verifier refuses from a spilled register. */
-	owner->io = row->shared ? 0 : io;
+	/* A shared row has no slot (row->at is not set: Linux 6.1's verifier
+	 * refuses the read of it).  Member by member: a struct copy may be
+	 * made of byte loads, which the verifier refuses from a spilled
+	 * register. */
+	if (row->shared) {
+		owner->io = 0;
+		owner->at.slot = 0;
+		owner->at.gen = 0;
+		return;
+	}
+	owner->io = io;
 	owner->at.slot = row->at.slot;
 	owner->at.gen = row->at.gen;
 }

@@ -95,6 +95,10 @@ static __always_inline bool remembered_row(const struct task_struct *task, __u32
 	if (*(volatile __u64 *)&memo->seq != seq)
 		return false;
 	row->shared = false;
+	/* The slot too: an I/O's failure is charged to the row at it
+	 * (errors.bpf.h), member by member, as note_io_owner() copies it. */
+	row->at.slot = at.slot;
+	row->at.gen = at.gen;
 	row->stats = slot_counters(&at);
 	return row->stats != NULL;
 }

@@ -18,7 +18,7 @@ WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # (procs/, disks/, files/), the command line (cli/), and what loads, shows
 # and writes around the step.  Each folder is on the include path, so an
 # include names a header alone.
-SRC_DIRS := step procs disks files cli kernel views outputs stacks lib history
+SRC_DIRS := step procs disks files cli kernel views outputs stacks lib history diagnose
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
 BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
@@ -33,10 +33,10 @@ LIBS := -lbpf -lelf -lz
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c \
 	$(addprefix step/,tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c \
 	event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c pressure.c \
-	cgroups.c) $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
+	cgroups.c io_limits.c command.c) diagnose/rules.c diagnose/diagnosis.c $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
 	$(addprefix files/,files.c filepath.c) cli/options.c \
 	$(addprefix kernel/,snapshot.c mapsize.c) $(addprefix views/,format.c batch.c json.c trace.c \
-	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c) $(addprefix stacks/,stacks.c row_stacks.c \
+	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c diagnose.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \
 	outputs/prom.c outputs/crashfree_state.c $(addprefix lib/,jsonw.c atomic_file.c array.c \
 	latency_hist.c outstream.c utf8.c sorted.c strpool.c scan.c root_only.c escape.c std_fds.c) \

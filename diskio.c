@@ -19,10 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "cgroups.h"
+#include "command.h"
+#include "diagnose.h"
 #include "devname.h"
 #include "abi.h"
 #include "event_records.h"
 #include "events.h"
+#include "io_limits.h"
 #include "loader.h"
 #include "msg.h"
 #include "options.h"
@@ -45,12 +48,18 @@ static volatile sig_atomic_t exiting;
  * rewrite the files now. */
 static volatile sig_atomic_t reload_requested;
 static volatile sig_atomic_t sighup_reloads;
+/* -- COMMAND: its pid while it runs; the first signal goes on to it */
+static volatile sig_atomic_t command_pid, signal_passed_on;
 /* stdout, as the view writes it: a signal bounds its writes. */
 static struct outstream stdout_stream;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGHUP && sighup_reloads) {
+	if (command_pid && !signal_passed_on) {
+		/* diskio ends with the command, as `time` and `perf stat` do */
+		signal_passed_on = 1;
+		kill(command_pid, sig);
+	} else if (sig == SIGHUP && sighup_reloads) {
 		reload_requested = 1;
 	} else {
 		exiting = 1;
@@ -74,6 +83,7 @@ struct run {
 	struct view view;
 	struct outputs outputs;
 	struct event_router events;	/* the channel's records to the tally and view */
+	struct command command;		/* -- COMMAND (pid 0 without) */
 	bool output_broken;		/* stdout is closed or failing */
 	bool last_snapshot;		/* run->snapshot is the run's last */
 	bool failed;			/* an error after the start: exit 1 */
@@ -129,10 +139,15 @@ static void apply_input(struct run *run, const struct view_input *in)
  * one poll for every view. */
 static void wait_for_events(struct run *run, uint64_t deadline_ns)
 {
-	struct pollfd fds[1 + VIEW_MAX_WATCHED] = {
+	struct pollfd fds[2 + VIEW_MAX_WATCHED] = {
 		{ .fd = events_fd(&run->loader.events), .events = POLLIN },
 	};
 	size_t nwatched = view_watched(&run->view, fds + 1, VIEW_MAX_WATCHED);
+	/* -- COMMAND: its end ends the run */
+	size_t npolled = 1 + nwatched;
+
+	if (run->command.pid && !run->command.exited && run->command.pidfd >= 0)
+		fds[npolled++] = (struct pollfd){ .fd = run->command.pidfd, .events = POLLIN };
 
 	/* A reader slower than the kernel still ends the interval on time. */
 	run->loader.events.deadline_ns = deadline_ns;
@@ -150,10 +165,14 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 			timeout_ms = TRACE_POLL_MS;
 		/* Records come without a wakeup until a batch has gathered:
 		 * what is there is read after every wait, woken or not. */
-		if (poll(fds, 1 + nwatched, timeout_ms) < 0)
+		if (poll(fds, npolled, timeout_ms) < 0)
 			err = -errno;
 		else
 			err = events_drain(&run->loader.events);
+		if (npolled > 1 + nwatched && command_reap(&run->command, false)) {
+			command_pid = 0;
+			exiting = 1;
+		}
 		if (err < 0 && err != -EINTR) {
 			fail("reading events failed: %s", strerror(-err));
 			run->failed = true;
@@ -287,6 +306,13 @@ static int task_ioprio(uint32_t tid, void *arg)
 	return (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, (int)tid);
 }
 
+/* --diagnose: where pid's cgroup limits its I/O to disk dev (MKDEV). */
+static int cgroup_io_limit(uint32_t pid, uint32_t dev, char *text, size_t size)
+{
+	return io_limit_find("/proc", "/proc/mounts", pid, dev >> MINORBITS, dev & MINORMASK, text,
+			     size);
+}
+
 /* Start the tally (its clock starts now) and the events channel. */
 static int start_tally(struct run *run, const char *cgroup_mount,
 		       const struct loader_filters *filters)
@@ -396,17 +422,35 @@ static void cleanup(struct run *run)
 	outputs_free(&run->outputs);
 }
 
+/* -- COMMAND without --all: a cgroup v2 group of its own, which the filter
+ * follows (the command and every process it starts). */
+static int follow_command(struct run *run, struct options *opts)
+{
+	static char rel[64];
+	char mount[PATH_MAX];
+
+	if (cgroup2_mount("/proc/mounts", mount, sizeof(mount)))
+		mount[0] = '\0';
+	if (command_make_group(&run->command, mount, rel, sizeof(rel), stderr))
+		return -1;
+	opts->cgroups[opts->nr_cgroups++] = rel;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opts;
 	struct run run = { .opts = &opts };
 	struct sigaction action = { .sa_handler = on_signal };
 	bool completed;
-	int err;
+	int err, diagnosis;
 
 	if (std_fds_reopen())
 		return EXIT_START;
 	options_parse(argc, argv, &opts);
+	command_init(&run.command);
+	if (opts.command && !opts.command_all && follow_command(&run, &opts))
+		return EXIT_START;
 	if (opts.replay_dir)
 		return replay_main(&opts);	/* issue 36: no kernel, the record's frames */
 	if (opts.list_dir)
@@ -421,13 +465,21 @@ int main(int argc, char **argv)
 			fail("cannot set up stdout: %s", strerror(errno));
 			err = EXIT_START;
 		} else if (view_open(&run.view, &opts, locale_is_utf8(),
-				     tally_stack_namer(&run.tally), stdout_stream.file)) {
+				     tally_stack_namer(&run.tally), cgroup_io_limit,
+				     stdout_stream.file)) {
 			err = EXIT_START;
 		}
 	}
 	if (!err) {
 		/* On a terminal (the top view) SIGHUP still means it went away. */
 		sighup_reloads = outputs_reload_on_sighup(&run.outputs) && !run.view.top;
+		/* -- COMMAND: started once counting has begun; one that cannot
+		 * run leaves stdout empty, its status diskio's (127: not found) */
+		if (opts.command && command_start(&run.command, opts.command, stderr))
+			err = command_exit_status(&run.command);
+		command_pid = run.command.exited ? 0 : run.command.pid;
+	}
+	if (!err) {
 		outputs_start(&run.outputs, &run.tally, monotonic_ns());
 		if (run.view.start)
 			run.view.start(&run.view);
@@ -439,6 +491,12 @@ int main(int argc, char **argv)
 		finish(&run);
 		close_output(&run);
 	}
+	diagnosis = err ? 0 : view_diagnose_status(&run.view);	/* --diagnose */
 	cleanup(&run);
-	return err ? err : run.failed ? EXIT_START : 0;
+	/* -- COMMAND: its status, once it ended (diskio stopped by a second
+	 * signal does not wait for it) */
+	if (run.command.pid && command_reap(&run.command, false) && !err)
+		err = command_exit_status(&run.command);
+	command_free(&run.command, stderr);
+	return err ? err : run.failed ? EXIT_START : diagnosis;
 }

@@ -45,6 +45,7 @@ const char *argp_program_bug_address = NULL;
 "  diskio -c postgres -L    # only postgres, with per-process latency\n" \
 "  diskio -D vda -D 8:16    # only these disks (name or MAJ:MIN)\n" \
 "  diskio -T -D zram0       # one line per completed I/O on zram0\n" \
+"  diskio --diagnose        # 10 s, then which disk is in trouble and why\n" \
 "  diskio --by cgroup -s dirty   # which service dirties the page cache\n" \
 "  diskio --state /var/lib/diskio/crash.state   # crash-free hours, all runs\n" \
 "  diskio -q --prom /run/diskio.prom 15   # metrics for node_exporter\n"
@@ -62,7 +63,7 @@ static const char doc[] =
 "EXAMPLES:\n"
 HELP_EXAMPLES;
 
-static const char args_doc[] = "[INTERVAL [COUNT]]";
+static const char args_doc[] = "[INTERVAL [COUNT]]\n[INTERVAL] -- COMMAND [ARGS...]";
 
 enum {
 	OPT_JSON = 0x100,
@@ -93,6 +94,9 @@ enum {
 	OPT_BEGIN,
 	OPT_END,
 	OPT_LIST,
+	OPT_DIAGNOSE,
+	OPT_DIAGNOSE_RULE,
+	OPT_ALL,
 };
 
 static const struct argp_option option_table[] = {
@@ -171,6 +175,13 @@ static const struct argp_option option_table[] = {
 	{ "list", OPT_LIST, "DIR", 0,
 	  "List the runs --record kept in DIR: host, filter, first and last frame, frames, "
 	  "gaps", 0 },
+	{ "diagnose", OPT_DIAGNOSE, "SECONDS", OPTION_ARG_OPTIONAL,
+	  "Count for SECONDS (default 10), then say which disk is in trouble, who "
+	  "drives it, who waits and what failed; with --replay, of the window", 0 },
+	{ "diagnose-rule", OPT_DIAGNOSE_RULE, "NAME=VALUE", 0,
+	  "Override one of --diagnose's thresholds (repeatable)", 0 },
+	{ "all", OPT_ALL, NULL, 0,
+	  "With -- COMMAND: count the whole machine while it runs, not only the command", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's debug output", 0 },
 	/* argp's own help options are off (ARGP_NO_HELP): they bring the
 	 * hidden --HANG and --program-name along. */
@@ -190,6 +201,7 @@ struct parse_state {
 	bool latency_sample_given;
 	bool record_days_given, record_max_given;
 	bool interval_given;
+	bool diagnose_seconds_given, diagnose_rule_given;
 };
 
 /* --record's and --replay's options: what goes with what (issue 36). */
@@ -312,9 +324,120 @@ static int check_prom(const struct parse_state *ps, struct argp_state *state)
 
 /* Options that would change nothing, or modes that exclude each other: an
  * error (argp_error() has said which) rather than silently ignored. */
-static int check_combinations(const struct parse_state *ps, struct argp_state *state)
+/* issue 45: --diagnose counts one window (live: SECONDS from the attach;
+ * a replay: --begin to --end, summed) and says what it found once: what
+ * shapes intervals, rows or a screen has no effect on it. */
+static int check_diagnose(struct parse_state *ps, struct argp_state *state)
+{
+	struct options *opts = ps->opts;
+	static const struct {
+		const char *option, *why;
+	} no_effect[] = {
+		{ "INTERVAL", "it counts for SECONDS (--diagnose=SECONDS)" },
+		{ "-T", "it reads totals, not each I/O" },
+		{ "-q", "it prints its diagnosis on stdout" },
+		{ "-b", "it prints text, or one record with --json" },
+		{ "-C", "it is not the top view" },
+		{ "-a", "it sums its window already" },
+		{ "-r", "it names the first processes of each disk itself" },
+		{ "-s", "it orders by share of each disk's bytes" },
+		{ "--histogram", "it shows no histograms" },
+		{ "--stacks", "it shows no stacks" },
+		{ "--by cgroup", "it names processes, with their cgroups" },
+	};
+	bool given[] = {
+		ps->interval_given, opts->trace, opts->quiet, opts->output == OUTPUT_BATCH,
+		opts->no_clear, opts->cumulative, opts->rows != 0, ps->sort_given,
+		opts->histograms, opts->stacks != 0, opts->by_cgroup,
+	};
+
+	if (!opts->diagnose_s) {
+		if (ps->diagnose_rule_given) {
+			argp_error(state, "--diagnose-rule has no effect without --diagnose");
+			return EINVAL;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (given[i]) {
+			argp_error(state, "%s has no effect with --diagnose: %s", no_effect[i].option,
+				   no_effect[i].why);
+			return EINVAL;
+		}
+	}
+	if (opts->list_dir) {
+		argp_error(state, "--diagnose has no effect with --list: it lists the record's runs");
+		return EINVAL;
+	}
+	if (opts->command) {
+		if (ps->diagnose_seconds_given) {
+			argp_error(state, "--diagnose=SECONDS has no effect with -- COMMAND: the "
+				   "window is the command's run");
+			return EINVAL;
+		}
+		return 0;	/* check_command() sets the window */
+	}
+	if (opts->replay_dir) {
+		if (ps->diagnose_seconds_given) {
+			argp_error(state, "--diagnose=SECONDS has no effect with --replay: --begin and "
+				   "--end give the window");
+			return EINVAL;
+		}
+		opts->cumulative = true;	/* the window's frames summed */
+		return 0;
+	}
+	opts->interval_s = opts->diagnose_s;
+	opts->count = 1;
+	return 0;
+}
+
+/* issue 45: `-- COMMAND`: counts from just before the command starts to
+ * its end (its processes, or with --all the machine), in one window unless
+ * INTERVAL cuts it; the run ends with the command, whose output shares the
+ * terminal: no top view. */
+static int check_command(struct parse_state *ps, struct argp_state *state)
+{
+	struct options *opts = ps->opts;
+	static const char *const no_effect[] = { "--replay", "--list", "COUNT", "-C", "-p",
+						 "--cgroup" };
+	bool given[] = {
+		opts->replay_dir, opts->list_dir, opts->count != 0, opts->no_clear,
+		opts->nr_pids && !opts->command_all, opts->nr_cgroups && !opts->command_all,
+	};
+
+	if (opts->command_missing) {
+		argp_error(state, "no COMMAND after --: give the command to run");
+		return EINVAL;
+	}
+	if (!opts->command) {
+		if (opts->command_all) {
+			argp_error(state, "--all has no effect without -- COMMAND");
+			return EINVAL;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		if (given[i]) {
+			argp_error(state, "%s has no effect with -- COMMAND: %s", no_effect[i],
+				   i < 3 ? "the command's run is the window" :
+				   i == 3 ? "the command's output shares the terminal: no top view" :
+				   "it counts the command's processes (--all: the machine's)");
+			return EINVAL;
+		}
+	}
+	if (!ps->interval_given)
+		opts->interval_s = MAX_INTERVAL_S;	/* one window: the command's run */
+	if (opts->output == OUTPUT_AUTO && !opts->diagnose_s)
+		opts->output = OUTPUT_BATCH;
+	return 0;
+}
+
+static int check_combinations(struct parse_state *ps, struct argp_state *state)
 {
 	const struct options *opts = ps->opts;
+
+	if (check_diagnose(ps, state) || check_command(ps, state))
+		return EINVAL;
 
 	if (opts->quiet && check_quiet(ps, state))
 		return EINVAL;
@@ -807,6 +930,28 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		}
 		*(key == OPT_BEGIN ? &opts->begin : &opts->end) = arg;
 		break;
+	case OPT_DIAGNOSE:
+		opts->diagnose_s = DEFAULT_DIAGNOSE_S;
+		if (arg && parse_interval(arg, &opts->diagnose_s)) {
+			argp_error(state, "invalid --diagnose '%s': seconds, more than 0 (%.2g to %.0f)",
+				   arg, MIN_INTERVAL_S, MAX_INTERVAL_S);
+			return EINVAL;
+		}
+		ps->diagnose_seconds_given = arg != NULL;
+		break;
+	case OPT_DIAGNOSE_RULE: {
+		char why[256];
+
+		if (diagnose_rule_set(&opts->diagnose_rules, arg, why, sizeof(why))) {
+			argp_error(state, "invalid --diagnose-rule: %s", why);
+			return EINVAL;
+		}
+		ps->diagnose_rule_given = true;
+		break;
+	}
+	case OPT_ALL:
+		opts->command_all = true;
+		break;
 	case 'v':
 		opts->verbose = true;
 		break;
@@ -869,10 +1014,23 @@ int options_parse_status(int argc, char **argv, struct options *opts)
 	opts->stacks_top = DEFAULT_STACKS_TOP;
 	opts->record_days = DEFAULT_RECORD_DAYS;
 	opts->record_max = DEFAULT_RECORD_MAX;
+	diagnose_rules_default(&opts->diagnose_rules);
 	/* getopt names the program by argv[0] as typed (./diskio, a full path):
 	 * every message must start with "diskio: ". */
 	if (argc > 0)
 		argv[0] = (char *)"diskio";
+	/* issue 45: "-- COMMAND [ARGS]": what follows the first "--" is the
+	 * command, not INTERVAL and COUNT. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 < argc)
+				opts->command = &argv[i + 1];
+			else
+				opts->command_missing = true;
+			argc = i;
+			break;
+		}
+	}
 	error = argp_parse(&argp, argc, argv, ARGP_NO_HELP | ARGP_NO_EXIT, NULL, &ps);
 	if (error == PARSE_DONE)
 		return 0;

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "abi.h"
 #include "iostats.h"
+#include "rules.h"
 
 /* Exit codes, as README.md documents them. */
 #define EXIT_USAGE	2	/* bad options or arguments */
@@ -14,6 +15,7 @@
 #define EXIT_DAMAGED	3	/* --replay passed over damaged records, showed the rest */
 #define EXIT_NOTHING	4	/* --replay found no frame: no record, or none in the window */
 #define EXIT_RECORD_BUSY 5	/* --record: another diskio writes in that directory */
+#define EXIT_TROUBLE	6	/* --diagnose: a disk is in trouble */
 
 #define DISKIO_VERSION	"0.1"
 
@@ -74,6 +76,14 @@ struct options {
 	const char *replay_dir;		/* --replay DIR, NULL without */
 	const char *begin, *end;	/* --begin, --end as given (history/replay.c reads them) */
 	const char *list_dir;		/* --list DIR: the record's runs, NULL without */
+	/* issue 45: --diagnose[=SECONDS], 0 without; its thresholds */
+	double diagnose_s;
+	struct diagnose_rules diagnose_rules;
+	/* issue 45: `-- COMMAND [ARGS]`, argv's tail (NULL-terminated), NULL
+	 * without; --all: the machine's I/O while it runs, not its own */
+	char *const *command;
+	bool command_all;
+	bool command_missing;	/* "--" with nothing after it */
 };
 
 /* doc/performance.md says why: the cost per I/O against the samples a
@@ -85,6 +95,7 @@ struct options {
 #define MAX_FILES_TOP		100000
 #define DEFAULT_RECORD_DAYS	7
 #define DEFAULT_RECORD_MAX	(256ULL << 20)
+#define DEFAULT_DIAGNOSE_S	10.0
 
 /* Parse the command line into *opts.  Bad usage prints one "diskio: ..."
  * line and a hint on stderr and exits EXIT_USAGE: a bad value, and also

@@ -74,6 +74,15 @@ _diskio()
 	local cur prev words cword split
 	_init_completion -s -n : || return
 
+	# -- COMMAND [ARGS]: the command's own completion
+	local i
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} == -- ]]; then
+			_command_offset $((i + 1))
+			return
+		fi
+	done
+
 	case $prev in
 	-D | --device)
 		COMPREPLY=($(compgen -W "$(_diskio_devices)" -- "$cur"))
@@ -118,6 +127,17 @@ _diskio()
 		[[ ${#COMPREPLY[@]} -gt 0 ]] && compopt -o nospace
 		return
 		;;
+	--diagnose-rule)
+		# NAME=VALUE: the names, the value the user's (doc/diagnose.md)
+		COMPREPLY=($(compgen -W 'busy_util= saturated_queue= throttled_util= wait_pct=
+			failing_errors= drivers= files=' -- "$cur"))
+		compopt -o nospace
+		return
+		;;
+	--diagnose)
+		# SECONDS only with '=' (--diagnose=5): else the next word is another
+		$split && return
+		;;
 	--stacks)
 		# its value only with '=' (--stacks=user): else the next word is another
 		if $split; then
@@ -137,7 +157,7 @@ _diskio()
 		COMPREPLY=($(compgen -W '-a --accumulated -b --batch -C --no-clear -c --comm
 			-D --device -h --help -L --latency -p --pid -q --quiet -r --rows -s --sort
 			-T --trace -u --user -V --version -v --verbose --buffer-kb --by --cgroup
-			--crash-interval --debug-dir --files --files-top --folded --histogram --json --latency-sample --prom
+			--all --crash-interval --debug-dir --diagnose --diagnose-rule --files --files-top --folded --histogram --json --latency-sample --prom
 			--prom-idle --prom-label --prom-rows
 			--record --record-days --record-max --replay --begin --end --list
 			--stacks --stacks=kernel --stacks=user --stacks=both --stacks-mem --stacks-top

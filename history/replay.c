@@ -20,6 +20,7 @@
 #include "replay_sum.h"
 #include "replay_window.h"
 #include "top.h"
+#include "diagnose.h"
 #include "view.h"
 
 /* The top view's replay: every file of the window mapped, every frame's
@@ -56,6 +57,7 @@ struct replay {
 	uint64_t frames_shown;
 	uint64_t damaged;		/* records passed over, files not records */
 	bool failed;			/* a day file unread, out of memory */
+	int diagnosis;			/* --diagnose's status (diagnose.h) */
 };
 
 /* A file of dir, whole, read-only: its bytes and length, or NULL with
@@ -117,6 +119,8 @@ static void show_header(struct replay *rp, const struct history_header *h)
 
 	snprintf(v->host, sizeof(v->host), "%s", h->host);
 	snprintf(v->record_filter, sizeof(v->record_filter), "%s", h->filter);
+	if (rp->opts->diagnose_s)
+		return;		/* one diagnosis of the window, nothing before it */
 	if (rp->opts->output == OUTPUT_JSON) {
 		struct jsonw *w = &v->json;
 
@@ -157,7 +161,7 @@ static void show_gap(struct replay *rp, uint64_t from_ns, uint64_t to_ns)
 	char from_text[32], to_text[32];
 
 	if ((int64_t)(to_ns / 1000000ULL) < rp->window.begin_ms ||
-	    (int64_t)(from_ns / 1000000ULL) > rp->window.end_ms)
+	    (int64_t)(from_ns / 1000000ULL) > rp->window.end_ms || rp->opts->diagnose_s)
 		return;
 	format_utc(from_text, sizeof(from_text), &from);
 	format_utc(to_text, sizeof(to_text), &to);
@@ -570,6 +574,10 @@ static int replay_status(const struct replay *rp)
 		say_nothing_shown(rp);
 		return EXIT_NOTHING;
 	}
+	/* --diagnose: the trouble found wins over damage passed over, which
+	 * stderr said */
+	if (rp->diagnosis)
+		return rp->diagnosis;
 	return rp->damaged ? EXIT_DAMAGED : 0;
 }
 
@@ -579,7 +587,7 @@ static int replay_lines(struct replay *rp)
 {
 	struct options shown = *rp->opts;
 
-	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, stdout))
+	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, NULL, stdout))
 		return EXIT_START;
 	if (replay_dir(rp, rp->opts->replay_dir, NULL)) {
 		view_free(&rp->view);
@@ -588,6 +596,7 @@ static int replay_lines(struct replay *rp)
 	if (rp->frames_shown)
 		show_summary(rp);
 	fflush(stdout);
+	rp->diagnosis = view_diagnose_status(&rp->view);
 	view_free(&rp->view);
 	return replay_status(rp);
 }
@@ -602,7 +611,7 @@ static int replay_on_top(struct replay *rp, struct replay_files *rf)
 		return EXIT_START;
 	if (rp->failed || !rf->n)
 		return replay_status(rp);
-	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, stdout))
+	if (view_open(&rp->view, &shown, locale_is_utf8(), NULL, NULL, stdout))
 		return EXIT_START;
 	replay_top(rp, rf);
 	rp->frames_shown = rf->n;

@@ -155,3 +155,18 @@ uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])
 		sum += lost[i];
 	return sum;
 }
+
+/* IO> and SWAPIN: the share of the interval (of the run, cumulative) the
+ * row's process waited, or swapped in; false when the frame does not know
+ * it (not measured; SWAPIN without delay accounting). */
+bool frame_wait_pct(const struct frame *f, const struct proc_io *row, bool cumulative,
+		    bool swapin, double *pct)
+{
+	const struct iowait_ns *waits = iostats_waits(row, cumulative);
+
+	if (!(swapin ? f->swapin_known : f->iowait_known))
+		return false;
+	*pct = iowait_pct(swapin ? waits->swapin_ns : waits->blkio_ns,
+			  cumulative ? f->run_s : f->interval_s);
+	return true;
+}

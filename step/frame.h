@@ -120,4 +120,9 @@ extern const enum lost_cause lost_shown[LOST_NR_CAUSES];
 
 uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES]);
 
+/* IO> (swapin false) or SWAPIN of a row, in percent of the interval, or
+ * with cumulative of the run; false when the frame does not know it. */
+bool frame_wait_pct(const struct frame *f, const struct proc_io *row, bool cumulative,
+		    bool swapin, double *pct);
+
 #endif /* DISKIO_FRAME_H */

@@ -75,6 +75,14 @@ expect "--stacks then a space: no value" "" "$(complete_line 'diskio --stacks ' 
 expect "--stacks then an option" "--sort --state --submitter" \
 	"$(complete_line 'diskio --stacks --s' diskio --stacks --s | grep -v -- '--st\(acks\|acks-\)')"
 
+# --diagnose-rule: the names of diagnose/rules.c, each with its '='.
+expect "--diagnose-rule" "busy_util= drivers= failing_errors= files= saturated_queue= throttled_util= wait_pct=" \
+	"$(complete_line 'diskio --diagnose-rule ' diskio --diagnose-rule '')"
+expect "--diagnose-rule s" "saturated_queue=" "$(complete_line 'diskio --diagnose-rule s' diskio --diagnose-rule s)"
+# -- COMMAND: a command's name, not diskio's options.
+expect "-- then an option's start" "" "$(complete_line 'diskio -b -- --js' diskio -b -- --js)"
+expect "-- then a command" "dd" "$(complete_line 'diskio -b -- dd' diskio -b -- dd | grep -x dd | sort -u)"
+
 # -s: the one list of sort keys (iostats.c), every one of them.
 expect "-s" "bytes cgroup comm d_iops device dirty discard ios iowait latency pid r_iops read swapin w_iops write" \
 	"$(complete_line 'diskio -s ' diskio -s '')"

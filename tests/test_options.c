@@ -182,12 +182,19 @@ Test(options_bad, interval_negative_looks_like_option)
 	expect_usage_error(&r, "1");
 }
 
-Test(options_bad, interval_negative_after_double_dash)
+/* issue 45: after "--" comes a COMMAND, not INTERVAL: "-1" is a command's name. */
+Test(options_command, what_follows_a_double_dash_is_the_command)
 {
 	struct run r;
 
 	PARSE(&r, "--", "-1");
-	expect_usage_error(&r, "'-1'");
+	expect_ok(&r);
+	cr_assert_not_null(r.opts.command);
+	PARSE(&r, "2", "--json", "--", "dd", "if=/dev/zero", "--", "x");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.interval_s, 2.0);
+	cr_assert_eq(r.opts.output, OUTPUT_JSON);
+	cr_assert_not(r.opts.command_all);
 }
 
 Test(options_bad, interval_not_a_number)
@@ -246,12 +253,38 @@ Test(options_bad, count_negative)
 	expect_usage_error(&r, "3");
 }
 
-Test(options_bad, count_negative_after_double_dash)
+Test(options_command, one_window_batch_lines_and_what_has_no_effect)
 {
 	struct run r;
 
-	PARSE(&r, "--", "1", "-3");
-	expect_usage_error(&r, "COUNT '-3'");
+	PARSE(&r, "--", "true");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.interval_s, 86400.0, "one window: the command's run");
+	cr_assert_eq(r.opts.count, 0);
+	cr_assert_eq(r.opts.output, OUTPUT_BATCH, "no top view beside the command's output");
+	PARSE(&r, "--diagnose", "--", "true");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.interval_s, 86400.0);
+	cr_assert_eq(r.opts.output, OUTPUT_AUTO, "the diagnosis' text");
+	PARSE(&r, "--all", "-p", "1", "--", "true");
+	expect_ok(&r);
+	cr_assert(r.opts.command_all);
+	PARSE(&r, "1", "3", "--", "true");
+	expect_usage_error(&r, "COUNT");
+	PARSE(&r, "-p", "1", "--", "true");
+	expect_usage_error(&r, "-p");
+	PARSE(&r, "--cgroup", "/a", "--", "true");
+	expect_usage_error(&r, "--cgroup");
+	PARSE(&r, "-C", "--", "true");
+	expect_usage_error(&r, "-C");
+	PARSE(&r, "--replay", "/tmp", "--", "true");
+	expect_usage_error(&r, "--replay");
+	PARSE(&r, "--diagnose=5", "--", "true");
+	expect_usage_error(&r, "--diagnose=SECONDS");
+	PARSE(&r, "--all");
+	expect_usage_error(&r, "--all");
+	PARSE(&r, "--");
+	expect_usage_error(&r, "no COMMAND");
 }
 
 Test(options_bad, count_fraction)
@@ -1425,4 +1458,82 @@ Test(options_bad, record_and_replay_combinations)
 	PARSE(&r, "--record", "d", "--record-max", "12X");
 	expect_usage_error(&r, "invalid --record-max '12X': bytes (K, M, G suffixes), 0 for no "
 			   "limit");
+}
+
+/* ---- --diagnose (issue 45) ---- */
+
+Test(options_diagnose, defaults_to_ten_seconds_one_window)
+{
+	struct run r;
+
+	PARSE(&r, "--diagnose");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.diagnose_s, 10.0);
+	cr_assert_eq(r.opts.interval_s, 10.0);
+	cr_assert_eq(r.opts.count, 1);
+	cr_assert_not(r.opts.cumulative);
+	cr_assert_eq(r.opts.diagnose_rules.busy_util, 60);
+}
+
+Test(options_diagnose, seconds_and_rules)
+{
+	struct run r;
+
+	PARSE(&r, "--diagnose=2.5", "--json", "--files", "-D", "vda", "--diagnose-rule",
+	      "busy_util=90", "--diagnose-rule", "drivers=5");
+	expect_ok(&r);
+	cr_assert_eq(r.opts.interval_s, 2.5);
+	cr_assert_eq(r.opts.count, 1);
+	cr_assert_eq(r.opts.diagnose_rules.busy_util, 90);
+	cr_assert_eq(r.opts.diagnose_rules.drivers, 5);
+	cr_assert_eq(r.opts.diagnose_rules.wait_pct, 20, "the others keep their defaults");
+}
+
+Test(options_diagnose, a_replay_sums_its_window)
+{
+	struct run r;
+
+	PARSE(&r, "--replay", "/var/lib/diskio", "--diagnose", "--begin", "03:00");
+	expect_ok(&r);
+	cr_assert(r.opts.cumulative);
+	cr_assert_eq(r.opts.count, 0);
+}
+
+Test(options_diagnose, what_has_no_effect_is_refused)
+{
+	static const char *const cases[][3] = {
+		{ "5", NULL, "INTERVAL" }, { "-T", NULL, "-T" }, { "-q", NULL, "-q" },
+		{ "-b", NULL, "-b" }, { "-C", NULL, "-C" }, { "-a", NULL, "-a" },
+		{ "-r", "5", "-r" }, { "-s", "pid", "-s" }, { "--histogram", NULL, "--histogram" },
+		{ "--stacks", NULL, "--stacks" }, { "--by", "cgroup", "--by cgroup" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { "--diagnose", cases[i][0], cases[i][1], NULL };
+		struct run r;
+
+		run_parse(&r, args);
+		expect_usage_error(&r, cases[i][2]);
+		cr_assert(strstr(r.err, "--diagnose"), "%s", r.err);
+	}
+}
+
+Test(options_diagnose, bad_seconds_and_rules)
+{
+	struct run r;
+
+	PARSE(&r, "--diagnose=0");
+	expect_usage_error(&r, "'0'");
+	PARSE(&r, "--diagnose=x");
+	expect_usage_error(&r, "--diagnose");
+	PARSE(&r, "--diagnose", "--diagnose-rule", "busy_util=200");
+	expect_usage_error(&r, "busy_util");
+	PARSE(&r, "--diagnose", "--diagnose-rule", "nosuch=1");
+	expect_usage_error(&r, "nosuch");
+	PARSE(&r, "--diagnose-rule", "busy_util=70");
+	expect_usage_error(&r, "without --diagnose");
+	PARSE(&r, "--replay", "/var/lib/diskio", "--diagnose=5");
+	expect_usage_error(&r, "--begin");
+	PARSE(&r, "--list", "/var/lib/diskio", "--diagnose");
+	expect_usage_error(&r, "--list");
 }

@@ -43,21 +43,6 @@ const char *row_ioprio(const struct proc_io *row, char *buf)
 	return ioprio_text(o->ioprio, o->flags & ROW_OWNER_POLICY, o->nice, buf);
 }
 
-/* IO> and SWAPIN: the share of the interval (of the run, cumulative) the
- * row's process waited, or swapped in; false when the frame does not know
- * it (not measured; SWAPIN without delay accounting). */
-bool frame_wait_pct(const struct frame *f, const struct proc_io *row, bool cumulative,
-		    bool swapin, double *pct)
-{
-	const struct iowait_ns *waits = iostats_waits(row, cumulative);
-
-	if (!(swapin ? f->swapin_known : f->iowait_known))
-		return false;
-	*pct = iowait_pct(swapin ? waits->swapin_ns : waits->blkio_ns,
-			  cumulative ? f->run_s : f->interval_s);
-	return true;
-}
-
 void view_show_frame(struct view *v, const struct frame *f)
 {
 	if (v->begin)

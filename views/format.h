@@ -17,11 +17,6 @@ extern const enum pmem_counter_id shown_counters[NR_SHOWN];
  * tracked for a filter, not a per-process measurement. */
 bool row_latency_tenths(const struct frame *f, const uint64_t *values, uint64_t *tenths);
 
-/* IO> (swapin false) or SWAPIN of a row, in percent of the interval, or
- * with cumulative of the run; false when the frame does not know it. */
-bool frame_wait_pct(const struct frame *f, const struct proc_io *row, bool cumulative,
-		    bool swapin, double *pct);
-
 /* name as batch_write_name() writes it, with also_escaped's bytes escaped too. */
 void write_escaped(FILE *out, const char *name, size_t len, const char *also_escaped);
 /* Inside "by_process=a:1,b:2" the separators must not appear in names. */

@@ -32,6 +32,14 @@ struct event_time {
 };
 
 struct top;
+struct diagnose_view;
+
+/*
+ * --diagnose (diagnose.h): where a process's cgroup limits its I/O to disk
+ * dev (MKDEV): 1 with text, 0 none; the run's (procs/io_limits.h), none in
+ * a replay.
+ */
+typedef int (*diagnose_limit_fn)(uint32_t pid, uint32_t dev, char *text, size_t size);
 struct terminal;
 struct options;
 struct pollfd;
@@ -72,6 +80,7 @@ struct view {
 	unsigned int rows_cut;		/* batch, JSON: rows beyond -r, not shown */
 	bool rows_begun;
 	struct top *top;		/* the top view's own state (top.h) */
+	struct diagnose_view *diagnose;	/* --diagnose's (diagnose.h) */
 	/* view_open()'s: the terminal under the top view */
 	struct terminal *terminal;
 };
@@ -86,10 +95,12 @@ void view_quiet(struct view *v, FILE *out);
 /*
  * view_open.c: the view the options ask for, writing to out, a stream over
  * stdout (the top view when stdout is a terminal, taking it), with stacks
- * named by stacks (NULL: none).  0, or -1 after one "diskio: ..." line.
+ * named by stacks (NULL: none); with --diagnose, limit_of finds a cgroup's
+ * I/O limit (NULL: not known, a replay).  0, or -1 after one "diskio: ..."
+ * line.
  */
 int view_open(struct view *v, const struct options *opts, bool utf8,
-	      const struct stack_namer *stacks, FILE *out);
+	      const struct stack_namer *stacks, diagnose_limit_fn limit_of, FILE *out);
 /* Whether view_open() takes the terminal for the top view (stdout a
  * terminal, none of -b, --json, -q, -T): what a replay must know before it
  * draws anything. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "msg.h"
 #include "options.h"
+#include "diagnose.h"
 #include "terminal.h"
 #include "top.h"
 #include "view.h"
@@ -49,18 +50,25 @@ static int open_top(struct view *v, const struct options *opts, bool utf8, FILE 
 
 bool view_is_top(const struct options *opts)
 {
-	return !opts->quiet && !opts->trace && opts->output == OUTPUT_AUTO &&
+	return !opts->quiet && !opts->trace && !opts->diagnose_s && opts->output == OUTPUT_AUTO &&
 	       isatty(STDOUT_FILENO);
 }
 
 int view_open(struct view *v, const struct options *opts, bool utf8,
-	      const struct stack_namer *stacks, FILE *out)
+	      const struct stack_namer *stacks, diagnose_limit_fn limit_of, FILE *out)
 {
 	enum output_mode output = opts->output;
 
 	if (output == OUTPUT_AUTO && !isatty(STDOUT_FILENO))
 		output = OUTPUT_BATCH;
-	if (opts->quiet)
+	if (opts->diagnose_s) {
+		if (view_diagnose(v, out, stderr, output == OUTPUT_JSON,
+				  opts->replay_dir ? 0 : opts->diagnose_s, &opts->diagnose_rules,
+				  limit_of)) {
+			fail("out of memory");
+			return -1;
+		}
+	} else if (opts->quiet)
 		view_quiet(v, out);
 	else if (opts->trace && output == OUTPUT_JSON)
 		view_trace_json(v, out);
@@ -151,4 +159,5 @@ void view_free(struct view *v)
 {
 	view_close(v, false);
 	view_top_free(v);
+	view_diagnose_free(v);
 }

@@ -676,6 +676,31 @@ static void check_prom(struct ctx *c, struct example_run *r, const struct exampl
 	free(text);
 }
 
+/* Stopped early, after its I/O: the sentence first (a small write is no
+ * trouble), and the zram disk on a line of its own as "ok".  On the
+ * terminal, stderr's words come first: counting began. */
+static void check_diagnose(struct ctx *c, struct example_run *r, const struct example *e)
+{
+	bool first = true, listed = false;
+	size_t len = strlen(c->zram->name);
+
+	(void)e;
+	cr_assert(strstr(r->out, "diskio: diagnosing: counting for 10 s"), "%s: %s", r->command,
+		  r->out);
+	FOR_EACH_LINE(r->out, line, save) {
+		if (!strncmp(line, "diskio: ", 8))
+			continue;
+		if (first)
+			cr_assert(!strncmp(line, "No disk is in trouble", 21), "%s: %s", r->command,
+				  line);
+		first = false;
+		listed |= !strncmp(line, c->zram->name, len) && line[len] == ' ' &&
+			  !strncmp(line + len + strspn(line + len, " "), "ok ", 3);
+	}
+	cr_assert_not(first, "%s: no output", r->command);
+	cr_assert(listed, "%s: %s is not listed as ok", r->command, c->zram->name);
+}
+
 static void check_readme_sum(struct ctx *c, struct example_run *r, const struct example *e)
 {
 	(void)c;
@@ -720,6 +745,8 @@ static const struct example examples[] = {
 	  .check = check_disks },
 	{ "diskio -T -D zram0", .interrupt = true, .io = IO_TRACE, .comm = "dio-ex-trace",
 	  .check = check_trace },
+	{ "diskio --diagnose", .tty = true, .interrupt = true, .io = IO_SMALL,
+	  .comm = "dio-ex-diagnose", .check = check_diagnose },
 	{ "diskio --by cgroup -s dirty", .interrupt = true, .cgroup = true, .io = IO_SMALL,
 	  .comm = "dio-ex-cgroup", .check = check_by_cgroup },
 	{ "diskio --state /var/lib/diskio/crash.state", .interrupt = true, .io = IO_CRASH,

@@ -1873,6 +1873,201 @@ report:
 	end_check(name);
 }
 
+/* ------------------------------------------------------- failed I/Os -- */
+
+/*
+ * Issue 45: a dm "error" device fails every I/O with EIO.  A child writes
+ * and reads it with O_DIRECT, one 4 KiB bio a call, and counts the calls
+ * that failed; diskio must count each failed I/O once, charged to the
+ * child, as the row's errors (batch field 23), the disk's (errors=) with
+ * EIO named, and --diagnose must call the disk failing (exit 6).
+ */
+#define DM_ERROR_NAME	"diskio-err"
+#define ERR_WRITES	8
+#define ERR_READS	5
+
+/* DM_DEV_CREATE, DM_TABLE_LOAD of one "error" target of sectors, resume:
+ * the new device's name (dm-N) into name. */
+static bool create_dm_error(char *name, size_t size)
+{
+	union dm_buffer *b = malloc(sizeof(*b));
+	struct dm_target_spec *target;
+	char path[96], link[256], *base;
+	int control = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	uint64_t dev;
+	ssize_t n;
+	bool ok = false;
+
+	if (!b || control < 0) {
+		expect(false, "/dev/mapper/control: %s", strerror(errno));
+		goto out;
+	}
+	dm_begin(b, DM_ERROR_NAME);
+	if (ioctl(control, DM_DEV_CREATE, b)) {
+		expect(false, "DM_DEV_CREATE %s: %s", DM_ERROR_NAME, strerror(errno));
+		goto out;
+	}
+	dev = b->io.dev;
+	dm_begin(b, DM_ERROR_NAME);
+	b->io.target_count = 1;
+	target = (struct dm_target_spec *)(b->bytes + b->io.data_start);
+	target->sector_start = 0;
+	target->length = 2048;
+	snprintf(target->target_type, sizeof(target->target_type), "error");
+	*(char *)(target + 1) = '\0';
+	target->next = (uint32_t)((sizeof(*target) + 1 + 7) & ~(size_t)7);
+	if (ioctl(control, DM_TABLE_LOAD, b)) {
+		expect(false, "DM_TABLE_LOAD error: %s", strerror(errno));
+		goto out;
+	}
+	dm_begin(b, DM_ERROR_NAME);
+	if (ioctl(control, DM_DEV_SUSPEND, b)) {
+		expect(false, "DM_DEV_SUSPEND (resume) %s: %s", DM_ERROR_NAME, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	base = strrchr(link, '/');
+	if (!base || strlen(base + 1) >= size) {
+		expect(false, "%s: no link to the new dm device", path);
+		goto out;
+	}
+	snprintf(name, size, "%s", base + 1);
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	ok = wait_for_path(path, 5000);
+	expect(ok, "no %s after the resume", path);
+out:
+	if (control >= 0)
+		close(control);
+	free(b);
+	return ok;
+}
+
+/* A child "dm-erroring": ERR_WRITES writes then ERR_READS reads of 4 KiB,
+ * O_DIRECT; its exit code is the number of calls that failed (100+: it
+ * could not start). */
+static pid_t spawn_failing_io(const char *path)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		void *buf;
+		int fd, failed = 0;
+
+		set_comm("dm-erroring");
+		fd = open(path, O_RDWR | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+			_exit(100);
+		memset(buf, 'e', 4096);
+		for (int i = 0; i < ERR_WRITES; i++)
+			failed += pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096;
+		for (int i = 0; i < ERR_READS; i++)
+			failed += pread(fd, buf, 4096, (off_t)i * 4096) != 4096;
+		_exit(failed);
+	}
+	return pid;
+}
+
+/* The child's errors (field 23 of its rows), the disk's errors= and
+ * whether its error_kinds= named EIO. */
+static void sum_errors(const struct run *r, pid_t pid, const char *dev, int64_t *row,
+		       int64_t *disk, bool *eio)
+{
+	char want[64], line[4096], *f[64];
+
+	*row = *disk = 0;
+	*eio = false;
+	snprintf(want, sizeof(want), "# device %s ", dev);
+	for (const char *p = r->text; p && *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t len;
+		int n;
+
+		if (!eol)
+			break;
+		len = (size_t)(eol - p) < sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
+		if (!strncmp(p, want, strlen(want))) {
+			char kinds[128];
+
+			*disk += field(p, eol, "errors");
+			string_field(p, eol, "error_kinds", kinds, sizeof(kinds));
+			*eio |= strstr(kinds, "EIO:") != NULL;
+		} else if (*p != '#') {
+			memcpy(line, p, len);
+			line[len] = '\0';
+			n = split_fields(line, f, 64);
+			if (n >= 24 && strtol(f[1], NULL, 10) == pid && !strcmp(f[3], dev))
+				*row += strtoll(f[22], NULL, 10);
+		}
+		p = eol + 1;
+	}
+}
+
+static void check_dm_errors(void)
+{
+	char dev[32] = "", path[48];
+	struct run r;
+	int64_t row, disk;
+	bool eio;
+	pid_t child;
+	int status, failed;
+
+	begin_check();
+	if (!create_dm_error(dev, sizeof(dev))) {
+		end_check("errors-dm-error");
+		remove_dm(DM_ERROR_NAME);
+		return;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", dev);
+	if (!start_diskio(&r, (const char *[]){ "-b", "-D", dev, INTERVAL, NULL }, no_env)) {
+		expect(false, "cannot start %s", diskio);
+	} else if (wait_attached(&r)) {
+		child = spawn_failing_io(path);
+		status = wait_child(child, 60000);
+		failed = WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+		expect(failed == ERR_WRITES + ERR_READS, "%d of %d calls failed",
+		       failed, ERR_WRITES + ERR_READS);
+		wait_lines(&r, "# time=", count_lines(&r, "# time=") + 2, INTERVALS_MS);
+		stop_diskio(&r);
+		expect_exit_0(&r);
+		sum_errors(&r, child, dev, &row, &disk, &eio);
+		expect(row == failed, "the child's errors: %lld, its failed calls %d",
+		       (long long)row, failed);
+		expect(disk == failed, "the disk's errors=: %lld", (long long)disk);
+		expect(eio, "error_kinds does not name EIO");
+		if (!check_failed)
+			note("%d failed I/Os of dm-error %s: the row's %lld, the disk's %lld, EIO",
+			     failed, dev, (long long)row, (long long)disk);
+		free_run(&r);
+	}
+	end_check("errors-dm-error");
+
+	/* --diagnose: failing, the child's EIO, exit 6 */
+	begin_check();
+	if (dev[0] && start_diskio(&r, (const char *[]){ "--diagnose=3", "--json", "-D", dev,
+							 NULL }, no_env)) {
+		char want[64];
+
+		if (wait_lines(&r, "{\"type\":\"start\"", 1, ATTACH_MS)) {
+			child = spawn_failing_io(path);
+			wait_child(child, 60000);
+		}
+		finish_diskio(&r);
+		expect(r.status != -1 && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 6,
+		       "exit status %d, stderr: %s", r.status, r.err);
+		snprintf(want, sizeof(want), "\"device\":\"%s\",\"state\":\"failing\"", dev);
+		expect(r.text && strstr(r.text, want), "no %s: %.300s", want, r.text ? r.text : "");
+		snprintf(want, sizeof(want), "\"errors\":{\"EIO\":%d}", ERR_WRITES + ERR_READS);
+		expect(r.text && strstr(r.text, want), "no %s: %.600s", want, r.text ? r.text : "");
+		if (!check_failed)
+			note("--diagnose: %s failing, EIO %d, exit 6", dev, ERR_WRITES + ERR_READS);
+		free_run(&r);
+	}
+	end_check("errors-dm-error-diagnose");
+	remove_dm(DM_ERROR_NAME);
+}
+
 static void teardown_stacks(const struct stack *dm, const struct stack *md)
 {
 	if (dm->made)
@@ -1980,6 +2175,7 @@ int main(int argc, char **argv)
 	check_stacked(&dm, "-L", "-latency");
 	check_stacked(&md, "-L", "-latency");
 	teardown_stacks(&dm, &md);
+	check_dm_errors();
 
 	printf(PREFIX "%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -335,6 +335,7 @@ bench: deps-bench
 	$(Q)scripts/bench_switch.sh
 	$(Q)$(MAKE) --no-print-directory $(BENCH_OUTPUT)/record_size
 	$(Q)scripts/bench_record.sh $(BENCH_OUTPUT)/record_size
+	$(Q)scripts/bench_start.sh
 
 # The bench's floor (bench/README.md): empty programs on the hooks diskio runs per I/O,
 # built as diskio.bpf.c is.

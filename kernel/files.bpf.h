@@ -30,8 +30,11 @@
 #include "writeback.bpf.h"
 #include "bio_page.bpf.h"
 
-/* iomap's direct I/O completion; 0 where the kernel has no such symbol. */
-extern const void iomap_dio_bio_end_io __ksym __weak;
+/* The address of iomap's direct I/O completion, iomap_dio_bio_end_io(),
+ * set by user space from /proc/kallsyms with --files (a __ksym would have
+ * libbpf read the whole file before every load, issue 46); 0 where the
+ * kernel has none, or without --files. */
+const volatile __u64 iomap_dio_end_io = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -71,10 +74,10 @@ static __always_inline struct file *direct_io_file(struct bio *bio)
 {
 	struct iomap_dio *dio;
 
-	/* a weak symbol the kernel lacks is 0: no bio ends there; a kernel
-	 * without iomap (CONFIG_FS_IOMAP) has no struct iomap_dio either */
-	if (!bpf_core_type_exists(struct iomap_dio) ||
-	    (void *)bio->bi_end_io != (void *)&iomap_dio_bio_end_io)
+	/* no address: no bio ends there; a kernel without iomap
+	 * (CONFIG_FS_IOMAP) has no struct iomap_dio either */
+	if (!bpf_core_type_exists(struct iomap_dio) || !iomap_dio_end_io ||
+	    (__u64)bio->bi_end_io != iomap_dio_end_io)
 		return NULL;
 	dio = (struct iomap_dio *)bio->bi_private;
 	return BPF_CORE_READ(dio, iocb, ki_filp);

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "abi.h"
 #include "diskio.skel.h"
+#include "ksyms.h"
 #include "loader.h"
 #include "maps.h"
 #include "msg.h"
@@ -316,6 +317,15 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
+	/* --files: iomap's direct I/O is named by its completion's address
+	 * (files.bpf.h); none found leaves such I/O [unknown], as a kernel
+	 * without iomap has it */
+	if (opts->files && !opts->trace) {
+		uint64_t addr = 0;
+
+		if (!ksyms_lookup_name("/proc/kallsyms", "iomap_dio_bio_end_io", &addr))
+			skel->rodata->iomap_dio_end_io = addr;
+	}
 	skel->bss->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight, opts->files && !opts->trace);
 	choose_exit_hook(skel, hooks);

@@ -47,8 +47,8 @@
 #   BENCH_NS_RUNTIME=2      seconds of the fio run that times BPF programs
 #   BENCH_TRACE_ROUNDS=3    rounds of part B
 #   BENCH_TRACE_IOPS=0      also run part B at this fixed rate (0: full speed only)
-#   BENCH_PARTS=ABCDE       the parts to run (C: scripts/bench_writeback.sh, D: scripts/bench_switch.sh,
-#                           E: scripts/bench_record.sh)
+#   BENCH_PARTS=ABCDEF      the parts to run (C: scripts/bench_writeback.sh, D: scripts/bench_switch.sh,
+#                           E: scripts/bench_record.sh, F: scripts/bench_start.sh)
 #   BENCH_FIO_CPU=0         the CPU fio is pinned to in part A
 #   BENCH_TOOL_CPU=1        the CPU the tool is pinned to in part A
 #   BENCH_CPU_INTERVAL_MS=250  part A samples fio's CPU time this often
@@ -92,7 +92,7 @@ done
 ((ROUNDS >= 1 && RUNTIME >= 1 && NS_RUNTIME >= 1)) ||
 	die "BENCH_ROUNDS, BENCH_RUNTIME and BENCH_NS_RUNTIME must be at least 1"
 ((CPU_INTERVAL_MS >= 10)) || die "BENCH_CPU_INTERVAL_MS must be at least 10"
-[[ $PARTS =~ ^[ABCDE]+$ ]] || die "BENCH_PARTS takes the letters A, B, C, D and E (parts to run), not '$PARTS'"
+[[ $PARTS =~ ^[ABCDEF]+$ ]] || die "BENCH_PARTS takes the letters A to F (parts to run), not '$PARTS'"
 part() { [[ $PARTS == *"$1"* ]]; }
 
 # ---- prerequisites ----------------------------------------------------------

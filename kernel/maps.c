@@ -163,6 +163,11 @@ static int merge_overflow_row(const void *key, const void *value, void *arg)
 			return -ENOMEM;
 		memcpy(&row->key, key, sizeof(row->key));
 		memset(&row->stats, 0, sizeof(row->stats));
+		/* A shared row keeps no failed I/Os (errors.bpf.h: they are
+		 * error_unattributed); left as the array's memory had it, they
+		 * were garbage, and a garbage counter that later read lower
+		 * made the row look begun anew: its I/O counted twice. */
+		memset(&row->errors, 0, sizeof(row->errors));
 		row->owner = entry->owner;
 	}
 	add_counters(&row->stats, &entry->stats, sizeof(row->stats));

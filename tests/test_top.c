@@ -25,25 +25,39 @@
 
 /* ---- the layout ---- */
 
-static void fit_processes(unsigned int cols, bool latency, int keep, struct top_layout *layout)
+/* errors false: as the view wants ERR, only when a row has failed I/Os. */
+static void fit_processes_errors(unsigned int cols, bool latency, bool errors, int keep,
+				 struct top_layout *layout)
 {
 	bool wanted[TOP_NR_PROC_COLUMNS];
 
 	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_COL_LATENCY] = latency;
+	wanted[TOP_COL_ERRORS] = errors;
 	top_layout_fit(top_proc_columns, top_proc_priority, TOP_PROC_STEPS, TOP_NR_PROC_COLUMNS,
 		       wanted, keep, cols, layout);
 }
 
-static void fit_devices(unsigned int cols, struct top_layout *layout)
+static void fit_processes(unsigned int cols, bool latency, int keep, struct top_layout *layout)
+{
+	fit_processes_errors(cols, latency, false, keep, layout);
+}
+
+static void fit_devices_errors(unsigned int cols, bool errors, struct top_layout *layout)
 {
 	bool wanted[TOP_NR_DEV_COLUMNS];
 
 	for (int i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
+	wanted[TOP_DEV_ERRORS] = errors;
 	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS,
 		       wanted, -1, cols, layout);
+}
+
+static void fit_devices(unsigned int cols, struct top_layout *layout)
+{
+	fit_devices_errors(cols, false, layout);
 }
 
 /* The shown columns as a string of their headings, in screen order. */
@@ -142,6 +156,25 @@ Test(top_layout, device_columns_at_60_80_120_200)
 	}
 }
 
+/* issue 45: with failed I/Os, ERR comes right after the disk (the rates,
+ * for the disks) and stays at 80 columns, beside everything that showed
+ * there without it. */
+Test(top_layout, the_errors_column_stays_at_80)
+{
+	struct top_layout layout;
+
+	fit_processes_errors(80, false, true, -1, &layout);
+	cr_assert_str_eq(shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout),
+			 "PID PRIO USER IO> DEVICE READ/s WRITE/s ERR COMMAND");
+	fit_processes_errors(60, false, true, -1, &layout);
+	cr_assert_str_eq(shown(top_proc_columns, TOP_NR_PROC_COLUMNS, &layout),
+			 "PID DEVICE READ/s WRITE/s ERR COMMAND");
+	fit_devices_errors(80, true, &layout);
+	cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
+			 "DEVICE READ/s WRITE/s ERR R_IOPS W_IOPS P99_ms AQU-SZ %UTIL");
+	cr_assert_leq(layout.line_width, 80);
+}
+
 /* Reads and writes are dropped together, at every width: a twin shown
  * without the other would read as if one direction had no I/O. */
 Test(top_layout, read_and_write_columns_go_together)
@@ -215,7 +248,10 @@ Test(top_layout, no_limit_shows_every_wanted_column)
 
 	fit_processes(0, false, -1, &layout);
 	for (int i = 0; i < TOP_NR_PROC_COLUMNS; i++)
-		cr_assert_eq(layout.shown[i], i != TOP_COL_LATENCY, "column %d", i);
+		cr_assert_eq(layout.shown[i], i != TOP_COL_LATENCY && i != TOP_COL_ERRORS,
+			     "column %d", i);
+	fit_processes_errors(0, false, true, -1, &layout);
+	cr_assert(layout.shown[TOP_COL_ERRORS]);
 }
 
 /* ---- characters as a UTF-8 terminal shows them ---- */
@@ -697,6 +733,46 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	y = term_find(&t, "vda  ");
 	cr_assert_geq(y, 0);
 	cr_assert(strstr(term_line(&t, y), " 320 "), "%s", term_line(&t, y));
+	fx_free(f);
+}
+
+/* issue 45: ERR appears with the first failed I/O, the row's count and
+ * the disk's, and not before. */
+Test(top_view, an_errors_column_when_io_failed)
+{
+	struct fx *f = fx_new();
+	struct proc_io *row;
+	struct term t;
+	int y;
+
+	fx_rows(f, 2);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_lt(term_find(&t, " ERR "), 0, "ERR without a failed I/O");
+	fx_free(f);
+
+	f = fx_new();
+	fx_rows(f, 2);
+	row = add_row(f, 812, "dd", 2, "vda", 0, 1 << 20);
+	row->delta[PMEM_ERRORS + IO_ERR_ENOSPC] = 24;
+	row->delta[PMEM_ERRORS + IO_ERR_EIO] = 1;
+	pmem_add(&f->pm, pmem_device_get(&f->pm, "vda"), PMEM_ERRORS + IO_ERR_ENOSPC, 25);
+	pmem_flush(&f->pm);
+	fx_view(f, 24, 80, true, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	term_dump(&t);
+	y = term_find(&t, "    PID ");
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), " WRITE/s   ERR COMMAND"), "%s", term_line(&t, y));
+	y = term_row_of(&t, 812);
+	cr_assert_geq(y, 0);
+	cr_assert(strstr(term_line(&t, y), "    25 dd"), "the row's 25: %s", term_line(&t, y));
+	y = term_row_of(&t, 100);
+	cr_assert(strstr(term_line(&t, y), "     0 proc0"), "no error: 0: %s", term_line(&t, y));
+	y = term_find(&t, "DEVICE ");
+	cr_assert(strstr(term_line(&t, y), " ERR "), "the disks' ERR: %s", term_line(&t, y));
 	fx_free(f);
 }
 

@@ -242,6 +242,18 @@ static void cell_bytes(char *buf, size_t size, const struct top *t, uint64_t val
 
 /* A count in at most width characters: per second, or the total, with
  * k/M/G/T when the digits would not fit. */
+/* ERR (issue 45): failed I/Os in the interval (a: since start), a count
+ * however long the interval; "k" past five digits. */
+static void cell_errors(char *buf, size_t size, const uint64_t *values)
+{
+	uint64_t n = pmem_errors(values);
+
+	if (n < 100000)
+		snprintf(buf, size, "%" PRIu64, n);
+	else
+		snprintf(buf, size, "%" PRIu64 "k", n / 1000);
+}
+
 static void cell_count(char *buf, size_t size, unsigned int width, const struct top *t,
 		       uint64_t value)
 {
@@ -561,6 +573,7 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 		   top_dev_columns[TOP_DEV_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
 	cell_count(cells[TOP_DEV_DISCARD_IOPS], sizeof(cells[0]),
 		   top_dev_columns[TOP_DEV_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
+	cell_errors(cells[TOP_DEV_ERRORS], sizeof(cells[0]), values);
 	cell_avg_ms(cells[TOP_DEV_AVG], sizeof(cells[0]), values);
 	if (device_p99_us(dev, t->state.cumulative, &p99_us))
 		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]), p99_us / 1000.0);
@@ -587,6 +600,14 @@ static void device_table(struct view *v)
 	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
 		wanted[i] = true;
 	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
+	/* ERR only when a disk has failed I/Os: no column of zeros */
+	wanted[TOP_DEV_ERRORS] = false;
+	for (size_t i = 0; i < devices->count && !wanted[TOP_DEV_ERRORS]; i++) {
+		uint64_t values[PMEM_NR_COUNTERS];
+
+		device_values(t, &devices->devices[i], values);
+		wanted[TOP_DEV_ERRORS] = pmem_errors(values) != 0;
+	}
 	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS, wanted,
 		       -1, v->screen.cols, &layout);
 	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
@@ -712,6 +733,7 @@ static void process_line(struct view *v, const struct proc_io *row,
 		   top_proc_columns[TOP_COL_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
 	cell_count(cells[TOP_COL_DISCARD_IOPS], sizeof(cells[0]),
 		   top_proc_columns[TOP_COL_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
+	cell_errors(cells[TOP_COL_ERRORS], sizeof(cells[0]), values);
 	cell_avg_ms(cells[TOP_COL_LATENCY], sizeof(cells[0]), values);
 	cell_bytes(cells[TOP_COL_DIRTY], sizeof(cells[0]), t, values[PMEM_DIRTIED_BYTES]);
 	cell_wait(cells[TOP_COL_IOWAIT], sizeof(cells[0]), t, row, false);
@@ -877,6 +899,10 @@ static void process_table(struct view *v)
 	/* IO> and SWAPIN where diskio measures who waits ("-" for a SWAPIN
 	 * not known); not where it cannot (trace mode, old kernels) */
 	wanted[TOP_COL_IOWAIT] = wanted[TOP_COL_SWAPIN] = t->frame.waits_source != WAITS_NONE;
+	/* ERR (issue 45) only when a row has failed I/Os */
+	wanted[TOP_COL_ERRORS] = false;
+	for (size_t i = 0; i < t->frame.nrows && !wanted[TOP_COL_ERRORS]; i++)
+		wanted[TOP_COL_ERRORS] = pmem_errors(row_values(t, t->frame.rows[i])) != 0;
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMMAND] = false;

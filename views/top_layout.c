@@ -27,6 +27,8 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 	[TOP_COL_DEVICE] = { "DEVICE", "DEVICE", 8, true, false, false },
 	RATE_COLUMNS(TOP_COL_READ, TOP_COL_WRITE, TOP_COL_DISCARD, TOP_COL_READ_IOPS,
 		     TOP_COL_WRITE_IOPS, TOP_COL_DISCARD_IOPS),
+	/* a count, not a rate: a failed I/O is news however long the interval */
+	[TOP_COL_ERRORS] = { "ERR", "ERR", 5, false, false, false },
 	[TOP_COL_LATENCY] = { "LAT_ms", "LAT_ms", 7, false, false, false },
 	[TOP_COL_DIRTY] = { "DIRTY/s", "DIRTY", 10, false, false, false },
 	[TOP_COL_CGROUP] = { "CGROUP", "CGROUP", 10, true, true, true },
@@ -36,10 +38,12 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
  * look alike, so the disk comes right after the byte rates.  Then iotop's
  * columns (issue 33): 80 columns show PID USER IO> DEVICE READ/s WRITE/s
  * and COMMAND, PRIO and the IOPS come at 84.  SWAPIN, mostly "-" (delay
- * accounting is off by default), comes late. */
+ * accounting is off by default), comes late.  ERR, wanted only when a row
+ * has failed I/Os (issue 45), comes right after the disk: at 80 columns it
+ * and PRIO both fit. */
 const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
 	{ TOP_COL_COMMAND, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
-	{ TOP_COL_DEVICE, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_IOWAIT, -1 }, { TOP_COL_PRIO, -1 },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_ERRORS, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_IOWAIT, -1 }, { TOP_COL_PRIO, -1 },
 	{ TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
 	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
 	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_SWAPIN, -1 }, { TOP_COL_CGROUP, -1 },
@@ -49,6 +53,7 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 	[TOP_DEV_NAME] = { "DEVICE", "DEVICE", 10, true, false, false },
 	RATE_COLUMNS(TOP_DEV_READ, TOP_DEV_WRITE, TOP_DEV_DISCARD, TOP_DEV_READ_IOPS,
 		     TOP_DEV_WRITE_IOPS, TOP_DEV_DISCARD_IOPS),
+	[TOP_DEV_ERRORS] = { "ERR", "ERR", 5, false, false, false },
 	[TOP_DEV_AVG] = { "AVG_ms", "AVG_ms", 7, false, false, false },
 	[TOP_DEV_P99] = { "P99_ms", "P99_ms", 7, false, false, false },
 	[TOP_DEV_R_AWAIT] = { "R_AWAIT", "R_AWAIT", 7, false, false, false },
@@ -59,9 +64,12 @@ const struct top_column top_dev_columns[TOP_NR_DEV_COLUMNS] = {
 
 /* What iostat -x users read first stays on 80 columns beside the rates
  * and the p99: %util, aqu-sz and the IOPS (r/s, w/s: issue 48, iotop-c's
- * issue 40).  The awaits, latency as the p99 is, come at 86. */
+ * issue 40).  The awaits, latency as the p99 is, come at 86.  ERR, wanted
+ * only when a disk has failed I/Os, comes right after the rates: the
+ * 80-column line is 76 wide with it. */
 const struct top_step top_dev_priority[TOP_DEV_STEPS] = {
-	{ TOP_DEV_NAME, -1 }, { TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_P99, -1 },
+	{ TOP_DEV_NAME, -1 }, { TOP_DEV_READ, TOP_DEV_WRITE }, { TOP_DEV_ERRORS, -1 },
+	{ TOP_DEV_P99, -1 },
 	{ TOP_DEV_UTIL, -1 }, { TOP_DEV_AQU_SZ, -1 }, { TOP_DEV_READ_IOPS, TOP_DEV_WRITE_IOPS },
 	{ TOP_DEV_R_AWAIT, TOP_DEV_W_AWAIT }, { TOP_DEV_AVG, -1 }, { TOP_DEV_DISCARD, -1 },
 	{ TOP_DEV_DISCARD_IOPS, -1 },

@@ -24,6 +24,7 @@ enum top_proc_column {
 	TOP_COL_READ,
 	TOP_COL_WRITE,
 	TOP_COL_DISCARD,
+	TOP_COL_ERRORS,		/* issue 45: failed I/Os, shown when a row has some */
 	TOP_COL_READ_IOPS,
 	TOP_COL_WRITE_IOPS,
 	TOP_COL_DISCARD_IOPS,
@@ -41,6 +42,7 @@ enum top_dev_column {
 	TOP_DEV_READ,
 	TOP_DEV_WRITE,
 	TOP_DEV_DISCARD,
+	TOP_DEV_ERRORS,		/* issue 45: failed I/Os, shown when a disk has some */
 	TOP_DEV_READ_IOPS,
 	TOP_DEV_WRITE_IOPS,
 	TOP_DEV_DISCARD_IOPS,
@@ -81,8 +83,8 @@ struct top_step {
 
 /* Most needed first: what stays on a narrow terminal (doc/outputs.md,
  * "Columns by width"). */
-#define TOP_PROC_STEPS 14
-#define TOP_DEV_STEPS 10
+#define TOP_PROC_STEPS 15
+#define TOP_DEV_STEPS 11
 extern const struct top_step top_proc_priority[TOP_PROC_STEPS];
 extern const struct top_step top_dev_priority[TOP_DEV_STEPS];
 

@@ -173,6 +173,9 @@ Test(top_layout, the_errors_column_stays_at_80)
 	cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
 			 "DEVICE READ/s WRITE/s ERR R_IOPS W_IOPS P99_ms AQU-SZ %UTIL");
 	cr_assert_leq(layout.line_width, 80);
+	fit_devices_errors(60, true, &layout);
+	cr_assert_str_eq(shown(top_dev_columns, TOP_NR_DEV_COLUMNS, &layout),
+			 "DEVICE READ/s WRITE/s ERR P99_ms AQU-SZ %UTIL");
 }
 
 /* Reads and writes are dropped together, at every width: a twin shown
@@ -674,6 +677,14 @@ static void fx_redraw_onto(struct fx *f, struct term *t, size_t *from)
 	*from = f->cap.len;
 }
 
+/* Keys typed, and the screen redrawn over the last one. */
+static void fx_keys(struct fx *f, struct term *t, size_t *from, const char *keys)
+{
+	top_feed_keys(&f->view, keys, strlen(keys));
+	top_redraw(&f->view);
+	fx_redraw_onto(f, t, from);
+}
+
 /* ---- drawing ---- */
 
 Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
@@ -736,43 +747,258 @@ Test(top_view, frame_at_80x24_shows_lost_p99_and_iops)
 	fx_free(f);
 }
 
-/* issue 45: ERR appears with the first failed I/O, the row's count and
- * the disk's, and not before. */
+/* issue 45: a row's failed I/Os, of two kinds (ERR sums them), in the
+ * interval and since start. */
+static void row_fails(struct proc_io *row, uint64_t delta, uint64_t total)
+{
+	row->delta[PMEM_ERRORS + IO_ERR_EIO] = delta ? 1 : 0;
+	row->delta[PMEM_ERRORS + IO_ERR_ENOSPC] = delta ? delta - 1 : 0;
+	row->total[PMEM_ERRORS + IO_ERR_EIO] = total ? 1 : 0;
+	row->total[PMEM_ERRORS + IO_ERR_ENOSPC] = total ? total - 1 : 0;
+}
+
+/* A new interval of the disks in which disk failed n I/Os and did
+ * nothing else (what came before is in their totals). */
+static void disk_fails(struct fx *f, const char *disk, uint64_t n)
+{
+	pmem_add(&f->pm, pmem_device_get(&f->pm, disk), PMEM_ERRORS + IO_ERR_ENOSPC, n);
+	pmem_flush(&f->pm);
+}
+
+/* The process table's heading line, and the disks'. */
+static int proc_heading(const struct term *t)
+{
+	return term_find(t, "    PID ");
+}
+
+static int disk_heading(const struct term *t)
+{
+	return term_find(t, "DEVICE     ");
+}
+
+/* Whether line y has an ERR heading, and where it ends. */
+static bool has_err(const struct term *t, int y)
+{
+	cr_assert_geq(y, 0, "no heading");
+	return strstr(term_line(t, y), " ERR ") != NULL;
+}
+
+/* The count in the ERR column of line y, under heading line h: the cell
+ * ends where the heading does (numbers are right-aligned). */
+static const char *err_cell(const struct term *t, int h, int y)
+{
+	static char cell[16];
+	size_t end = column_of(term_line(t, h), " ERR ") + 4, start = end;
+	const char *line;
+
+	cr_assert_geq(y, 0);
+	line = term_line(t, y);
+	cr_assert_lt(end, strlen(line), "%s", line);
+	while (start > 0 && line[start - 1] != ' ')
+		start--;
+	snprintf(cell, sizeof(cell), "%.*s", (int)(end - start), line + start);
+	cr_assert_eq(line[end], ' ', "ERR's cell runs past its heading: %s", line);
+	return cell;
+}
+
+/* issue 45: ERR appears with the first failed I/O, at 80 columns beside
+ * every column shown there without it (IO> too: 80 wide), with the row's
+ * count, 0 on the others, and the disk's; before it, neither table has
+ * one. */
 Test(top_view, an_errors_column_when_io_failed)
 {
 	struct fx *f = fx_new();
 	struct proc_io *row;
 	struct term t;
-	int y;
+	int h;
 
 	fx_rows(f, 2);
+	f->frame.waits_source = WAITS_SCHED;
 	fx_view(f, 24, 80, true, NULL);
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
-	cr_assert_lt(term_find(&t, " ERR "), 0, "ERR without a failed I/O");
+	cr_assert_not(has_err(&t, proc_heading(&t)), "%s", term_line(&t, proc_heading(&t)));
+	cr_assert_not(has_err(&t, disk_heading(&t)), "%s", term_line(&t, disk_heading(&t)));
 	fx_free(f);
 
 	f = fx_new();
 	fx_rows(f, 2);
 	row = add_row(f, 812, "dd", 2, "vda", 0, 1 << 20);
-	row->delta[PMEM_ERRORS + IO_ERR_ENOSPC] = 24;
-	row->delta[PMEM_ERRORS + IO_ERR_EIO] = 1;
-	pmem_add(&f->pm, pmem_device_get(&f->pm, "vda"), PMEM_ERRORS + IO_ERR_ENOSPC, 25);
-	pmem_flush(&f->pm);
+	row_fails(row, 25, 250);
+	disk_fails(f, "vda", 25);
+	f->frame.waits_source = WAITS_SCHED;
 	fx_view(f, 24, 80, true, NULL);
 	view_show_frame(&f->view, &f->frame);
 	fx_screen(f, &t);
 	term_dump(&t);
-	y = term_find(&t, "    PID ");
-	cr_assert_geq(y, 0);
-	cr_assert(strstr(term_line(&t, y), " WRITE/s   ERR COMMAND"), "%s", term_line(&t, y));
-	y = term_row_of(&t, 812);
-	cr_assert_geq(y, 0);
-	cr_assert(strstr(term_line(&t, y), "    25 dd"), "the row's 25: %s", term_line(&t, y));
-	y = term_row_of(&t, 100);
-	cr_assert(strstr(term_line(&t, y), "     0 proc0"), "no error: 0: %s", term_line(&t, y));
-	y = term_find(&t, "DEVICE ");
-	cr_assert(strstr(term_line(&t, y), " ERR "), "the disks' ERR: %s", term_line(&t, y));
+	h = proc_heading(&t);
+	cr_assert_str_eq(term_line(&t, h), "    PID PRIO USER       IO> DEVICE       READ/s    "
+			 "WRITE/s   ERR COMMAND", "80 columns keep all: %s", term_line(&t, h));
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 812)), "25");
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 100)), "0", "a row without errors");
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 101)), "0");
+	/* the disks keep their IOPS beside it; vda, whose interval had only
+	 * failed I/Os, is listed for them */
+	h = disk_heading(&t);
+	cr_assert(strstr(term_line(&t, h), " WRITE/s   ERR  R_IOPS  W_IOPS "), "%s",
+		  term_line(&t, h));
+	cr_assert_str_eq(err_cell(&t, h, term_find(&t, "vda  ")), "25");
+	fx_free(f);
+}
+
+/* issue 45: with a (or -a) ERR counts since start: a row whose I/Os
+ * failed in an earlier interval shows them there, and not per interval. */
+Test(top_view, the_errors_column_since_start)
+{
+	struct top_settings accumulated = { .interval_s = 2, .sort = SORT_BYTES,
+					    .cumulative = true };
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+	int h;
+
+	fx_rows(f, 2);
+	row_fails(add_row(f, 812, "dd", 2, "vda", 4096, 0), 0, 7);
+	disk_fails(f, "vda", 7);
+	dev_add(&f->pm, "vda", 4096, 0, 1, 0);
+	pmem_flush(&f->pm);	/* an interval without failed I/Os */
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert_not(has_err(&t, proc_heading(&t)), "%s", term_line(&t, proc_heading(&t)));
+	cr_assert_not(has_err(&t, disk_heading(&t)), "%s", term_line(&t, disk_heading(&t)));
+	fx_keys(f, &t, &from, "a");
+	h = proc_heading(&t);
+	cr_assert(strstr(term_line(&t, h), " WRITE   ERR COMMAND"), "%s", term_line(&t, h));
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 812)), "7");
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 100)), "0");
+	h = disk_heading(&t);
+	cr_assert_str_eq(err_cell(&t, h, term_find(&t, "vda  ")), "7");
+	fx_keys(f, &t, &from, "a");
+	cr_assert_not(has_err(&t, proc_heading(&t)), "per second again: %s",
+		      term_line(&t, proc_heading(&t)));
+	fx_free(f);
+
+	f = fx_new();
+	fx_rows(f, 2);
+	row_fails(add_row(f, 812, "dd", 2, "vda", 4096, 0), 0, 7);
+	fx_view(f, 24, 80, false, &accumulated);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_str_eq(err_cell(&t, proc_heading(&t), term_row_of(&t, 812)), "7", "-a");
+	fx_free(f);
+}
+
+/* issue 45: ERR is there for the rows the table lists: not for a row the
+ * filter, d or -r leave out, lest a column of zeros stand for a failure
+ * not shown. */
+Test(top_view, the_errors_column_follows_the_rows_listed)
+{
+	struct fx *f = fx_new();
+	struct term t;
+	size_t from;
+
+	fx_rows(f, 3);
+	row_fails(add_row(f, 812, "dd", 2, "zram0", 4096, 0), 3, 3);	/* the least bytes */
+	fx_view(f, 24, 120, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	from = f->cap.len;
+	cr_assert(has_err(&t, proc_heading(&t)), "%s", term_line(&t, proc_heading(&t)));
+	fx_keys(f, &t, &from, "/proc\r");
+	cr_assert_lt(term_row_of(&t, 812), 0);
+	cr_assert_not(has_err(&t, proc_heading(&t)), "filtered out: %s",
+		      term_line(&t, proc_heading(&t)));
+	fx_keys(f, &t, &from, "\033d");		/* vda */
+	cr_assert_not(has_err(&t, proc_heading(&t)), "another disk: %s",
+		      term_line(&t, proc_heading(&t)));
+	fx_keys(f, &t, &from, "d");		/* zram0 */
+	cr_assert_geq(term_row_of(&t, 812), 0);
+	cr_assert(has_err(&t, proc_heading(&t)), "%s", term_line(&t, proc_heading(&t)));
+	fx_free(f);
+
+	f = fx_new();
+	fx_rows(f, 3);
+	row_fails(add_row(f, 812, "dd", 2, "zram0", 4096, 0), 3, 3);
+	fx_view(f, 24, 120, false, NULL);
+	f->view.screen.max_rows = 3;
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert(term_find(&t, "+1 more") >= 0 && term_row_of(&t, 812) < 0);
+	cr_assert_not(has_err(&t, proc_heading(&t)), "cut by -r: %s",
+		      term_line(&t, proc_heading(&t)));
+	fx_free(f);
+}
+
+/* issue 45: an I/O counted in one interval may fail in the next: a row
+ * the frame holds whose interval has only failed I/Os is listed for them,
+ * as such a disk is (an_errors_column_when_io_failed). */
+Test(top_view, a_row_of_failed_ios_alone_is_listed)
+{
+	struct fx *f = fx_new();
+	struct term t;
+
+	fx_rows(f, 2);
+	row_fails(add_row(f, 812, "dd", 2, "vda", 0, 0), 3, 3);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert_str_eq(err_cell(&t, proc_heading(&t), term_row_of(&t, 812)), "3");
+	fx_free(f);
+}
+
+/* issue 45: ERR takes room DIRTY/s would have had, and without DIRTY/s a
+ * row of dirtied bytes alone is not listed (issue 48): at 96 columns the
+ * rows are those of the columns drawn, the failed ones among them. */
+Test(top_view, the_errors_column_takes_the_room_of_dirty)
+{
+	for (int failed = 0; failed <= 1; failed++) {
+		struct fx *f = fx_new();
+		struct proc_io *row;
+		struct term t;
+		int h;
+
+		fx_rows(f, 2);
+		row = add_row(f, 700, "dirtier", 7, "vda", 0, 0);
+		row->delta[PMEM_DIRTIED_BYTES] = 1 << 20;
+		row_fails(add_row(f, 812, "dd", 2, "vda", 4096, 0), failed ? 2 : 0, 2);
+		fx_view(f, 24, 96, false, NULL);
+		view_show_frame(&f->view, &f->frame);
+		fx_screen(f, &t);
+		h = proc_heading(&t);
+		cr_assert_eq(has_err(&t, h), failed, "%s", term_line(&t, h));
+		cr_assert_eq(strstr(term_line(&t, h), "DIRTY/s") != NULL, !failed, "%s",
+			     term_line(&t, h));
+		cr_assert_eq(term_row_of(&t, 700) >= 0, !failed, "the dirtier, failed %d", failed);
+		cr_assert_geq(term_row_of(&t, 812), 0);
+		fx_free(f);
+	}
+}
+
+/* issue 45: ERR is a count in its 5 columns: k, M, G when the digits
+ * would not fit. */
+Test(top_view, many_failed_ios_fit_their_cell)
+{
+	static const struct {
+		uint64_t n;
+		const char *shown;
+	} cases[] = {
+		{ 99999, "99999" }, { 123456, "123k" }, { 99999999, "100M" },
+		{ UINT64_C(1234567890), "1235M" }, { UINT64_C(123456789012), "123G" },
+	};
+	struct fx *f = fx_new();
+	struct term t;
+	int h;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		row_fails(add_row(f, 800 + i, "dd", 2, "vda", 4096, 0), cases[i].n, cases[i].n);
+	fx_view(f, 24, 80, false, NULL);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	h = proc_heading(&t);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 800 + i)), cases[i].shown);
 	fx_free(f);
 }
 
@@ -1368,13 +1594,6 @@ Test(top_view, leaving_prints_one_summary_line)
 /* ---- the selection and the stack overlay ---- */
 
 /* Press keys, then draw again onto t. */
-static void fx_keys(struct fx *f, struct term *t, size_t *from, const char *keys)
-{
-	top_feed_keys(&f->view, keys, strlen(keys));
-	top_redraw(&f->view);
-	fx_redraw_onto(f, t, from);
-}
-
 /* The comm of the reversed line (COMMAND, its last word), "" without one. */
 static const char *selected_comm(const struct term *t)
 {

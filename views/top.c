@@ -240,20 +240,25 @@ static void cell_bytes(char *buf, size_t size, const struct top *t, uint64_t val
 			       (double)value / t->frame.interval_s);
 }
 
-/* A count in at most width characters: per second, or the total, with
- * k/M/G/T when the digits would not fit. */
-/* ERR (issue 45): failed I/Os in the interval (a: since start), a count
- * however long the interval; "k" past five digits. */
-static void cell_errors(char *buf, size_t size, const uint64_t *values)
+/* ERR (issue 45): the failed I/Os of the interval (a: since start), a
+ * count however long the interval, since one failed I/O is news; in at
+ * most width characters, with k/M/G/T when the digits would not fit. */
+static void cell_errors(char *buf, size_t size, unsigned int width, const uint64_t *values)
 {
+	static const char units[] = "kMGT";
 	uint64_t n = pmem_errors(values);
+	double shown = (double)n;
+	int unit = -1;
 
-	if (n < 100000)
-		snprintf(buf, size, "%" PRIu64, n);
-	else
-		snprintf(buf, size, "%" PRIu64 "k", n / 1000);
+	snprintf(buf, size, "%" PRIu64, n);
+	while (strlen(buf) > width && unit < 3) {
+		shown /= 1000;
+		snprintf(buf, size, "%.0f%c", shown, units[++unit]);
+	}
 }
 
+/* A count in at most width characters: per second, or the total, with
+ * k/M/G/T when the digits would not fit. */
 static void cell_count(char *buf, size_t size, unsigned int width, const struct top *t,
 		       uint64_t value)
 {
@@ -493,12 +498,15 @@ static void put_headings(struct view *v, const struct top_column *columns, size_
 	put_line(v, l.text);
 }
 
+/* Whether counters hold I/O, or failed I/Os (issue 45: an I/O that fails
+ * in a later interval than the one it was counted in is that interval's
+ * news), or with dirty, page cache dirtied. */
 static bool has_values(const uint64_t *values, bool dirty)
 {
 	for (int c = PMEM_READ_BYTES; c <= PMEM_FLUSHES; c++)
 		if (values[c])
 			return true;
-	return dirty && values[PMEM_DIRTIED_BYTES] != 0;
+	return pmem_errors(values) || (dirty && values[PMEM_DIRTIED_BYTES] != 0);
 }
 
 /* A process row to show: its I/O, or its waits (a process that only
@@ -573,7 +581,8 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 		   top_dev_columns[TOP_DEV_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
 	cell_count(cells[TOP_DEV_DISCARD_IOPS], sizeof(cells[0]),
 		   top_dev_columns[TOP_DEV_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
-	cell_errors(cells[TOP_DEV_ERRORS], sizeof(cells[0]), values);
+	cell_errors(cells[TOP_DEV_ERRORS], sizeof(cells[0]), top_dev_columns[TOP_DEV_ERRORS].width,
+		    values);
 	cell_avg_ms(cells[TOP_DEV_AVG], sizeof(cells[0]), values);
 	if (device_p99_us(dev, t->state.cumulative, &p99_us))
 		cell_ms(cells[TOP_DEV_P99], sizeof(cells[0]), p99_us / 1000.0);
@@ -586,34 +595,16 @@ static void device_line(struct view *v, const struct pmem_device *dev,
 	put_line(v, l.text);
 }
 
-/* Devices with something to show (or the one d chose), a third of the
- * lines left at most. */
-static void device_table(struct view *v)
+/* The devices the table lists, into t->devices_shown: those with
+ * something to show, or the one d chose. */
+static size_t select_devices(struct top *t)
 {
-	struct top *t = v->top;
 	const struct pmem_metrics *devices = t->frame.devices;
-	bool wanted[TOP_NR_DEV_COLUMNS];
-	struct top_layout layout;
-	size_t n = 0, room, shown;
-	unsigned int left;
+	size_t n = 0;
 
-	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
-		wanted[i] = true;
-	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
-	/* ERR only when a disk has failed I/Os: no column of zeros */
-	wanted[TOP_DEV_ERRORS] = false;
-	for (size_t i = 0; i < devices->count && !wanted[TOP_DEV_ERRORS]; i++) {
-		uint64_t values[PMEM_NR_COUNTERS];
-
-		device_values(t, &devices->devices[i], values);
-		wanted[TOP_DEV_ERRORS] = pmem_errors(values) != 0;
-	}
-	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS, wanted,
-		       -1, v->screen.cols, &layout);
-	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
 	if (array_reserve((void **)&t->devices_shown, &t->devices_shown_capacity,
 			  devices->count, sizeof(*t->devices_shown)))
-		return;
+		return 0;
 	for (size_t i = 0; i < devices->count; i++) {
 		const struct pmem_device *dev = &devices->devices[i];
 		uint64_t values[PMEM_NR_COUNTERS];
@@ -623,6 +614,41 @@ static void device_table(struct view *v)
 		    has_values(device_values(t, dev, values), true))
 			t->devices_shown[n++] = dev;
 	}
+	return n;
+}
+
+/* Whether one of the n devices listed has failed I/Os. */
+static bool devices_failed(const struct top *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t values[PMEM_NR_COUNTERS];
+
+		if (pmem_errors(device_values(t, t->devices_shown[i], values)))
+			return true;
+	}
+	return false;
+}
+
+/* Devices with something to show (or the one d chose), a third of the
+ * lines left at most. */
+static void device_table(struct view *v)
+{
+	struct top *t = v->top;
+	bool wanted[TOP_NR_DEV_COLUMNS];
+	struct top_layout layout;
+	size_t n, room, shown;
+	unsigned int left;
+
+	n = select_devices(t);
+	for (size_t i = 0; i < TOP_NR_DEV_COLUMNS; i++)
+		wanted[i] = true;
+	wanted[TOP_DEV_AVG] = wanted[TOP_DEV_P99] = t->state.latency_columns;
+	/* ERR (issue 45) only when a disk listed has failed I/Os: a machine
+	 * without them sees the table it always saw */
+	wanted[TOP_DEV_ERRORS] = devices_failed(t, n);
+	top_layout_fit(top_dev_columns, top_dev_priority, TOP_DEV_STEPS, TOP_NR_DEV_COLUMNS, wanted,
+		       -1, v->screen.cols, &layout);
+	put_headings(v, top_dev_columns, TOP_NR_DEV_COLUMNS, &layout);
 	left = lines_left(v);
 	room = left == UINT32_MAX ? n : (left > 3 ? (left - 3) / 3 : 1);
 	shown = lines_fitting(n, room ? room : 1);
@@ -733,7 +759,8 @@ static void process_line(struct view *v, const struct proc_io *row,
 		   top_proc_columns[TOP_COL_WRITE_IOPS].width, t, values[PMEM_WRITE_IOS]);
 	cell_count(cells[TOP_COL_DISCARD_IOPS], sizeof(cells[0]),
 		   top_proc_columns[TOP_COL_DISCARD_IOPS].width, t, values[PMEM_DISCARD_IOS]);
-	cell_errors(cells[TOP_COL_ERRORS], sizeof(cells[0]), values);
+	cell_errors(cells[TOP_COL_ERRORS], sizeof(cells[0]),
+		    top_proc_columns[TOP_COL_ERRORS].width, values);
 	cell_avg_ms(cells[TOP_COL_LATENCY], sizeof(cells[0]), values);
 	cell_bytes(cells[TOP_COL_DIRTY], sizeof(cells[0]), t, values[PMEM_DIRTIED_BYTES]);
 	cell_wait(cells[TOP_COL_IOWAIT], sizeof(cells[0]), t, row, false);
@@ -876,6 +903,28 @@ static void put_position(struct view *v, size_t first, size_t shown, size_t n, s
 		put_line(v, text);
 }
 
+/* The process table's columns, then the rows it lists (select_rows()),
+ * as which rows it lists depends on whether DIRTY/s is on screen. */
+static size_t fit_process_table(struct view *v, const struct top_step *priority, size_t nsteps,
+				const bool *wanted, struct top_layout *layout)
+{
+	struct top *t = v->top;
+
+	top_layout_fit(top_proc_columns, priority, nsteps, TOP_NR_PROC_COLUMNS, wanted,
+		       sort_column(t->state.sort), v->screen.cols, layout);
+	t->dirty_shown = layout->shown[TOP_COL_DIRTY];
+	return select_rows(t);
+}
+
+/* Whether one of the first n rows of t->order has failed I/Os. */
+static bool rows_failed(const struct top *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pmem_errors(row_values(t, t->order[i])))
+			return true;
+	return false;
+}
+
 /*
  * The process table: the rows that fit, scrolled to keep the selection in
  * sight (the one pane that scrolls: the disks have `d`), and a last line
@@ -899,10 +948,8 @@ static void process_table(struct view *v)
 	/* IO> and SWAPIN where diskio measures who waits ("-" for a SWAPIN
 	 * not known); not where it cannot (trace mode, old kernels) */
 	wanted[TOP_COL_IOWAIT] = wanted[TOP_COL_SWAPIN] = t->frame.waits_source != WAITS_NONE;
-	/* ERR (issue 45) only when a row has failed I/Os */
+	/* ERR (issue 45) when a row listed has failed I/Os: below */
 	wanted[TOP_COL_ERRORS] = false;
-	for (size_t i = 0; i < t->frame.nrows && !wanted[TOP_COL_ERRORS]; i++)
-		wanted[TOP_COL_ERRORS] = pmem_errors(row_values(t, t->frame.rows[i])) != 0;
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMMAND] = false;
@@ -911,15 +958,22 @@ static void process_table(struct view *v)
 	}
 	memcpy(priority + nsteps, top_proc_priority, sizeof(top_proc_priority));
 	nsteps += TOP_PROC_STEPS;
-	top_layout_fit(top_proc_columns, priority, nsteps, TOP_NR_PROC_COLUMNS, wanted,
-		       sort_column(t->state.sort), v->screen.cols, &layout);
-	t->dirty_shown = layout.shown[TOP_COL_DIRTY];
+	n = fit_process_table(v, priority, nsteps, wanted, &layout);
+	listed = v->screen.max_rows && v->screen.max_rows < n ? v->screen.max_rows : n;
+	/* No column of zeros on a machine without failed I/Os.  ERR may take
+	 * the room of DIRTY/s, and with it the rows of dirtied bytes alone
+	 * (row_shown()), so the rows are listed again: a row with failed I/Os
+	 * is listed whatever the columns, and with fewer rows stays within
+	 * -r's ROWS. */
+	if (!wanted[TOP_COL_ERRORS] && rows_failed(t, listed)) {
+		wanted[TOP_COL_ERRORS] = true;
+		n = fit_process_table(v, priority, nsteps, wanted, &layout);
+		listed = v->screen.max_rows && v->screen.max_rows < n ? v->screen.max_rows : n;
+	}
 	if (!lines_left(v))
 		return;
 	put_line(v, "");
 	put_headings(v, top_proc_columns, TOP_NR_PROC_COLUMNS, &layout);
-	n = select_rows(t);
-	listed = v->screen.max_rows && v->screen.max_rows < n ? v->screen.max_rows : n;
 	left = lines_left(v);
 	room = left == UINT32_MAX ? listed : left;
 	/* a line for the position when the rows do not all fit or -r cut some */

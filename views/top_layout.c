@@ -36,15 +36,16 @@ const struct top_column top_proc_columns[TOP_NR_PROC_COLUMNS] = {
 
 /* A row is a process on a disk: without DEVICE two rows of one process
  * look alike, so the disk comes right after the byte rates.  Then iotop's
- * columns (issue 33): 80 columns show PID USER IO> DEVICE READ/s WRITE/s
- * and COMMAND, PRIO and the IOPS come at 84.  SWAPIN, mostly "-" (delay
- * accounting is off by default), comes late.  ERR, wanted only when a row
- * has failed I/Os (issue 45), comes right after the disk: at 80 columns it
- * and PRIO both fit. */
+ * columns (issue 33): 80 columns show PID PRIO USER IO> DEVICE READ/s
+ * WRITE/s and COMMAND (74 wide), the IOPS come at 90.  SWAPIN, mostly "-"
+ * (delay accounting is off by default), comes late.  ERR, wanted only when
+ * a row has failed I/Os (issue 45), comes right after the disk, before
+ * iotop's columns: a failed I/O is the news of its interval, and the
+ * 80-column line, IO> shown, is 80 wide with it. */
 const struct top_step top_proc_priority[TOP_PROC_STEPS] = {
 	{ TOP_COL_COMMAND, -1 }, { TOP_COL_PID, -1 }, { TOP_COL_READ, TOP_COL_WRITE },
-	{ TOP_COL_DEVICE, -1 }, { TOP_COL_ERRORS, -1 }, { TOP_COL_USER, -1 }, { TOP_COL_IOWAIT, -1 }, { TOP_COL_PRIO, -1 },
-	{ TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
+	{ TOP_COL_DEVICE, -1 }, { TOP_COL_ERRORS, -1 }, { TOP_COL_USER, -1 },
+	{ TOP_COL_IOWAIT, -1 }, { TOP_COL_PRIO, -1 }, { TOP_COL_READ_IOPS, TOP_COL_WRITE_IOPS },
 	{ TOP_COL_LATENCY, -1 }, { TOP_COL_DIRTY, -1 }, { TOP_COL_DISCARD, -1 },
 	{ TOP_COL_DISCARD_IOPS, -1 }, { TOP_COL_SWAPIN, -1 }, { TOP_COL_CGROUP, -1 },
 };

@@ -15,6 +15,7 @@ const struct sort_key_info sort_keys[SORT_NR_KEYS] = {
 	{ SORT_READ, "read", false },
 	{ SORT_WRITE, "write", false },
 	{ SORT_DISCARD, "discard", false },
+	{ SORT_ERRORS, "errors", false },	/* the top view's ERR */
 	{ SORT_IOS, "ios", false },
 	{ SORT_READ_IOS, "r_iops", false },
 	{ SORT_WRITE_IOS, "w_iops", false },
@@ -301,9 +302,12 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 	return forgotten;
 }
 
-/* Sums of up to three counters, each below 2^64: widened, they cannot wrap. */
+/* Sums of up to IO_ERROR_KINDS counters, each below 2^64: widened, they
+ * cannot wrap. */
 static unsigned __int128 counter_sum(const uint64_t *values, enum row_counter by)
 {
+	unsigned __int128 sum = 0;
+
 	switch (by) {
 	case ROW_BYTES:
 		return (unsigned __int128)values[PMEM_READ_BYTES] + values[PMEM_WRITE_BYTES] +
@@ -311,6 +315,10 @@ static unsigned __int128 counter_sum(const uint64_t *values, enum row_counter by
 	case ROW_IOS:
 		return (unsigned __int128)values[PMEM_READ_IOS] + values[PMEM_WRITE_IOS] +
 		       values[PMEM_DISCARD_IOS];
+	case ROW_ERRORS:
+		for (int k = 0; k < IO_ERROR_KINDS; k++)
+			sum += values[PMEM_ERRORS + k];
+		return sum;
 	default:
 		return values[by - ROW_COUNTER];
 	}
@@ -378,6 +386,9 @@ int iostats_compare(const struct proc_io *a, const struct proc_io *b, enum sort_
 		break;
 	case SORT_DISCARD_IOS:
 		order = -row_counter_compare(va, vb, ROW_COUNTER + PMEM_DISCARD_IOS);
+		break;
+	case SORT_ERRORS:
+		order = -row_counter_compare(va, vb, ROW_ERRORS);
 		break;
 	case SORT_DEVICE:
 		order = strcmp(res_name(names, a->device_name, NULL),

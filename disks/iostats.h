@@ -33,8 +33,9 @@ enum sort_key {
 	SORT_CGROUP,
 	SORT_IOWAIT,		/* IO>: waited for block I/O */
 	SORT_SWAPIN,		/* SWAPIN: swapping in */
+	SORT_ERRORS,		/* issue 45: failed I/Os, all kinds */
 };
-#define SORT_NR_KEYS (SORT_SWAPIN + 1)
+#define SORT_NR_KEYS (SORT_ERRORS + 1)
 
 struct sort_key_info {
 	enum sort_key key;
@@ -182,11 +183,13 @@ size_t iostats_end_interval(struct iostats *t, uint32_t min_idle, bool keep_tota
 			    void (*forget)(const struct proc_dev_key *key, void *arg), void *arg);
 
 /* What rows are compared by: read + write + discard bytes or I/Os, average
- * latency, or one counter (ROW_COUNTER + an enum pmem_counter_id). */
+ * latency, failed I/Os of every kind, or one counter (ROW_COUNTER + an enum
+ * pmem_counter_id). */
 enum row_counter {
 	ROW_BYTES,
 	ROW_IOS,
 	ROW_LATENCY,
+	ROW_ERRORS,
 	ROW_COUNTER,
 };
 

@@ -91,8 +91,8 @@ _diskio()
 		;;
 	-s | --sort)
 		# the keys of -s, in the top view's column order (iostats.c sort_keys[])
-		COMPREPLY=($(compgen -W 'pid comm swapin iowait device bytes read write discard ios
-			r_iops w_iops d_iops latency dirty cgroup' -- "$cur"))
+		COMPREPLY=($(compgen -W 'pid comm swapin iowait device bytes read write discard errors
+			ios r_iops w_iops d_iops latency dirty cgroup' -- "$cur"))
 		return
 		;;
 	--by)

@@ -84,7 +84,7 @@ expect "-- then an option's start" "" "$(complete_line 'diskio -b -- --js' diski
 expect "-- then a command" "dd" "$(complete_line 'diskio -b -- dd' diskio -b -- dd | grep -x dd | sort -u)"
 
 # -s: the one list of sort keys (iostats.c), every one of them.
-expect "-s" "bytes cgroup comm d_iops device dirty discard ios iowait latency pid r_iops read swapin w_iops write" \
+expect "-s" "bytes cgroup comm d_iops device dirty discard errors ios iowait latency pid r_iops read swapin w_iops write" \
 	"$(complete_line 'diskio -s ' diskio -s '')"
 expect "-s r" "r_iops read" "$(complete_line 'diskio -s r' diskio -s r)"
 expect "--sort d" "d_iops device dirty discard" "$(complete_line 'diskio --sort d' diskio --sort d)"

@@ -748,6 +748,31 @@ Test(iostats_compare, discard_iops_device_and_cgroup_keys)
 	cr_assert_lt(iostats_compare(&b, &a, SORT_CGROUP, false, &names), 0);
 }
 
+/* issue 45: -s errors sums every kind of failed I/O: 2 EIO and 2 ENOSPC
+ * are more than 3 EIO, whatever else the rows did; near 2^64 the sum does
+ * not wrap. */
+Test(iostats_compare, errors_sum_every_kind)
+{
+	uint64_t x[PMEM_NR_COUNTERS] = { 0 }, y[PMEM_NR_COUNTERS] = { 0 };
+	struct proc_io a, b;
+
+	row_init(&a, 2, 1);
+	row_init(&b, 1, 1);
+	a.delta[PMEM_ERRORS + IO_ERR_EIO] = 2;
+	a.delta[PMEM_ERRORS + IO_ERR_ENOSPC] = 2;
+	b.delta[PMEM_ERRORS + IO_ERR_EIO] = 3;
+	b.delta[PMEM_WRITE_IOS] = 99;
+	expect_before(&a, &b, SORT_ERRORS);
+	/* since start: b failed more */
+	b.total[PMEM_ERRORS + IO_ERR_OTHER] = 9;
+	cr_assert_lt(iostats_compare(&b, &a, SORT_ERRORS, true, NULL), 0);
+	x[PMEM_ERRORS + IO_ERR_EIO] = UINT64_MAX;
+	x[PMEM_ERRORS + IO_ERR_OTHER] = 2;	/* 1 in 64 bits */
+	y[PMEM_ERRORS + IO_ERR_ETIMEDOUT] = 5;
+	cr_assert_gt(row_counter_compare(x, y, ROW_ERRORS), 0);
+	cr_assert_lt(row_counter_compare(y, x, ROW_ERRORS), 0);
+}
+
 /* The one list of keys: every key once, names unique, the directions
  * as the man page says them. */
 Test(iostats_sort, the_list_of_keys_has_each_key_once)

@@ -976,6 +976,37 @@ Test(top_view, the_errors_column_takes_the_room_of_dirty)
 	}
 }
 
+/* issue 45: -s errors, the most failed I/Os first; sorted by them ERR
+ * stays on screen, zeros and all, as every sort column does. */
+Test(top_view, sorted_by_errors)
+{
+	struct top_settings settings = { .interval_s = 2, .sort = SORT_ERRORS };
+	struct fx *f = fx_new();
+	struct term t;
+	int h;
+
+	fx_rows(f, 3);
+	row_fails(add_row(f, 812, "dd", 2, "vda", 4096, 0), 2, 2);
+	row_fails(add_row(f, 813, "cp", 2, "vda", 4096, 0), 5, 5);
+	fx_view(f, 24, 80, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	cr_assert(strstr(term_line(&t, 1), "sort errors desc"), "%s", term_line(&t, 1));
+	h = proc_heading(&t);
+	cr_assert_eq(term_row_of(&t, 813), h + 1, "5 failed first");
+	cr_assert_eq(term_row_of(&t, 812), h + 2);
+	fx_free(f);
+
+	f = fx_new();
+	fx_rows(f, 3);
+	fx_view(f, 24, 80, false, &settings);
+	view_show_frame(&f->view, &f->frame);
+	fx_screen(f, &t);
+	h = proc_heading(&t);
+	cr_assert_str_eq(err_cell(&t, h, term_row_of(&t, 100)), "0", "%s", term_line(&t, h));
+	fx_free(f);
+}
+
 /* issue 45: ERR is a count in its 5 columns: k, M, G when the digits
  * would not fit. */
 Test(top_view, many_failed_ios_fit_their_cell)
@@ -2484,7 +2515,7 @@ Test(top_view, the_sort_column_stays_at_40_columns)
 	} cases[] = {
 		{ SORT_BYTES, "READ/s", "WRITE/s" }, { SORT_READ, "READ/s", "WRITE/s" },
 		{ SORT_IOS, "R_IOPS", "W_IOPS" }, { SORT_DEVICE, "DEVICE", "DEVICE" },
-		{ SORT_DIRTY, "DIRTY/s", "DIRTY/s" },
+		{ SORT_DIRTY, "DIRTY/s", "DIRTY/s" }, { SORT_ERRORS, "ERR", "ERR" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

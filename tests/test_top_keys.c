@@ -91,6 +91,18 @@ Test(top_keys, sort_moves_through_every_key_of_s_and_wraps)
 	cr_assert_eq(s.sort, SORT_CGROUP, "left of the first is the last");
 }
 
+/* issue 45: errors sits where its column ERR does, after discard. */
+Test(top_keys, errors_is_between_discard_and_ios)
+{
+	struct top_state s;
+
+	top_state_init(&s, SORT_DISCARD, false, false, false);
+	feed(&s, ">");
+	cr_assert_eq(s.sort, SORT_ERRORS, "%s", sort_key_name(s.sort));
+	feed(&s, ">");
+	cr_assert_eq(s.sort, SORT_IOS, "%s", sort_key_name(s.sort));
+}
+
 Test(top_keys, latency_is_skipped_without_L_or_with_its_columns_off)
 {
 	struct top_state s;

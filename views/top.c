@@ -696,6 +696,8 @@ static int sort_column(enum sort_key sort)
 		return TOP_COL_READ;
 	case SORT_IOS:
 		return TOP_COL_READ_IOPS;
+	case SORT_ERRORS:
+		return TOP_COL_ERRORS;
 	}
 	return -1;
 }
@@ -948,8 +950,9 @@ static void process_table(struct view *v)
 	/* IO> and SWAPIN where diskio measures who waits ("-" for a SWAPIN
 	 * not known); not where it cannot (trace mode, old kernels) */
 	wanted[TOP_COL_IOWAIT] = wanted[TOP_COL_SWAPIN] = t->frame.waits_source != WAITS_NONE;
-	/* ERR (issue 45) when a row listed has failed I/Os: below */
-	wanted[TOP_COL_ERRORS] = false;
+	/* ERR (issue 45) when a row listed has failed I/Os (below), or when
+	 * the rows are sorted by them: the sort column stays */
+	wanted[TOP_COL_ERRORS] = t->state.sort == SORT_ERRORS;
 	if (t->frame.by_cgroup) {
 		/* A cgroup's row is named by its path: it goes first. */
 		wanted[TOP_COL_PID] = wanted[TOP_COL_COMMAND] = false;

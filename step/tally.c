@@ -473,7 +473,12 @@ static bool row_has_values(const struct proc_io *row, bool cumulative)
 {
 	const struct iowait_ns *waits = iostats_waits(row, cumulative);
 
-	return iostats_has_io(iostats_values(row, cumulative)) || waits->blkio_ns || waits->swapin_ns;
+	const uint64_t *values = iostats_values(row, cumulative);
+
+	/* an I/O that failed in a later interval than the one it was counted
+	 * in is that interval's news: the rows' errors add up to the disk's */
+	return iostats_has_io(values) || pmem_errors(values) || waits->blkio_ns ||
+	       waits->swapin_ns;
 }
 
 static int compare_cgroup_dev(const void *pa, const void *pb)

@@ -2595,3 +2595,31 @@ Test(owners, the_cgroup_filter_holds_for_idle_processes)
 	cr_expect_eq(f.nidle_rows, 0);
 	tally_free(&t);
 }
+
+/* issue 45: an I/O counted in one interval may fail in the next (a
+ * timeout completes 30 s late): its row is in that interval's frame with
+ * its error alone, so that the rows' errors add up to the disk's. */
+Test(errors, a_row_whose_only_news_is_a_failed_io_is_shown)
+{
+	struct tally t;
+	struct tally_config config = base_config();
+	struct frame f;
+	struct snap sp;
+	const struct proc_io *row;
+
+	start(&t, &config);
+	snap_init(&sp);
+	snap_row(&sp, 42, 8 << 20, "writer", (struct proc_dev_stats){ .bytes = { 0, 4096 },
+								      .ios = { 0, 1 } });
+	step(&t, &sp, 1, false, &f);
+	cr_assert_not_null(frame_row(&f, 42, 8 << 20));
+	tally_close_interval(&t);
+	sp.rows[0].errors.errors[IO_ERR_ETIMEDOUT] = 1;
+	step(&t, &sp, 2, false, &f);
+	row = frame_row(&f, 42, 8 << 20);
+	cr_assert_not_null(row, "the row of the failed I/O is not in the frame");
+	cr_assert_eq(row->delta[PMEM_ERRORS + IO_ERR_ETIMEDOUT], 1);
+	cr_assert_eq(row->delta[PMEM_WRITE_IOS], 0);
+	tally_close_interval(&t);
+	tally_free(&t);
+}

@@ -1573,6 +1573,7 @@ struct stack_sums {
 	struct layer_sums layer[1 + MAX_LOWER];	/* [0] the upper device */
 	int64_t writer_bytes, writer_ios;	/* the writer's rows with for "-" */
 	int64_t header_bytes;			/* "# time=" lines, written */
+	int64_t lost, lost_stacked;		/* "# summary": lost, lost_stacked_map_full */
 	bool has_for;				/* the rows have a "for" column */
 	bool writer_latency;			/* a latency on the writer's rows */
 };
@@ -1618,6 +1619,9 @@ static void sum_stack(const struct run *r, const struct stack *st, pid_t writer,
 			s->has_for = col[FOR] >= 0;
 		} else if (!strncmp(p, "# time=", 7)) {
 			s->header_bytes += field(p, eol, "write_bytes");
+		} else if (!strncmp(p, "# summary ", 10)) {
+			s->lost = field(p, eol, "lost");
+			s->lost_stacked = field(p, eol, "lost_stacked_map_full");
 		} else if (!strncmp(p, "# device ", 9)) {
 			for (int i = 0; i < nlayers; i++) {
 				struct layer_sums *l = &s->layer[i];
@@ -1826,6 +1830,7 @@ report:
 		for (int i = 0; i < nlayers; i++)
 			note("writer's rows on %s: %" PRId64 " B", layer_name(st, i),
 			     s.layer[i].writer_bytes);
+		note("lost %" PRId64 " (stacked map full %" PRId64 ")", s.lost, s.lost_stacked);
 		expect(s.writer_bytes == n_bytes, "the writer's total is %" PRId64 " B, not %" PRId64,
 		       s.writer_bytes, n_bytes);
 		expect(s.writer_ios == W_COUNT, "the writer's total is %" PRId64 " I/Os, not %d",

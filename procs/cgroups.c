@@ -10,28 +10,36 @@
 #include "cgroups.h"
 #include "sorted.h"
 
-int cgroup2_mount(const char *mounts_file, char *mount, size_t size)
+int cgroup_hierarchy_mount(const char *mounts_file, const char *type, const char *controller,
+			   char *mount, size_t size)
 {
-	char line[4096], source[256], point[PATH_MAX], type[64];
+	char line[4096], source[256], point[PATH_MAX], fstype[64], options[1024];
 	FILE *in = fopen(mounts_file, "re");
 	int err = -ENOENT;
 
 	if (!in)
 		return -errno;
-	while (fgets(line, sizeof(line), in)) {
-		/* "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,... 0 0"; octal
-		 * escapes (\040 for a space) are not undone: such mount
-		 * points are not supported. */
-		if (sscanf(line, "%255s %4095s %63s", source, point, type) != 3)
+	/* "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,... 0 0" */
+	while (err && fgets(line, sizeof(line), in)) {
+		char *opt, *save = NULL;
+
+		if (sscanf(line, "%255s %4095s %63s %1023s", source, point, fstype, options) != 4 ||
+		    strcmp(fstype, type) || strlen(point) >= size)
 			continue;
-		if (!strcmp(type, "cgroup2") && strlen(point) < size) {
+		for (opt = strtok_r(options, ",", &save); opt && err;
+		     opt = strtok_r(NULL, ",", &save))
+			if (!controller || !strcmp(opt, controller))
+				err = 0;
+		if (!err)
 			strcpy(mount, point);
-			err = 0;
-			break;
-		}
 	}
 	fclose(in);
 	return err;
+}
+
+int cgroup2_mount(const char *mounts_file, char *mount, size_t size)
+{
+	return cgroup_hierarchy_mount(mounts_file, "cgroup2", NULL, mount, size);
 }
 
 static bool has_parent_component(const char *path)

@@ -14,6 +14,12 @@
 /* Where cgroup2 is mounted, from a mounts file (/proc/mounts): 0, or
  * -ENOENT when no cgroup2 hierarchy is mounted. */
 int cgroup2_mount(const char *mounts_file, char *mount, size_t size);
+/* The mount point of the hierarchy of type ("cgroup2", or v1's "cgroup"
+ * whose options name controller, e.g. "blkio"; NULL: any): 0 or -ENOENT.
+ * Octal escapes (\040 for a space) are not undone: such mount points are
+ * not supported. */
+int cgroup_hierarchy_mount(const char *mounts_file, const char *type, const char *controller,
+			   char *mount, size_t size);
 
 /* A group's id and level (depth below the root: "/" is 0, "/a/b" is 2) from
  * its path relative to the mount.  0, -ENOENT (no such group), -EINVAL (not

@@ -7,35 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "cgroups.h"
 #include "io_limits.h"
-
-/* The mount point of the cgroup hierarchy of the given type ("cgroup2"),
- * for v1 the one whose options name controller ("blkio"): 0 or -ENOENT. */
-static int hierarchy_mount(const char *mounts_file, const char *type, const char *controller,
-			   char *mount, size_t size)
-{
-	char line[4096], source[256], point[PATH_MAX], fstype[64], options[1024];
-	FILE *in = fopen(mounts_file, "re");
-	int err = -ENOENT;
-
-	if (!in)
-		return -errno;
-	while (err && fgets(line, sizeof(line), in)) {
-		char *opt, *save = NULL;
-
-		if (sscanf(line, "%255s %4095s %63s %1023s", source, point, fstype, options) != 4 ||
-		    strcmp(fstype, type) || strlen(point) >= size)
-			continue;
-		for (opt = strtok_r(options, ",", &save); opt && err;
-		     opt = strtok_r(NULL, ",", &save))
-			if (!controller || !strcmp(opt, controller))
-				err = 0;
-		if (!err)
-			strcpy(mount, point);
-	}
-	fclose(in);
-	return err;
-}
 
 /* The group of pid in the hierarchy whose /proc/PID/cgroup line has these
  * controllers (v2: "" on hierarchy 0; v1: one of a comma list). */
@@ -170,11 +143,11 @@ int io_limit_find(const char *proc_root, const char *mounts_file, uint32_t pid,
 		return -EINVAL;
 	text[0] = '\0';
 	snprintf(disk, sizeof(disk), "%" PRIu32 ":%" PRIu32, major, minor);
-	if (!hierarchy_mount(mounts_file, "cgroup2", NULL, mount, sizeof(mount)) &&
+	if (!cgroup_hierarchy_mount(mounts_file, "cgroup2", NULL, mount, sizeof(mount)) &&
 	    !group_of(proc_root, pid, NULL, path, sizeof(path)) &&
 	    walk_up(mount, path, disk, true, text, size))
 		return 1;
-	if (!hierarchy_mount(mounts_file, "cgroup", "blkio", mount, sizeof(mount)) &&
+	if (!cgroup_hierarchy_mount(mounts_file, "cgroup", "blkio", mount, sizeof(mount)) &&
 	    !group_of(proc_root, pid, "blkio", path, sizeof(path)) &&
 	    walk_up(mount, path, disk, false, text, size))
 		return 1;

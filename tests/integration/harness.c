@@ -1872,3 +1872,71 @@ double h_prom_sum(const char *text, const char *metric, const char *const need[]
 	}
 	return sum;
 }
+
+/* ===================================================== failing writes, v1 == */
+
+pid_t h_spawn_failing_writer(const char *comm, const char *path, uint32_t size, int writes,
+			     int *count_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		uint32_t failed = 0;
+		void *buf;
+		int fd;
+
+		h__child_prepare(fds[1]);
+		prctl(PR_SET_NAME, comm);
+		fd = open(path, O_WRONLY | O_DIRECT);
+		if (fd < 0 || posix_memalign(&buf, 4096, size))
+			_exit(2);
+		memset(buf, 'e', size);
+		for (int i = 0; i < writes; i++)
+			if (pwrite(fd, buf, size, (off_t)i * size) != (ssize_t)size)
+				failed++;
+		if (write(fds[1], &failed, sizeof(failed)) != sizeof(failed))
+			_exit(3);
+		_exit(0);
+	}
+	close(fds[1]);
+	h_track_child(pid);
+	*count_fd = fds[0];
+	return pid;
+}
+
+uint32_t h_failed_writes(int count_fd)
+{
+	uint32_t failed = 0;
+
+	cr_assert_eq(read(count_fd, &failed, sizeof(failed)), (ssize_t)sizeof(failed),
+		     "the writer sent no count");
+	close(count_fd);
+	return failed;
+}
+
+bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char dev[256], mnt[1024], type[64], opts[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%255s %1023s %63s %511s %*d %*d", dev, mnt, type, opts) == 4) {
+		char *save = NULL;
+
+		if (strcmp(type, "cgroup"))
+			continue;
+		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			found |= !strcmp(o, controller);
+		if (found)
+			snprintf(dir, size, "%s", mnt);
+	}
+	fclose(f);
+	return found;
+}

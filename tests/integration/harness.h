@@ -113,6 +113,20 @@ const char *h_status_str(int status, char *buf, size_t size);
  * descriptor from 3 up except keep (-1: none). */
 void h__child_prepare(int keep);
 
+/* A child named comm that writes writes x size bytes with O_DIRECT at
+ * offsets 0, size, ... of path, going on past failures; the number of
+ * write() calls that failed comes back through *count_fd, which
+ * h_failed_writes() reads. */
+pid_t h_spawn_failing_writer(const char *comm, const char *path, uint32_t size, int writes,
+			     int *count_fd);
+/* The failed writes such a writer sent on count_fd (asserts it sent them),
+ * count_fd closed. */
+uint32_t h_failed_writes(int count_fd);
+
+/* The mount of cgroup v1's controller (a word of its mount options, as
+ * "blkio"), from /proc/mounts into dir; false if none is mounted. */
+bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size);
+
 /* ================================================================ files == */
 
 /* Write text to a file (sysfs); 0 or -errno. */

@@ -198,29 +198,6 @@ Test(diagnose, an_idle_disk_is_no_trouble)
 
 /* ---- a throttled reader ---- */
 
-/* The mount of cgroup v1's blkio hierarchy. */
-static bool blkio_mount(char *dir, size_t size)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char dev[256], mnt[1024], type[64], opts[512];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%255s %1023s %63s %511s %*d %*d", dev, mnt, type, opts) == 4) {
-		char *save = NULL;
-
-		if (strcmp(type, "cgroup"))
-			continue;
-		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			found |= !strcmp(o, "blkio");
-		if (found)
-			snprintf(dir, size, "%s", mnt);
-	}
-	fclose(f);
-	return found;
-}
-
 /* A reader of dev in a new blkio group held to iops reads a second. */
 static pid_t throttled_reader(const struct h_dev *dev, int iops, char *group, size_t size)
 {
@@ -228,7 +205,7 @@ static pid_t throttled_reader(const struct h_dev *dev, int iops, char *group, si
 	struct stat st;
 	pid_t pid;
 
-	if (!blkio_mount(root, sizeof(root)))
+	if (!h_cgroup_v1_mount("blkio", root, sizeof(root)))
 		cr_skip_test("no cgroup v1 blkio controller mounted (/proc/mounts)");
 	snprintf(cgroup_made, sizeof(cgroup_made), "%s/diskio-itest-diagnose-%d", root,
 		 (int)getpid());
@@ -329,41 +306,6 @@ Test(diagnose, fio_at_full_speed_drives_a_busy_disk)
 #define WRITE_SIZE	65536
 #define WRITES		256	/* 16 MiB at offsets 0.., on 8 MiB of tmpfs */
 
-/* A child "diag-writer" writing WRITES x 64 KiB O_DIRECT to path past
- * failures; its count of failed writes comes back on *count_fd. */
-static pid_t failing_writer(const char *path, int *count_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	cr_assert_eq(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		uint32_t failed = 0;
-		void *buf;
-		int fd;
-
-		h__child_prepare(fds[1]);
-		prctl(PR_SET_NAME, "diag-writer");
-		fd = open(path, O_WRONLY | O_DIRECT);
-		if (fd < 0 || posix_memalign(&buf, 4096, WRITE_SIZE))
-			_exit(2);
-		memset(buf, 'e', WRITE_SIZE);
-		for (int i = 0; i < WRITES; i++)
-			if (pwrite(fd, buf, WRITE_SIZE, (off_t)i * WRITE_SIZE) != WRITE_SIZE)
-				failed++;
-		if (write(fds[1], &failed, sizeof(failed)) != sizeof(failed))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	h_track_child(pid);
-	*count_fd = fds[0];
-	return pid;
-}
-
 /* What a failing disk's record says: its errors, ENOSPC among them, the
  * writer's errors, and the writer's place among the drivers. */
 static void expect_failing(struct h_jv record, const char *name, pid_t writer, uint32_t failed,
@@ -406,9 +348,8 @@ Test(diagnose, writes_past_a_full_backing_file_fail_the_disk_live_and_replayed)
 	snprintf(record_dir, sizeof(record_dir), "%s/rec", dir_made);
 
 	start(&d, H_ARGS("--diagnose=3", "--json", "-D", loop->name, "--record", record_dir));
-	writer = failing_writer(loop->path, &count_fd);
-	cr_assert_eq(read(count_fd, &failed, sizeof(failed)), (ssize_t)sizeof(failed));
-	close(count_fd);
+	writer = h_spawn_failing_writer("diag-writer", loop->path, WRITE_SIZE, WRITES, &count_fd);
+	failed = h_failed_writes(count_fd);
 	h_expect_child_ok(writer, H_CHILD_TIMEOUT_MS);
 	cr_assert_gt(failed, 0, "no write failed: the tmpfs did not fill");
 	cr_assert_eq(diagnosis(&d, &record), EXIT_TROUBLE, "stderr: %s", d.err);

@@ -32,51 +32,6 @@ static const struct h_dev *failing_loop(void)
 	return h_loop_attach(backing, BACKING_SIZE, false);
 }
 
-/* A child "errwriter" that writes WRITES x 64 KiB with O_DIRECT to path,
- * going on past failures; the count of failed write() calls comes back
- * through *count_fd. */
-static pid_t spawn_failing_writer(const char *path, int *count_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		uint32_t failed = 0;
-		void *buf;
-		int fd;
-
-		h__child_prepare(fds[1]);
-		prctl(PR_SET_NAME, "errwriter");
-		fd = open(path, O_WRONLY | O_DIRECT);
-		if (fd < 0 || posix_memalign(&buf, 4096, WRITE_SIZE))
-			_exit(2);
-		memset(buf, 'e', WRITE_SIZE);
-		for (int i = 0; i < WRITES; i++)
-			if (pwrite(fd, buf, WRITE_SIZE, (off_t)i * WRITE_SIZE) != WRITE_SIZE)
-				failed++;
-		if (write(fds[1], &failed, sizeof(failed)) != sizeof(failed))
-			_exit(3);
-		_exit(0);
-	}
-	close(fds[1]);
-	h_track_child(pid);
-	*count_fd = fds[0];
-	return pid;
-}
-
-static uint32_t read_count(int fd)
-{
-	uint32_t failed = 0;
-
-	cr_assert_eq(read(fd, &failed, sizeof(failed)), (ssize_t)sizeof(failed),
-		     "the writer sent no count");
-	close(fd);
-	return failed;
-}
-
 /* The kinds of a JSON "errors" object: their sum, ENOSPC's in *enospc. */
 static int64_t errors_sum(struct h_jv obj, int64_t *enospc)
 {
@@ -136,8 +91,8 @@ Test(errors, writes_past_a_full_backing_file_are_the_writers_errors_in_json)
 
 	h_diskio_start(&d, H_ARGS("--json", "-D", loop->name, "0.5"), NULL);
 	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	writer = spawn_failing_writer(loop->path, &count_fd);
-	failed = read_count(count_fd);
+	writer = h_spawn_failing_writer("errwriter", loop->path, WRITE_SIZE, WRITES, &count_fd);
+	failed = h_failed_writes(count_fd);
 	h_expect_child_ok(writer, H_CHILD_TIMEOUT_MS);
 	h_diskio_finish(&d, 2);
 
@@ -173,8 +128,8 @@ Test(errors, writes_past_a_full_backing_file_in_batch_and_prom)
 	snprintf(prom, sizeof(prom), H_STATE_DIR "/errors-%d.prom", (int)getpid());
 	h_diskio_start(&d, H_ARGS("-b", "--prom", prom, "-D", loop->name, "0.5"), NULL);
 	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
-	writer = spawn_failing_writer(loop->path, &count_fd);
-	failed = read_count(count_fd);
+	writer = h_spawn_failing_writer("errwriter", loop->path, WRITE_SIZE, WRITES, &count_fd);
+	failed = h_failed_writes(count_fd);
 	h_expect_child_ok(writer, H_CHILD_TIMEOUT_MS);
 	h_diskio_finish(&d, 2);
 

@@ -90,37 +90,13 @@ static void set_delayacct(bool on)
 	cr_assert_eq(h_write_file(DELAYACCT_SYSCTL, on ? "1" : "0"), 0);
 }
 
-/* The mount of cgroup v1's controller (a word of its mount options). */
-static bool v1_mount(const char *controller, char *dir, size_t size)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char dev[256], mnt[1024], type[64], opts[512];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%255s %1023s %63s %511s %*d %*d", dev, mnt, type, opts) == 4) {
-		char *save = NULL;
-
-		if (strcmp(type, "cgroup"))
-			continue;
-		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			if (!strcmp(o, controller))
-				found = true;
-		if (found)
-			snprintf(dir, size, "%s", mnt);
-	}
-	fclose(f);
-	return found;
-}
-
 /* A new group of controller's v1 hierarchy, removed by undo(). */
 static const char *new_cgroup(const char *controller)
 {
 	char root[1024];
 	char *path;
 
-	if (!v1_mount(controller, root, sizeof(root)))
+	if (!h_cgroup_v1_mount(controller, root, sizeof(root)))
 		cr_skip_test("no cgroup v1 %s controller mounted (/proc/mounts)", controller);
 	cr_assert_lt(ncgroups, 4);
 	path = cgroups_made[ncgroups];

@@ -178,6 +178,9 @@ static void wait_for_events(struct run *run, uint64_t deadline_ns)
 			run->failed = true;
 			exiting = 1;
 		}
+		/* issue 46: trace mode streams, each event out within a poll */
+		if (err >= 0 && run->opts->trace)
+			check_output(run);
 		if (err >= 0)
 			view_take_input(&run->view, fds + 1, nwatched, &in);
 		apply_input(run, &in);

@@ -1293,6 +1293,32 @@ Test(render_json, lost_alone_is_valid)
 	free(c.buf);
 }
 
+/* issue 46: the start record, live JSON's first: its head and interval_s. */
+Test(render_json, start_record_head_and_interval)
+{
+	struct jnode root;
+	struct utsname uts;
+	struct cap c;
+	struct view v;
+	FILE *out = cap_open(&c);
+
+	view_json(&v, out);
+	v.interval_s = 0.25;
+	view_json_start(&v);
+	cap_close(&c);
+	cr_assert_eq(memchr(c.buf, '\n', c.len), c.buf + c.len - 1, "not one line: %s", c.buf);
+	json_parse_line(c.buf, c.len, &root);
+	cr_assert(jstr_is(jmust(&root, "type", J_STR), "start", 5));
+	cr_assert_eq(jkey_u64(&root, "schema"), 1);
+	cr_assert_eq(uname(&uts), 0);
+	cr_assert(jstr_is(jmust(&root, "host", J_STR), uts.nodename, strlen(uts.nodename)));
+	jmust(&root, "time", J_STR);
+	jmust(&root, "ts", J_NUM);
+	cr_assert_str_eq(jmust(&root, "interval_s", J_NUM)->str, "0.25");
+	j_free(&root);
+	free(c.buf);
+}
+
 /* ---- summary ---- */
 
 Test(render_summary, json)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "format.h"
 #include "ioprio.h"
 #include "view.h"
@@ -338,6 +339,19 @@ static void json_interval_end(struct view *v, const struct frame *f)
 			json_write_crash_event(w, NULL, &f->crash_events[i]);
 		jsonw_array_end(w);
 	}
+	jsonw_object_end(w);
+	jsonw_end_record(w);
+}
+
+void view_json_start(struct view *v)
+{
+	struct jsonw *w = &v->json;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	jsonw_object(w, NULL);
+	json_write_record_head(w, "start", &now, v->host);
+	jsonw_double(w, "interval_s", "%g", v->interval_s);
 	jsonw_object_end(w);
 	jsonw_end_record(w);
 }

@@ -71,6 +71,7 @@ struct view {
 					 * a replay: the recorded run's */
 	char record_filter[256];	/* a replay: the recorded run's filter, "" none */
 	double record_interval_s;	/* a replay: the recorded run's interval; 0 live */
+	double interval_s;		/* live JSON: INTERVAL, for the start record */
 	/* a replay: the gap in the record before the frame (ns since the
 	 * epoch; to 0: none), which the top view's header says */
 	uint64_t record_gap_from_ns, record_gap_to_ns;
@@ -139,6 +140,9 @@ void view_show_frame(struct view *v, const struct frame *f);
 
 /* The summary as batch lines and as a JSON record (the trace views use them too). */
 void view_batch_summary(struct view *v, const struct summary *s);
+/* Live JSON (intervals and trace mode): {"type":"start",…} as counting
+ * begins, the record a script waits for before it starts its workload. */
+void view_json_start(struct view *v);
 void view_json_summary(struct view *v, const struct summary *s);
 
 /* A name as one awk field: bytes <= 0x20 (space, tab, newline...), 0x7f,

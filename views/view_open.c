@@ -80,6 +80,12 @@ int view_open(struct view *v, const struct options *opts, bool utf8,
 		view_batch(v, out);
 	else if (open_top(v, opts, utf8, out))	/* view_is_top() */
 		return -1;
+	/* issue 46: live JSON says when counting begins; a replay has no such
+	 * moment (--diagnose says it its own way) */
+	if (!opts->quiet && !opts->diagnose_s && !opts->replay_dir && output == OUTPUT_JSON) {
+		v->start = view_json_start;
+		v->interval_s = opts->interval_s;
+	}
 	v->screen.utf8 = utf8;
 	v->screen.max_rows = opts->rows;
 	v->screen.clear = !opts->no_clear;

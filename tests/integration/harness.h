@@ -375,7 +375,8 @@ const char *h_diskio_next_line(struct h_diskio *d, int timeout_ms);
 
 /* A line that shows diskio is attached: batch/trace column line ("# time pid
  * comm ...", "# time_s pid ..."), a batch interval ("# time=..."), or any JSON
- * object but the final summary. */
+ * object but the start record and the final summary: with JSON, tests wait
+ * for the first interval (or event), as they did before the start record. */
 bool h_line_marks_attached(const char *line);
 
 /* A line that ends an interval: a JSON record of type interval (trace mode's
@@ -501,8 +502,8 @@ int h_json_sum_process(char *const *lines, size_t n, uint32_t pid, const char *d
  * Returns in how many lines it appeared. */
 int h_json_sum_device(char *const *lines, size_t n, const char *name, struct h_counters *sum);
 
-/* Assert that every line d printed is valid JSON: at least min_intervals
- * interval records, then one summary. */
+/* Assert that every line d printed is valid JSON: the start record first,
+ * at least min_intervals interval records, then one summary. */
 void h_expect_json_output(const struct h_diskio *d, int min_intervals);
 
 /* Sum of "lost":{"events":N} over the interval lines. */

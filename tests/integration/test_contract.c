@@ -123,9 +123,9 @@ static int64_t rfc3339_millis(const char *text)
 }
 
 /* The head every record has: type, time, ts (and schema, host). */
-static void check_record_head(const char *line, struct h_jv root, int counts[4])
+static void check_record_head(const char *line, struct h_jv root, int counts[5])
 {
-	static const char *const types[] = { "interval", "event", "crash", "summary" };
+	static const char *const types[] = { "interval", "event", "crash", "summary", "start" };
 	char type[32], time[64], ts[64];
 	struct h_jv v;
 	int64_t schema, millis;
@@ -135,9 +135,9 @@ static void check_record_head(const char *line, struct h_jv root, int counts[4])
 	cr_assert(kind_of(root) == K_OBJ, "not an object: %.300s", line);
 	cr_assert(h_json_get(root, "type", &v) && h_json_str(v, type, sizeof(type)) >= 0,
 		  "no \"type\": %.300s", line);
-	for (t = 0; t < 4 && strcmp(type, types[t]); t++)
+	for (t = 0; t < 5 && strcmp(type, types[t]); t++)
 		;
-	cr_assert_lt(t, 4, "unknown type %s: %.300s", type, line);
+	cr_assert_lt(t, 5, "unknown type %s: %.300s", type, line);
 	counts[t]++;
 	cr_assert(h_json_get(root, "time", &v) && h_json_str(v, time, sizeof(time)) >= 0,
 		  "no string \"time\": %.300s", line);
@@ -183,7 +183,7 @@ static pid_t spawn_segv(const char *comm)
 /* One run of diskio with args over known I/O and a crash: its records into
  * places, counted by type into counts. */
 static void run_and_walk(const char *const args[], const struct h_dev *zram,
-			 struct places *places, int counts[4])
+			 struct places *places, int counts[5])
 {
 	static const struct h_io ops[] = { { 'w', 0, BS, 64 }, { 'r', 0, BS, 32 } };
 	struct h_diskio d;
@@ -211,7 +211,7 @@ Test(contract, every_json_key_keeps_one_type_in_every_record)
 {
 	const struct h_dev *zram = h_zram_create(DEV_SIZE);
 	struct places places = { 0 };
-	int counts[4] = { 0 }, trace[4] = { 0 };
+	int counts[5] = { 0 }, trace[5] = { 0 };
 	bool clash = false;
 
 	run_and_walk(H_ARGS("--json", "-D", zram->name, INTERVAL), zram, &places, counts);
@@ -222,10 +222,12 @@ Test(contract, every_json_key_keeps_one_type_in_every_record)
 	cr_assert_geq(counts[0], 4, "%d interval records", counts[0]);
 	cr_assert_eq(counts[1] + counts[2], 0, "events or crash records without -T");
 	cr_assert_eq(counts[3], 2, "%d summaries", counts[3]);
+	cr_assert_eq(counts[4], 2, "%d start records in two runs", counts[4]);
 	cr_assert_geq(trace[0], 2, "-T: %d interval records", trace[0]);
 	cr_assert_eq(trace[1], 96, "-T: %d events for 96 I/Os", trace[1]);
 	cr_assert_eq(trace[2], 1, "-T: %d crash records", trace[2]);
 	cr_assert_eq(trace[3], 1, "-T: %d summaries", trace[3]);
+	cr_assert_eq(trace[4], 1, "-T: %d start records", trace[4]);
 
 	for (size_t i = 0; i < places.n; i++) {
 		unsigned int kinds = places.kinds[i] & ~(1U << K_NULL);

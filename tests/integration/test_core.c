@@ -161,6 +161,78 @@ static void exact_workload(const struct h_dev *dev, const char *comm, bool disca
 	h_diskio_free(&d);
 }
 
+/*
+ * Issue 46, the readiness contract: a script starts its workload the moment
+ * it reads the first line, the start record (JSON) or the column line
+ * (batch), with no sleep, and the workload (a process that exits at once)
+ * is counted whole: its rows are the known answer, which is the disk's
+ * /proc/diskstats delta (a fresh zram disk, no other I/O on it).
+ */
+static void counted_from_the_first_line(bool json)
+{
+	const struct h_dev *z = h_zram_create(DEV_SIZE);
+	struct h_diskstats before, after, delta;
+	struct h_counters sum = { 0 };
+	struct h_diskio d;
+	struct h_jv root, type;
+	const char *line;
+	pid_t pid;
+
+	cr_assert(h_diskstats_read(z->name, &before), "%s not in /proc/diskstats", z->name);
+	if (json)
+		h_diskio_start(&d, H_ARGS("--json", "-D", z->name, INTERVAL), NULL);
+	else
+		h_diskio_start(&d, H_ARGS("-b", "-D", z->name, INTERVAL), NULL);
+	line = h_diskio_next_line(&d, H_ATTACH_TIMEOUT_MS);
+	if (!line)
+		h_diskio_dump(&d, "no first line");
+	cr_assert_not_null(line, "diskio printed nothing within %d ms", H_ATTACH_TIMEOUT_MS);
+	if (json)
+		cr_assert(h_json_parse(line, &root) && h_json_get(root, "type", &type) &&
+			  h_json_str_eq(type, "start"), "the first record is not the start: %.300s",
+			  line);
+	else
+		cr_assert(!strncmp(line, "# time pid comm device ", 23),
+			  "the first line is not the column line: %.300s", line);
+	pid = h_spawn_io("dio-ready", z->path, rw_ops, 2, NULL);
+	h_expect_child_ok(pid, H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+	cr_assert(h_diskstats_read(z->name, &after));
+	delta = h_diskstats_delta(&before, &after);
+
+	if (json) {
+		h_expect_json_output(&d, 2);
+		h_json_sum_process(d.lines, d.nlines, pid, z->name, NULL, &sum);
+	} else {
+		for (size_t i = 0; i < d.nlines; i++) {
+			struct h_batch_row row;
+
+			if (d.lines[i][0] != '#' && h_batch_parse_row(d.lines[i], &row) &&
+			    row.pid == (uint32_t)pid)
+				h_counters_add(&sum, &row.c);
+		}
+	}
+	expect_counters("the workload's rows", &sum, &rw_expected);
+	cr_expect(delta.write_sectors * 512 == (uint64_t)rw_expected.write_bytes &&
+		  delta.read_sectors * 512 == (uint64_t)rw_expected.read_bytes &&
+		  delta.write_ios == (uint64_t)rw_expected.write_ios &&
+		  delta.read_ios == (uint64_t)rw_expected.read_ios,
+		  "%s's /proc/diskstats: read %" PRIu64 " ios %" PRIu64 " sectors, write %" PRIu64
+		  " ios %" PRIu64 " sectors: not the workload alone", z->name, delta.read_ios,
+		  delta.read_sectors, delta.write_ios, delta.write_sectors);
+	h_diskio_free(&d);
+}
+
+Test(core, workload_begun_at_the_start_record_is_counted_whole)
+{
+	counted_from_the_first_line(true);
+}
+
+Test(core, workload_begun_at_the_column_line_is_counted_whole)
+{
+	counted_from_the_first_line(false);
+}
+
 /* 1. zram is bio-based: block_bio_queue/complete only. */
 Test(core, zram_exact_counts_and_diskstats)
 {

@@ -552,6 +552,7 @@ struct trace_out {
 	int64_t other_dev;	/* records of another device than the -D one */
 	int64_t invalid_json;
 	int64_t intervals, iv_events, iv_lost, iv_bad_lost;
+	int64_t starts, starts_late;	/* JSON: start records, those not first */
 	bool summary;
 	int64_t s_events, s_lost;
 	int64_t s_ringbuf, s_perf, s_inflight;
@@ -650,7 +651,10 @@ static void analyze(char *text, bool json, const char *device, struct trace_out 
 				cr_log_error("invalid JSON line: %.400s", line);
 			continue;
 		}
-		if (trace_is_summary(line)) {
+		if (!strncmp(line, "{\"type\":\"start\",", 16)) {
+			o->starts++;
+			o->starts_late += o->lines > 1;
+		} else if (trace_is_summary(line)) {
 			o->summary = true;
 			if (!h_json_get_int(root, "events", &o->s_events) ||
 			    !json_lost(root, &o->s_lost, &o->s_ringbuf, &o->s_perf, &o->s_inflight,
@@ -774,6 +778,8 @@ static void expect_exact(const char *what, const struct exact_result *res)
 	cr_expect_eq(o->iv_bad_lost, 0, "%s: %" PRId64 " interval lines with a bad lost count",
 		     what, o->iv_bad_lost);
 	cr_expect_geq(o->intervals, 4, "%s: only %" PRId64 " interval lines", what, o->intervals);
+	cr_expect(o->starts_late == 0 && o->starts <= 1, "%s: %" PRId64 " start records, %" PRId64
+		  " not the first line", what, o->starts, o->starts_late);
 	cr_expect_eq(o->s_events, received, "%s: summary events=%" PRId64 " but %" PRId64
 		     " records printed", what, o->s_events, received);
 	cr_expect_eq(o->iv_events, received, "%s: interval events sum to %" PRId64 " but %" PRId64
@@ -889,6 +895,7 @@ Test(trace, json_lines_valid_and_lost_object_consistent)
 
 	exact_run(z, RING, TINY_KB, true, &res);
 	expect_exact("zram, 4 KiB ring buffer, --json", &res);
+	cr_expect_eq(res.o.starts, 1, "%" PRId64 " start records", res.o.starts);
 	cr_expect_gt(res.o.s_lost, 0, "nothing lost: the lost objects were not exercised");
 	cr_expect_eq(res.o.s_ringbuf + res.o.s_unseen, res.o.s_lost, "summary lost %" PRId64
 		     " but by_cause.ringbuf_full=%" PRId64 " completion_unseen=%" PRId64,
@@ -1076,4 +1083,47 @@ Test(trace, zram_known_io_batch_lines_have_8_fields)
 Test(trace, loop_known_io_batch_lines_have_8_fields)
 {
 	known_io(h_loop_create(DEV_SIZE), "trace-lb", "trace-lb", false);
+}
+
+/*
+ * Issue 46: -T streams.  With a 10 s interval and stdout a pipe, a write's
+ * line comes long before its interval ends: diskio reads the channel and
+ * flushes what it printed every 50 ms.  The bound, a second after the
+ * writer ended, leaves room for a busy machine; without streaming the line
+ * would wait for the interval's end, 10 s after the start.
+ */
+Test(trace, batch_event_arrives_before_its_interval_ends)
+{
+	static const struct h_io one_write[] = { { 'w', 0, 4096, 1 } };
+	const struct h_dev *z = h_zram_create(DEV_SIZE);
+	struct h_diskio d;
+	int64_t ended_ms, seen_ms = -1;
+	pid_t pid;
+
+	h_diskio_start(&d, H_ARGS("-T", "-b", "-D", z->name, "10"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	pid = h_spawn_io("trace-now", z->path, one_write, 1, NULL);
+	h_expect_child_ok(pid, H_CHILD_TIMEOUT_MS);
+	ended_ms = h_now_ms();
+	for (;;) {
+		int64_t left = ended_ms + 8000 - h_now_ms();
+		const char *line = h_diskio_next_line(&d, left > 0 ? (int)left : 0);
+		int line_pid;
+
+		if (!line)
+			break;
+		if (line[0] != '#' && sscanf(line, "%*f %d", &line_pid) == 1 && line_pid == pid) {
+			seen_ms = h_now_ms();
+			break;
+		}
+	}
+	if (seen_ms < 0)
+		h_diskio_dump(&d, "no event line");
+	cr_assert_geq(seen_ms, 0, "no line of the write within 8 s (the interval is 10 s)");
+	cr_log_info("the write's line came %" PRId64 " ms after its writer ended",
+		    seen_ms - ended_ms);
+	cr_expect_lt(seen_ms - ended_ms, 1000, "the write's line came %" PRId64 " ms after its "
+		     "writer ended: not streamed", seen_ms - ended_ms);
+	h_diskio_stop(&d, SIGINT, 5000);
+	h_diskio_free(&d);
 }

@@ -174,19 +174,18 @@ static struct file_seen *seen_of(struct files *f, size_t sorted, const struct fi
 	return s;
 }
 
-static void take_change(struct file_seen *s, const struct file_counts *now)
+/* The interval's counts of a file (the kernel's, drained). */
+static void take_change(struct file_seen *s, const struct file_counts *interval)
 {
-	const uint64_t values[4] = { now->bytes[0], now->bytes[1], now->ios[0], now->ios[1] };
-	const uint64_t seen[4] = { s->seen.bytes[0], s->seen.bytes[1], s->seen.ios[0],
-				   s->seen.ios[1] };
+	const uint64_t values[4] = { interval->bytes[0], interval->bytes[1], interval->ios[0],
+				     interval->ios[1] };
 
 	for (int i = 0; i < 4; i++) {
-		s->delta[i] = values[i] - seen[i];	/* modulo 2^64 */
-		s->total[i] += s->delta[i];
+		s->delta[i] = values[i];
+		s->total[i] += values[i];
 	}
-	if (now->flags & FILE_UNLINKED)
+	if (interval->flags & FILE_UNLINKED)
 		s->unlinked = true;
-	s->seen = *now;
 }
 
 int files_row_order(const void *pa, const void *pb)

@@ -3,8 +3,9 @@
  * --files (issue 35): the kernel's counts per (row, file) turned into an
  * interval's file rows, and the files' names.
  *
- * The kernel's file_counts are running totals, like the rows': each step
- * takes the change since the last one.  A file is named when the kernel
+ * The kernel's file counts are the interval's (each snapshot drains its
+ * map): each step adds them to the files' totals since start.  A file is
+ * named when the kernel
  * sends its names (files_name_event()), against the mount table as it is
  * then, so that a file deleted or a filesystem unmounted since keeps its
  * path; a file never named shows as "MAJ:MIN:INO".  Pure but for reading
@@ -40,7 +41,6 @@ struct file_row {
 
 struct file_seen {
 	struct file_key key;
-	struct file_counts seen;	/* as last read */
 	uint64_t total[4];		/* since start: bytes r/w, ios r/w */
 	uint64_t delta[4];		/* this step */
 	bool unlinked;

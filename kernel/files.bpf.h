@@ -36,12 +36,28 @@
  * kernel has none, or without --files. */
 const volatile __u64 iomap_dio_end_io = 0;
 
-struct {
+/*
+ * The counts of one interval per (row, file), in one of two maps: user space
+ * points file_counts at the other at the end of an interval (the kernel
+ * waits, in that syscall, for the programs still using the first), then
+ * reads the first and empties it.  So a map holds one interval's files, not
+ * the run's, and no count is added while it is read.
+ */
+struct file_counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FILE_COUNTS_ENTRIES);
 	__type(key, struct file_key);
 	__type(value, struct file_counts);
-} file_counts SEC(".maps");
+} file_counts_a SEC(".maps"), file_counts_b SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct file_counts_map);
+} file_counts SEC(".maps") = {
+	.values = { [0] = &file_counts_a },
+};
 
 /* A file whose name was sent: its inode's address, so that another inode
  * of the same number (the file deleted, the number used again) is named
@@ -215,6 +231,8 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 	struct file_key key = {};
 	struct file_counts *counts;
 	struct file_facts f = {};
+	__u32 zero = 0;
+	void *map;
 	struct dentry *dentry = NULL;
 	struct file *file = direct_io_file(bio);
 
@@ -238,11 +256,14 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 	} else if (key.kind == FILE_KIND_FILE) {
 		key.kind = FILE_KIND_UNKNOWN;
 	}
-	counts = bpf_map_lookup_elem(&file_counts, &key);
+	map = bpf_map_lookup_elem(&file_counts, &zero);
+	if (!map)
+		return;
+	counts = bpf_map_lookup_elem(map, &key);
 	if (!counts) {
 		struct file_counts fresh = {};
 
-		counts = lookup_or_try_init(&file_counts, &key, &fresh);
+		counts = lookup_or_try_init(map, &key, &fresh);
 		if (!counts) {
 			/* once an I/O, where it is counted as one (as rows) */
 			if (ios)

@@ -291,10 +291,13 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 	/* Without --files its maps are not made: the programs' references to
 	 * them are in code the verifier drops (files_mode). */
 	bpf_map__set_autocreate(skel->maps.file_counts, plan->file_counts_entries != 0);
+	bpf_map__set_autocreate(skel->maps.file_counts_a, plan->file_counts_entries != 0);
+	bpf_map__set_autocreate(skel->maps.file_counts_b, plan->file_counts_entries != 0);
 	bpf_map__set_autocreate(skel->maps.file_names_sent, plan->file_names_sent_entries != 0);
 	bpf_map__set_autocreate(skel->maps.file_name_scratch, plan->file_name_scratch_entries != 0);
 	if (plan->file_counts_entries) {
-		bpf_map__set_max_entries(skel->maps.file_counts, plan->file_counts_entries);
+		bpf_map__set_max_entries(skel->maps.file_counts_a, plan->file_counts_entries);
+		bpf_map__set_max_entries(skel->maps.file_counts_b, plan->file_counts_entries);
 		bpf_map__set_max_entries(skel->maps.file_names_sent, plan->file_names_sent_entries);
 		bpf_map__set_max_entries(skel->maps.file_name_scratch,
 					 plan->file_name_scratch_entries);
@@ -391,6 +394,12 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		     strerror(-err));
 		return -1;
 	}
+	/* --files: file_counts points at file_counts_a (files.bpf.h) */
+	l->file_maps = (struct file_count_maps){
+		.outer = bpf_map__fd(l->skel->maps.file_counts),
+		.in_use = bpf_map__fd(l->skel->maps.file_counts_a),
+		.spare = bpf_map__fd(l->skel->maps.file_counts_b),
+	};
 	err = diskio_bpf__attach(l->skel);
 	if (!err)
 		err = attach_bio_complete(l);
@@ -444,7 +453,7 @@ static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 				bpf_map__fd(skel->maps.inflight_ids) : -1,
 		.stack_counts = rows && l->opts->stacks ? bpf_map__fd(skel->maps.stack_counts) : -1,
 		.stack_traces = bpf_map__fd(skel->maps.stack_traces),
-		.file_counts = rows && l->opts->files ? bpf_map__fd(skel->maps.file_counts) : -1,
+		.files = rows && l->opts->files ? &l->file_maps : NULL,
 		.stack_ids_read = l->stack_ids_read,
 		.nstack_ids = l->nstack_ids,
 	};

@@ -272,6 +272,29 @@ static int read_stacks(struct snapshot *s, const struct snapshot_maps *maps)
 	return err;
 }
 
+/*
+ * --files: the counts since the last snapshot.  file_counts is pointed at
+ * the spare map; the kernel returns from that update once no program uses
+ * the map it held (a map-in-map update waits for them), which is then read,
+ * with nothing adding to it, and emptied to be the next spare.  Entries of
+ * a read that failed stay in it, to be read with the next interval's.
+ */
+static int drain_files(struct snapshot *s, struct file_count_maps *files)
+{
+	__u32 zero = 0;
+	int drained = files->in_use, err;
+
+	if (bpf_map_update_elem(files->outer, &zero, &files->spare, BPF_ANY))
+		return -errno;
+	files->in_use = files->spare;
+	files->spare = drained;
+	err = copy_map(drained, ENTRY_ARRAY(s, files, struct snapshot_file, key, counts));
+	for (size_t i = 0; !err && i < s->nfiles; i++)
+		if (bpf_map_delete_elem(drained, &s->files[i].key) && errno != ENOENT)
+			err = -errno;
+	return err;
+}
+
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus)
 {
 	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
@@ -310,9 +333,8 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 		err = copy_map(maps->row_latency,
 			       ENTRY_ARRAY(s, row_latency, struct snapshot_row_latency, key, latency));
 	/* After the rows: a file's counts are at most its row's. */
-	if (!err && maps->file_counts >= 0)
-		err = copy_map(maps->file_counts,
-			       ENTRY_ARRAY(s, files, struct snapshot_file, key, counts));
+	if (!err && maps->files)
+		err = drain_files(s, maps->files);
 	/* After the rows: a stack's counts are at most its row's. */
 	if (!err && maps->stack_counts >= 0)
 		err = read_stacks(s, maps);

@@ -26,6 +26,13 @@ struct retired_slots {
 	size_t n, capacity;
 };
 
+/* --files' counts (files.bpf.h): file_counts (outer) points at the map in
+ * use; the spare is empty.  A snapshot swaps them and empties the map it
+ * took out. */
+struct file_count_maps {
+	int outer, in_use, spare;
+};
+
 struct snapshot_maps {
 	int lost, crash_counts;
 	/* The rows: key -> slot (row_index), the slots' per-CPU counters
@@ -37,7 +44,7 @@ struct snapshot_maps {
 	int device_flushes;
 	int row_errors;		/* issue 45: with row_index; -1: none */
 	int stack_counts, stack_traces;		/* --stacks */
-	int file_counts;			/* --files */
+	struct file_count_maps *files;		/* --files; NULL without */
 	/* --stacks: ids whose frames were given in an earlier snapshot (one
 	 * byte each, ids below nstack_ids); set here as they are read. */
 	uint8_t *stack_ids_read;

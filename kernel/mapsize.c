@@ -218,8 +218,9 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->exited_waits_entries, sizeof(struct task_id),
 				sizeof(struct task_waits), false, false, nr_cpus);
 	if (plan->file_counts_entries) {
-		bytes += hash_map_bytes(plan->file_counts_entries, sizeof(struct file_key),
-					sizeof(struct file_counts), false, false, nr_cpus);
+		/* two: the interval's and the spare (files.bpf.h) */
+		bytes += 2 * hash_map_bytes(plan->file_counts_entries, sizeof(struct file_key),
+					    sizeof(struct file_counts), false, false, nr_cpus);
 		bytes += hash_map_bytes(plan->file_names_sent_entries, 16, sizeof(__u64), false,
 					true, nr_cpus);
 		bytes += array_map_bytes(plan->file_name_scratch_entries,

@@ -56,7 +56,8 @@ struct snapshot_trace {
 	uint64_t frames[STACK_MAX_FRAMES];
 };
 
-/* --files: an entry of the kernel's file_counts. */
+/* --files: a (row, file)'s counts since the last snapshot (the kernel's
+ * map of the interval, drained: files.bpf.h). */
 struct snapshot_file {
 	struct file_key key;
 	struct file_counts counts;

@@ -326,3 +326,130 @@ Test(files, batch_lines_escape_paths)
 	cr_assert_eq(others, 2 * 65536, "[other files]: %" PRId64 " bytes", others);
 	h_diskio_free(&d);
 }
+
+/* ---- issue 47: a file map that never goes blind ---- */
+
+#define BURST_FILES	20000	/* more than the kernel map's FILE_COUNTS_ENTRIES */
+
+/* A child "burst" that writes 4 KiB to each of n new files in dir, then
+ * syncs the filesystem. */
+static pid_t spawn_burst(const char *dir, int n)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		static char page[4096];
+		char path[PATH_MAX + 16];
+		int dfd;
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, "burst");
+		memset(page, 'b', sizeof(page));
+		for (int i = 0; i < n; i++) {
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/f%05d", dir, i);
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+				_exit(H_IO_ERR_WRITE);
+			close(fd);
+		}
+		dfd = open(dir, O_RDONLY | O_DIRECTORY);
+		if (dfd < 0 || syncfs(dfd))
+			_exit(H_IO_ERR_FSYNC);
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/* The interval's "lost"."by_cause"."files_map_full". */
+static int64_t files_map_full(struct h_jv interval)
+{
+	struct h_jv lost, causes;
+	int64_t n = -1;
+
+	cr_assert(h_json_get(interval, "lost", &lost) && h_json_get(lost, "by_cause", &causes) &&
+		  h_json_get_int(causes, "files_map_full", &n), "no lost.by_cause.files_map_full");
+	return n;
+}
+
+/*
+ * 20,000 small files written and synced (more distinct files than the
+ * kernel's map holds), then, intervals later, 1 MiB written with O_DIRECT
+ * to one file: its line has the 1 MiB, its writer's, and no interval it is
+ * in lost a file count.  With a map of the run's files, full after the
+ * burst, the file had no line at all.
+ */
+static void not_blind_after_a_burst(const struct h_dev *disk, const char *mnt)
+{
+	static const struct h_io one_mib[] = { { 'w', 0, 4096, 256 } };
+	char dir[PATH_MAX], big[PATH_MAX];
+	int64_t burst_lost = 0, written = 0, lines = 0;
+	struct h_diskio d;
+
+	snprintf(dir, sizeof(dir), "%s/burst", mnt);
+	snprintf(big, sizeof(big), "%s/big", mnt);
+	cr_assert(!mkdir(dir, 0755));
+	make_file(big, MiB, false);
+	run_ok(H_ARGS("sync"));
+
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", disk->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	h_expect_child_ok(spawn_burst(dir, BURST_FILES), 120000);
+	h_diskio_wait_new_intervals(&d, 2, 10000);
+	h_expect_child_ok(h_spawn_io("one-mib", big, one_mib, 1, NULL), H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 2);
+
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv root, files, e, v;
+		size_t pos = 0;
+		char path[PATH_MAX + 32], comm[64];
+		bool has_big = false;
+
+		if (!h_json_is_interval(d.lines[i]) || !h_json_parse(d.lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "files", &files), "no files: %.300s", d.lines[i]);
+		while (h_json_next_elem(files, &pos, &e)) {
+			int64_t n;
+
+			cr_assert(h_json_get(e, "path", &v) && h_json_str(v, path, sizeof(path)) >= 0);
+			if (strcmp(path, big))
+				continue;
+			has_big = true;
+			lines++;
+			cr_assert(h_json_get(e, "comm", &v) && h_json_str(v, comm, sizeof(comm)) >= 0);
+			cr_expect_str_eq(comm, "one-mib", "%s written by %s", big, comm);
+			cr_assert(h_json_get_int(e, "write_bytes", &n));
+			written += n;
+		}
+		if (has_big)
+			cr_expect_eq(files_map_full(root), 0, "the interval of %s lost %" PRId64
+				     " file counts", big, files_map_full(root));
+		else
+			burst_lost += files_map_full(root);
+	}
+	cr_log_info("%s: the burst's intervals lost %" PRId64 " file counts (map full); %s: "
+		    "%" PRId64 " lines", disk->name, burst_lost, big, lines);
+	if (written != MiB)
+		h_diskio_dump(&d, "the 1 MiB file's line");
+	cr_assert_eq(written, MiB, "%s: %" PRId64 " bytes written on its lines", big, written);
+	h_diskio_free(&d);
+}
+
+Test(files, a_later_file_is_counted_after_a_burst_on_ext4)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	not_blind_after_a_burst(zram, h_ext4_mount(zram)->path);
+}
+
+Test(files, a_later_file_is_counted_after_a_burst_on_xfs)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+
+	not_blind_after_a_burst(zram, h_xfs_mount(zram)->path);
+}

@@ -75,12 +75,15 @@ static int compare_name(const void *key, const void *element)
 		return a->fs_dev < b->fs_dev ? -1 : 1;
 	if (a->ino != b->ino)
 		return a->ino < b->ino ? -1 : 1;
+	if (a->generation != b->generation)
+		return a->generation < b->generation ? -1 : 1;
 	return 0;
 }
 
-static const char *name_of(const struct files *f, uint32_t fs_dev, uint64_t ino)
+static const char *name_of(const struct files *f, const struct file_key *key)
 {
-	struct file_name want = { .fs_dev = fs_dev, .ino = ino };
+	struct file_name want = { .fs_dev = key->fs_dev, .ino = key->ino,
+				  .generation = key->generation };
 	size_t at = sorted_find(&want, f->names, f->nnames, sizeof(*f->names), compare_name);
 
 	/* sorted_find() gives where it would be */
@@ -119,7 +122,8 @@ int files_name_event(struct files *f, const void *data, size_t size)
 	path = mounted_path(f, event.fs_dev, inside);
 	if (!path)
 		return 0;
-	want = (struct file_name){ .fs_dev = event.fs_dev, .ino = event.ino, .path = path };
+	want = (struct file_name){ .fs_dev = event.fs_dev, .ino = event.ino,
+				   .generation = event.generation, .path = path };
 	at = sorted_find_after(&want, f->names, f->nnames, sizeof(*f->names), compare_name);
 	if (at > 0 && !compare_name(&want, &f->names[at - 1])) {
 		/* named again (out of the kernel's LRU, or a new file of that
@@ -225,7 +229,7 @@ static const char *path_of(struct files *f, const struct file_key *key)
 		return FILES_METADATA;
 	if (key->kind != FILE_KIND_FILE)
 		return FILES_UNKNOWN;
-	named = name_of(f, key->fs_dev, key->ino);
+	named = name_of(f, key);
 	if (named)
 		return named;
 	snprintf(text, sizeof(text), "%u:%u:%llu", key->fs_dev >> MINORBITS,

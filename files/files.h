@@ -46,8 +46,11 @@ struct file_seen {
 	bool unlinked;
 };
 
+/* A file's name, by its identity: filesystem, inode number and generation
+ * (a number given again is another file, with a name of its own). */
 struct file_name {
 	uint32_t fs_dev;
+	uint32_t generation;
 	uint64_t ino;
 	char *path;
 };
@@ -59,7 +62,7 @@ struct files {
 	bool mountinfo_read;		/* in this step already */
 	struct file_seen *seen;		/* sorted by key */
 	size_t nseen, seen_capacity;
-	struct file_name *names;	/* sorted by (fs_dev, ino) */
+	struct file_name *names;	/* sorted by (fs_dev, ino, generation) */
 	size_t nnames, names_capacity;
 	struct file_row *rows;
 	size_t nrows, rows_capacity;

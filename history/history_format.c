@@ -257,6 +257,8 @@ const struct history_field history_fields[] = {
 	UINT(HK_FILE, 14, struct file_row, bytes[IO_WRITE], "write_bytes"),
 	UINT(HK_FILE, 15, struct file_row, ios[IO_READ], "read_ios"),
 	UINT(HK_FILE, 16, struct file_row, ios[IO_WRITE], "write_ios"),
+	/* issue 47: a number given again is another file (0: not recorded) */
+	UINT(HK_FILE, 17, struct file_row, key.generation, "generation"),
 
 	/* --stacks: each follows the ROW it is one of the top stacks of */
 	SPECIAL(HK_STACK, HF_STACK_KERNEL_STATE, HT_UNSIGNED, "kernel_state"),

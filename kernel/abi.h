@@ -680,6 +680,10 @@ struct file_key {
 	__u64 ino;		/* the file's inode number */
 	__u32 fs_dev;		/* its filesystem's s_dev (MKDEV) */
 	__u32 kind;		/* enum file_kind */
+	/* the inode's i_generation (issue 47): a number the filesystem gives
+	 * again (ext4 and XFS do, once a file is deleted) is another file */
+	__u32 generation;
+	__u32 pad;
 };
 
 #define FILE_UNLINKED	1	/* file_counts.flags: i_nlink was 0 at an I/O */
@@ -711,7 +715,7 @@ struct file_name_event {
 	__u32 depth;
 	__u32 flags;		/* FILE_NAME_* */
 	__u32 bytes;
-	__u32 pad;
+	__u32 generation;	/* the inode's i_generation (struct file_key) */
 	/* room for one more name read at the last offset */
 	char names[FILE_NAMES_BYTES + FILE_NAME_MAX];
 };

@@ -60,12 +60,12 @@ struct {
 };
 
 /* A file whose name was sent: its inode's address, so that another inode
- * of the same number (the file deleted, the number used again) is named
- * anew. */
+ * of the same number and generation (out of the table and in again) is
+ * named anew. */
 struct file_id {
 	__u64 ino;
 	__u32 fs_dev;
-	__u32 pad;
+	__u32 generation;
 };
 
 struct {
@@ -121,6 +121,7 @@ static __always_inline void send_file_name(void *ctx, struct dentry *dentry,
 	event->type = EVENT_FILE_NAME;
 	event->fs_dev = id->fs_dev;
 	event->ino = id->ino;
+	event->generation = id->generation;
 	event->depth = 0;
 	event->flags = 0;
 	for (int i = 0; i < FILE_PATH_DEPTH + 1 && dentry; i++) {
@@ -175,14 +176,16 @@ struct file_facts {
 	struct inode *host;
 	__u64 ino;
 	__u32 fs_dev;
+	__u32 generation;
 };
 
-/* host's number, filesystem and links, read through host: a BTF pointer
+/* host's number, generation, filesystem and links, read through host: a BTF pointer
  * (direct loads) or a plain address (bpf_probe_read_kernel()). */
 static __always_inline void inode_ids(struct inode *host, bool direct, struct file_facts *f)
 {
 	f->host = host;
 	f->ino = direct ? host->i_ino : BPF_CORE_READ(host, i_ino);
+	f->generation = direct ? host->i_generation : BPF_CORE_READ(host, i_generation);
 	f->fs_dev = direct ? host->i_sb->s_dev : BPF_CORE_READ(host, i_sb, s_dev);
 	f->nlink = direct ? host->i_nlink : BPF_CORE_READ(host, i_nlink);
 }
@@ -253,6 +256,7 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 	if (key.kind == FILE_KIND_FILE && f.host) {
 		key.ino = f.ino;
 		key.fs_dev = f.fs_dev;
+		key.generation = f.generation;
 	} else if (key.kind == FILE_KIND_FILE) {
 		key.kind = FILE_KIND_UNKNOWN;
 	}
@@ -279,7 +283,8 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 	if (!f.nlink && !(counts->flags & FILE_UNLINKED))
 		__sync_fetch_and_or(&counts->flags, FILE_UNLINKED);
 	{
-		struct file_id id = { .ino = key.ino, .fs_dev = key.fs_dev };
+		struct file_id id = { .ino = key.ino, .fs_dev = key.fs_dev,
+				      .generation = key.generation };
 
 		name_file(ctx, f.host, dentry, &id);
 	}

@@ -211,7 +211,47 @@ static void name(struct files *f, uint64_t ino, const char *leaf)
 	cr_assert_eq(files_name_event(f, &e, size), 0);
 }
 
+/* The same, of the inode's generation gen. */
+static void name_generation(struct files *f, uint64_t ino, uint32_t gen, const char *leaf)
+{
+	struct file_name_event e;
+	size_t size = event_of(&e, true, 2, leaf, "dir");
+
+	e.ino = ino;
+	e.generation = gen;
+	cr_assert_eq(files_name_event(f, &e, size), 0);
+}
+
 TestSuite(files_rows, .init = write_mountinfo, .fini = remove_mountinfo);
+
+/* issue 47: a file deleted, its number given to a new file (another
+ * generation): two lines, each with its own name and counts, -a too. */
+Test(files_rows, an_inode_number_given_again_is_another_file)
+{
+	struct files f;
+	struct snapshot_file s[2] = {
+		entry(7, "dd", FILE_KIND_FILE, 12, 0, 8 << 20),
+		entry(7, "dd", FILE_KIND_FILE, 12, 0, 4 << 20),
+	};
+
+	s[0].key.generation = 100;
+	s[1].key.generation = 101;
+	files_init(&f, mountinfo_path);
+	name_generation(&f, 12, 100, "a");
+	cr_assert_eq(files_step(&f, s, 1, false, 0), 0);
+	name_generation(&f, 12, 101, "b");
+	cr_assert_eq(files_step(&f, s + 1, 1, false, 0), 0);
+	cr_assert_eq(f.nrows, 1);
+	cr_assert_str_eq(f.rows[0].path, "/mnt/x/dir/b");
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 4 << 20);
+	cr_assert_eq(files_step(&f, NULL, 0, true, 0), 0);
+	cr_assert_eq(f.nrows, 2, "one line for two files");
+	cr_assert_str_eq(f.rows[0].path, "/mnt/x/dir/a");
+	cr_assert_eq(f.rows[0].bytes[IO_WRITE], 8 << 20);
+	cr_assert_str_eq(f.rows[1].path, "/mnt/x/dir/b");
+	cr_assert_eq(f.rows[1].bytes[IO_WRITE], 4 << 20);
+	files_free(&f);
+}
 
 Test(files_rows, an_interval_shows_the_changes_named)
 {

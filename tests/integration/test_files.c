@@ -139,13 +139,14 @@ static void add_line(struct file_sum *s, struct h_jv e)
 		s->deleted = true;
 }
 
-/* The files lines of every interval record whose path is path (NULL: all)
- * on device. */
-static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
+/* The files lines of the interval records from line first on whose path is
+ * path (NULL: all) on device. */
+static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, const char *device,
+				    const char *path)
 {
 	struct file_sum s = { 0 };
 
-	for (size_t i = 0; i < d->nlines; i++) {
+	for (size_t i = first; i < d->nlines; i++) {
 		struct h_jv root, files, e, v;
 		size_t pos = 0;
 		char got[PATH_MAX + 32];
@@ -164,6 +165,12 @@ static struct file_sum sum_files(const struct h_diskio *d, const char *device, c
 		}
 	}
 	return s;
+}
+
+/* The same over every interval record. */
+static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
+{
+	return sum_files_of(d, 0, device, path);
 }
 
 /* The acceptance list on the filesystem mounted at mnt, on disk. */
@@ -452,4 +459,97 @@ Test(files, a_later_file_is_counted_after_a_burst_on_xfs)
 	const struct h_dev *zram = h_zram_create(DEV_SIZE);
 
 	not_blind_after_a_burst(zram, h_xfs_mount(zram)->path);
+}
+
+/* ---- issue 47: an inode number given again ---- */
+
+#define REUSE_NOT_REUSED	77	/* the child's exit: b did not get a's number */
+
+/* A child "reuser": 8 MiB to mnt/a, fsync, a deleted and the filesystem
+ * synced, then 4 MiB to mnt/b, which must have had a's inode number. */
+static pid_t spawn_reuser(const char *mnt, const char *a, const char *b)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		static char chunk[1 << 20];
+		struct stat st;
+		ino_t ino_a;
+		int fd, dfd;
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, "reuser");
+		memset(chunk, 'r', sizeof(chunk));
+		fd = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		for (int i = 0; fd >= 0 && i < 8; i++)
+			if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk))
+				_exit(H_IO_ERR_WRITE);
+		if (fd < 0 || fsync(fd) || fstat(fd, &st) || close(fd) || unlink(a))
+			_exit(H_IO_ERR_FSYNC);
+		ino_a = st.st_ino;
+		dfd = open(mnt, O_RDONLY | O_DIRECTORY);
+		if (dfd < 0 || syncfs(dfd))
+			_exit(H_IO_ERR_FSYNC);
+		fd = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || fstat(fd, &st))
+			_exit(H_IO_ERR_OPEN);
+		if (st.st_ino != ino_a)
+			_exit(REUSE_NOT_REUSED);
+		for (int i = 0; i < 4; i++)
+			if (write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk))
+				_exit(H_IO_ERR_WRITE);
+		_exit(fsync(fd) ? H_IO_ERR_FSYNC : H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/*
+ * ext4 gives a deleted file's inode number to the next file made in its
+ * group.  One process writes a, deletes it, writes b, which gets a's
+ * number: with -a, the last interval has two lines, a's 8 MiB and b's
+ * 4 MiB, each under its own name (one line "b" of 12 MiB before: a file
+ * was its number).
+ */
+Test(files, an_inode_number_given_again_is_another_file_on_ext4)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	char a[PATH_MAX], b[PATH_MAX];
+	struct file_sum sa, sb;
+	struct h_diskio d;
+	size_t last = 0;
+	int status;
+	pid_t pid;
+
+	snprintf(a, sizeof(a), "%s/a", mnt);
+	snprintf(b, sizeof(b), "%s/b", mnt);
+	h_diskio_start(&d, H_ARGS("--json", "-a", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	pid = spawn_reuser(mnt, a, b);
+	cr_assert_eq(h_wait_pid(pid, 60000, &status), 0, "the reuser did not end");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == REUSE_NOT_REUSED) {
+		h_diskio_stop(&d, SIGINT, 5000);
+		h_diskio_free(&d);
+		cr_skip_test("ext4 gave b another inode number than a's");
+	}
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == H_IO_OK, "the reuser: %s",
+		  h_status_str(status, (char[64]){ 0 }, 64));
+	h_diskio_finish(&d, 2);
+	/* -a: the last interval's lines are the run's totals */
+	for (size_t i = 0; i < d.nlines; i++)
+		if (h_json_is_interval(d.lines[i]))
+			last = i;
+	sa = sum_files_of(&d, last, zram->name, a);
+	sb = sum_files_of(&d, last, zram->name, b);
+	cr_expect_eq(sa.lines, 1, "%d lines of %s", sa.lines, a);
+	cr_expect_eq(sa.write_bytes, 8 * MiB, "%s: %" PRId64 " bytes written", a, sa.write_bytes);
+	cr_expect_eq(sb.lines, 1, "%d lines of %s", sb.lines, b);
+	cr_expect_eq(sb.write_bytes, 4 * MiB, "%s: %" PRId64 " bytes written", b, sb.write_bytes);
+	if (sa.write_bytes != 8 * MiB || sb.write_bytes != 4 * MiB)
+		h_diskio_dump(&d, "a and b");
+	h_diskio_free(&d);
 }

@@ -227,6 +227,8 @@ static const char *path_of(struct files *f, const struct file_key *key)
 
 	if (key->kind == FILE_KIND_METADATA)
 		return FILES_METADATA;
+	if (key->kind == FILE_KIND_SWAP)
+		return FILES_SWAP;
 	if (key->kind != FILE_KIND_FILE)
 		return FILES_UNKNOWN;
 	named = name_of(f, key);

@@ -23,6 +23,7 @@
 
 #define FILES_METADATA	"[metadata]"
 #define FILES_UNKNOWN	"[unknown]"
+#define FILES_SWAP	"[swap]"
 #define FILES_OTHERS	"[other files]"
 /* A file_row's key.kind beyond enum file_kind: the files cut by --files-top. */
 #define FILES_KIND_OTHERS	3

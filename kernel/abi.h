@@ -629,7 +629,9 @@ struct task_waits {
 enum file_kind {
 	FILE_KIND_FILE = 0,		/* a file of a filesystem: fs_dev, ino */
 	FILE_KIND_METADATA = 1,		/* filesystem metadata and journal */
-	FILE_KIND_UNKNOWN = 2,		/* none of the above (swap, user buffers) */
+	FILE_KIND_UNKNOWN = 2,		/* none of the above (user buffers) */
+	/* 3 is user space's: a row's files cut by --files-top (files.h) */
+	FILE_KIND_SWAP = 4,		/* swap-out and swap-in (issue 47) */
 };
 
 /*
@@ -651,6 +653,10 @@ enum file_fact {
 	 * from a buffer that maps a file is neither: the file is not the one
 	 * read or written. */
 	FILE_FACT_CACHE_IO = 1 << 8,
+	/* The folio is swap-backed and in the swap cache (PG_swapcache) or of
+	 * no mapping yet: a page going out to swap or coming in from it, a
+	 * swap file's or partition's */
+	FILE_FACT_SWAP = 1 << 9,
 };
 
 static inline enum file_kind file_kind_of(__u32 facts)
@@ -659,6 +665,8 @@ static inline enum file_kind file_kind_of(__u32 facts)
 		return FILE_KIND_FILE;
 	if (facts & FILE_FACT_META)
 		return FILE_KIND_METADATA;
+	if (facts & FILE_FACT_SWAP)
+		return FILE_KIND_SWAP;
 	if (!(facts & FILE_FACT_PAGE))
 		return FILE_KIND_UNKNOWN;
 	/* a filesystem's own buffers: journal blocks, log buffers */

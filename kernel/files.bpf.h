@@ -201,6 +201,13 @@ static __always_inline void page_facts(struct bio *bio, __u32 class, struct file
 		bio_page_probed(bio, &page);
 	if (page.page)
 		f->facts |= FILE_FACT_PAGE;
+	/* A swap-backed folio in the swap cache (folio_test_swapcache():
+	 * PG_swapcache is another flag's bit on a folio not swap-backed), or
+	 * of no mapping yet: a swap-in that skips the swap cache (a disk of
+	 * synchronous I/O, as zram) reads into a new anonymous folio. */
+	if (page_flag(&page, bpf_core_enum_value(enum pageflags, PG_swapbacked)) &&
+	    (!page.mapping || page_flag(&page, bpf_core_enum_value(enum pageflags, PG_swapcache))))
+		f->facts |= FILE_FACT_SWAP;
 	if (page.mapping)
 		f->facts |= FILE_FACT_MAPPING;
 	if (page.anon)

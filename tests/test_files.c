@@ -46,11 +46,23 @@ Test(file_kind, metadata)
 		     "a directory's own pages");
 }
 
+/* issue 47: a folio in the swap cache, going out (anonymous) or coming in
+ * (no mapping yet): [swap], not [unknown] and [metadata] */
+Test(file_kind, swap_both_ways)
+{
+	cr_assert_eq(file_kind_of(FILE_FACT_SWAP | FILE_FACT_PAGE | FILE_FACT_MAPPING |
+				  FILE_FACT_ANON), FILE_KIND_SWAP, "swap-out");
+	cr_assert_eq(file_kind_of(FILE_FACT_SWAP | FILE_FACT_PAGE), FILE_KIND_SWAP, "swap-in");
+	cr_assert_eq(file_kind_of(FILE_FACT_DIRECT | FILE_FACT_SWAP), FILE_KIND_FILE,
+		     "a direct I/O's buffer is not what it carries");
+	cr_assert_eq(file_kind_of(FILE_FACT_META | FILE_FACT_SWAP), FILE_KIND_METADATA);
+}
+
 Test(file_kind, unknown)
 {
 	cr_assert_eq(file_kind_of(0), FILE_KIND_UNKNOWN, "no page");
 	cr_assert_eq(file_kind_of(FILE_FACT_PAGE | FILE_FACT_MAPPING | FILE_FACT_ANON),
-		     FILE_KIND_UNKNOWN, "anonymous memory, swap");
+		     FILE_KIND_UNKNOWN, "anonymous memory not in the swap cache");
 	cr_assert_eq(file_kind_of(FILE_FACT_PAGE | FILE_FACT_MAPPING), FILE_KIND_UNKNOWN,
 		     "a mapping of no host");
 }

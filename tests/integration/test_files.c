@@ -16,7 +16,23 @@
 #define MiB		(1024LL * 1024LL)
 #define DEV_SIZE	(512ULL << 20)	/* XFS wants more than 300 MB */
 
-TestSuite(files, .init = h_setup, .fini = h_teardown, .timeout = 180);
+static char swap_on[PATH_MAX];		/* the swap file a test turned on */
+
+/* A swap file is turned off before its filesystem goes. */
+static void teardown(void)
+{
+	if (swap_on[0]) {
+		struct h_result r;
+
+		/* before h_teardown() kills the swapper: its pages come back */
+		h_run(H_ARGS("swapoff", swap_on), NULL, NULL, 60000, &r);
+		h_result_free(&r);
+		swap_on[0] = '\0';
+	}
+	h_teardown();
+}
+
+TestSuite(files, .init = h_setup, .fini = teardown, .timeout = 180);
 
 static void run_ok(const char *const argv[])
 {
@@ -171,6 +187,36 @@ static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, cons
 static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
 {
 	return sum_files_of(d, 0, device, path);
+}
+
+/* The lines of process pid only, over every interval record. */
+static struct file_sum sum_files_of_pid(const struct h_diskio *d, pid_t pid, const char *device,
+					const char *path)
+{
+	struct file_sum s = { 0 };
+
+	for (size_t i = 0; i < d->nlines; i++) {
+		struct h_jv root, files, e, v;
+		size_t pos = 0;
+		char got[PATH_MAX + 32];
+		int64_t line_pid;
+
+		if (!h_json_is_interval(d->lines[i]) || !h_json_parse(d->lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "files", &files), "no files: %s", d->lines[i]);
+		while (h_json_next_elem(files, &pos, &e)) {
+			if (!h_json_get_int(e, "pid", &line_pid) || line_pid != pid)
+				continue;
+			cr_assert(h_json_get(e, "device", &v));
+			if (!h_json_str_eq(v, device))
+				continue;
+			cr_assert(h_json_get(e, "path", &v));
+			h_json_str(v, got, sizeof(got));
+			if (!path || !strcmp(got, path))
+				add_line(&s, e);
+		}
+	}
+	return s;
 }
 
 /* The acceptance list on the filesystem mounted at mnt, on disk. */
@@ -551,5 +597,141 @@ Test(files, an_inode_number_given_again_is_another_file_on_ext4)
 	cr_expect_eq(sb.write_bytes, 4 * MiB, "%s: %" PRId64 " bytes written", b, sb.write_bytes);
 	if (sa.write_bytes != 8 * MiB || sb.write_bytes != 4 * MiB)
 		h_diskio_dump(&d, "a and b");
+	h_diskio_free(&d);
+}
+
+/* ---- issue 47: swap ---- */
+
+#define SWAP_FILE_BYTES	(64 * MiB)
+#define SWAPPED_BYTES	(16 * MiB)
+
+/* A child "swapper": SWAPPED_BYTES of its memory paged out to swap
+ * (MADV_PAGEOUT: its own reclaim) and touched again, swapped in. */
+static pid_t spawn_swapper(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		unsigned char *mem;
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, "swapper");
+		mem = mmap(NULL, SWAPPED_BYTES, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			_exit(28);
+		for (size_t i = 0; i < SWAPPED_BYTES; i++)	/* not zero pages */
+			mem[i] = (unsigned char)(i * 131 + (i >> 12));
+		if (madvise(mem, SWAPPED_BYTES, MADV_PAGEOUT))
+			_exit(errno == EINVAL ? 30 : 31);	/* 30: before Linux 5.4 */
+		for (size_t i = 0; i < SWAPPED_BYTES; i += 4096)
+			mem[i] += 1;
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/* A /proc/vmstat counter. */
+static int64_t vmstat(const char *name)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char key[64];
+	long long value;
+	int64_t found = -1;
+
+	cr_assert_not_null(f);
+	while (fscanf(f, "%63s %lld", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+/* Swap areas in /proc/swaps (its header line not counted). */
+static int swap_areas(void)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	char line[512];
+	int n = -1;
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A swap file on ext4 over zram, the only swap area: a process pages its
+ * memory out to it and back in.  Its I/O there is [swap] both ways, not
+ * [unknown] and [metadata]: the swapper's lines are one [swap] line with
+ * all its row's bytes, and all [swap] lines of the disk are the pages the
+ * kernel counts swapped out and in (/proc/vmstat pswpout, pswpin).
+ */
+Test(files, swap_file_io_is_swap_both_ways)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	char file[PATH_MAX], size[32];
+	struct h_counters row = { 0 };
+	struct file_sum swapper, all_swap, swapper_all;
+	struct h_result r;
+	struct h_diskio d;
+	int64_t out0, in0, out1, in1;
+	pid_t pid;
+
+	if (!h_have_program("mkswap") || !h_have_program("swapon"))
+		cr_skip_test("mkswap or swapon missing (util-linux)");
+	if (swap_areas() != 0)
+		cr_skip_test("a swap area is on already: its pages would not be this test's");
+	snprintf(file, sizeof(file), "%s/swapfile", mnt);
+	snprintf(size, sizeof(size), "%lld", (long long)SWAP_FILE_BYTES);
+	run_ok(H_ARGS("fallocate", "-l", size, file));
+	cr_assert_eq(chmod(file, 0600), 0);
+	cr_assert_eq(h_run(H_ARGS("mkswap", file), NULL, NULL, 10000, &r), 0, "%s", r.err);
+	h_result_free(&r);
+	run_ok(H_ARGS("sync"));
+	cr_assert_eq(h_run(H_ARGS("swapon", "-p", "32000", file), NULL, NULL, 10000, &r), 0,
+		     "%s", r.err);
+	h_result_free(&r);
+	snprintf(swap_on, sizeof(swap_on), "%s", file);
+
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	out0 = vmstat("pswpout");
+	in0 = vmstat("pswpin");
+	pid = spawn_swapper();
+	h_expect_child_ok(pid, H_CHILD_TIMEOUT_MS);
+	out1 = vmstat("pswpout");
+	in1 = vmstat("pswpin");
+	h_diskio_finish(&d, 2);
+
+	swapper = sum_files_of_pid(&d, pid, zram->name, "[swap]");
+	swapper_all = sum_files_of_pid(&d, pid, zram->name, NULL);
+	all_swap = sum_files(&d, zram->name, "[swap]");
+	h_json_sum_process(d.lines, d.nlines, pid, zram->name, NULL, &row);
+	cr_log_info("swapper: [swap] written %" PRId64 ", read %" PRId64 "; all [swap] written %"
+		    PRId64 ", read %" PRId64 "; pswpout %" PRId64 ", pswpin %" PRId64 " pages",
+		    swapper.write_bytes, swapper.read_bytes, all_swap.write_bytes,
+		    all_swap.read_bytes, out1 - out0, in1 - in0);
+	cr_expect_gt(swapper.write_bytes, 0, "no swap-out on the swapper's [swap] line");
+	cr_expect_gt(swapper.read_bytes, 0, "no swap-in on the swapper's [swap] line");
+	cr_expect(swapper_all.write_bytes == swapper.write_bytes &&
+		  swapper_all.read_bytes == swapper.read_bytes,
+		  "the swapper's lines: %" PRId64 " B written, %" PRId64 " B read; [swap] only %"
+		  PRId64 ", %" PRId64, swapper_all.write_bytes, swapper_all.read_bytes,
+		  swapper.write_bytes, swapper.read_bytes);
+	cr_expect(row.write_bytes == swapper.write_bytes && row.read_bytes == swapper.read_bytes,
+		  "the swapper's row: %" PRId64 " B written, %" PRId64 " B read; [swap] %" PRId64
+		  ", %" PRId64, row.write_bytes, row.read_bytes, swapper.write_bytes,
+		  swapper.read_bytes);
+	cr_expect_eq(all_swap.write_bytes, (out1 - out0) * 4096, "[swap] written %" PRId64
+		     " B, pswpout %" PRId64 " pages", all_swap.write_bytes, out1 - out0);
+	cr_expect_eq(all_swap.read_bytes, (in1 - in0) * 4096, "[swap] read %" PRId64
+		     " B, pswpin %" PRId64 " pages", all_swap.read_bytes, in1 - in0);
 	h_diskio_free(&d);
 }

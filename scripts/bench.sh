@@ -54,6 +54,7 @@
 #   BENCH_CPU_INTERVAL_MS=250  part A samples fio's CPU time this often
 #   DISKIO=./diskio         the binary under test
 #   BENCH_DISKIO_BEFORE=    another build, run as one more variant of part A
+#   BENCH_BEFORE_ARGS="-b 1"  its arguments (e.g. "-b --files 1" beside diskio-files)
 #   BENCH_EMPTY_LOADER=.output/bench/empty_loader   the floor's loader
 #   BENCH_EMPTY_HOOKS=      the floor's hooks (tp_btf:block_bio_queue ...);
 #                           default: those diskio -b 1 runs per fio I/O, found
@@ -690,7 +691,10 @@ run_a() {	# variant round
 	case $v in
 	diskio) cmd=("$DISKIO" -b 1) name_re='^handle_' pattern='^# time pid comm' ;;
 	diskio-L) cmd=("$DISKIO" -b -L 1) name_re='^handle_' pattern='^# time pid comm' ;;
-	diskio-before) cmd=("$BENCH_DISKIO_BEFORE" -b 1) name_re='^handle_' pattern='^# time pid comm' ;;
+	diskio-before)
+		# shellcheck disable=SC2206  # its words
+		cmd=("$BENCH_DISKIO_BEFORE" ${BENCH_BEFORE_ARGS:--b 1}) name_re='^(handle|files)_'
+		pattern='^# time pid comm' ;;
 	empty)
 		# shellcheck disable=SC2206  # KIND:NAME words
 		cmd=("$EMPTY_LOADER" $EMPTY_HOOKS) name_re='^empty_' pattern='^empty_loader: attached' ;;
@@ -979,7 +983,7 @@ variant_label() {	# variant -> its name in the report
 	bare) echo "bare runs (nothing attached)" ;;
 	diskio) echo "\`diskio -b 1\`" ;;
 	diskio-L) echo "\`diskio -b -L 1\`" ;;
-	diskio-before) echo "\`diskio -b 1\`, the build in BENCH_DISKIO_BEFORE" ;;
+	diskio-before) echo "\`diskio ${BENCH_BEFORE_ARGS:--b 1}\`, the build in BENCH_DISKIO_BEFORE" ;;
 	empty) echo "empty programs on $EMPTY_HOOKS" ;;
 	bpftrace) echo "bpftrace \`@[pid, comm, args->dev] = stats(args->nr_sector * 512)\` on block_bio_queue" ;;
 	bpftrace-lat) echo "bpftrace latency one-liner: \`@lat[pid, comm] = hist(nsecs - @start[dev, sector])\`" ;;

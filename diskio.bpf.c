@@ -507,6 +507,27 @@ int BPF_PROG(files_rq_issue, struct request *rq)
 	return 0;
 }
 
+/*
+ * issue 47: a file is named when it is first dirtied, while its writer has
+ * it open and so its dentry is there; its writeback may come after the
+ * kernel dropped the dentries of closed files (memory pressure), when its
+ * name can no longer be made.  Written back, it is known by then.
+ */
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct inode *host = mapping ? mapping->host : NULL;
+	struct file_id id;
+
+	if (!host || (host->i_mode & S_IFMT) != S_IFREG)
+		return 0;
+	id.ino = host->i_ino;
+	id.fs_dev = host->i_sb->s_dev;
+	id.generation = host->i_generation;
+	name_file(ctx, host, NULL, &id);
+	return 0;
+}
+
 /* issue 33: a process's command line at each exec, for its rows should it
  * be gone before user space reads /proc/PID/cmdline (procinfo.bpf.h). */
 SEC("tp_btf/sched_process_exec")

@@ -128,6 +128,8 @@ static void choose_block_hooks(struct diskio_bpf *skel, const struct kernel_hook
 	bpf_program__set_autoload(skel->progs.files_io_start, files && !fallback);
 	bpf_program__set_autoload(skel->progs.files_getrq, files && fallback && hooks->getrq);
 	bpf_program__set_autoload(skel->progs.files_rq_issue, files && fallback && !hooks->getrq);
+	/* issue 47: files named as they are dirtied */
+	bpf_program__set_autoload(skel->progs.files_dirty_folio, files && hooks->dirty_folio);
 	/* Attached after the others: see stacked_tracked in settings.bpf.h. */
 	bpf_program__set_autoattach(skel->progs.handle_bio_complete, false);
 }

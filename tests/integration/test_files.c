@@ -735,3 +735,62 @@ Test(files, swap_file_io_is_swap_both_ways)
 		     " B, pswpin %" PRId64 " pages", all_swap.read_bytes, in1 - in0);
 	h_diskio_free(&d);
 }
+
+/* ---- issue 47: named as they are dirtied ---- */
+
+#define NAMED_FILES	100
+
+/*
+ * A process writes NAMED_FILES small files and closes them, without a sync;
+ * the kernel drops its unused dentries (vm.drop_caches=2: the inodes stay,
+ * dirty); then sync writes the files back.  Each file has a line under its
+ * path, none is MAJ:MIN:INO: named at writeback only, no dentry was left to
+ * name them by.
+ */
+Test(files, a_file_written_back_after_its_dentry_went_is_named)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	char dir[PATH_MAX], script[PATH_MAX + 128];
+	int named = 0, unnamed = 0;
+	struct h_diskio d;
+
+	snprintf(dir, sizeof(dir), "%s/names", mnt);
+	cr_assert(!mkdir(dir, 0755));
+	run_ok(H_ARGS("sync"));
+	snprintf(script, sizeof(script),
+		 "cd '%s' && i=0; while [ $i -lt %d ]; do printf '%%4096s' > n$i; i=$((i+1)); done",
+		 dir, NAMED_FILES);
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	run_ok(H_ARGS("sh", "-c", script));
+	cr_assert_eq(h_write_file("/proc/sys/vm/drop_caches", "2"), 0);
+	run_ok(H_ARGS("sync"));
+	h_diskio_finish(&d, 2);
+
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv root, files, e, v;
+		size_t pos = 0;
+		char path[PATH_MAX + 32];
+		unsigned int major, minor;
+		unsigned long long ino;
+		char rest;
+
+		if (!h_json_is_interval(d.lines[i]) || !h_json_parse(d.lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "files", &files), "no files: %.300s", d.lines[i]);
+		while (h_json_next_elem(files, &pos, &e)) {
+			cr_assert(h_json_get(e, "path", &v) && h_json_str(v, path, sizeof(path)) >= 0);
+			if (!strncmp(path, dir, strlen(dir)) && path[strlen(dir)] == '/')
+				named++;
+			else if (sscanf(path, "%u:%u:%llu%c", &major, &minor, &ino, &rest) == 3)
+				unnamed++;
+		}
+	}
+	if (named != NAMED_FILES || unnamed)
+		h_diskio_dump(&d, "names");
+	cr_expect_eq(unnamed, 0, "%d lines of files never named", unnamed);
+	cr_expect_eq(named, NAMED_FILES, "%d lines of the %d files under %s", named, NAMED_FILES,
+		     dir);
+	h_diskio_free(&d);
+}

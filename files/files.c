@@ -90,20 +90,21 @@ static const char *name_of(const struct files *f, const struct file_key *key)
 	return at < f->nnames && !compare_name(&want, &f->names[at]) ? f->names[at].path : NULL;
 }
 
-/* The path of a named file: its mount point joined to its path inside. */
-static char *mounted_path(struct files *f, uint32_t fs_dev, const char *inside)
+/* The path of a named file, its mount point joined to its path inside,
+ * into *out (allocated): 0, -ENOENT (no mount of its filesystem), -ENOMEM. */
+static int mounted_path(struct files *f, uint32_t fs_dev, const char *inside, char **out)
 {
 	uint32_t major = fs_dev >> MINORBITS, minor = fs_dev & MINORMASK;
 	static char path[FILEPATH_MAX];
 
+	/* the mount table as it is in this interval (read once in it): a
+	 * filesystem unmounted since is not named under its old mount point */
+	read_mountinfo(f);
 	if (!filepath_mounted(f->mountinfo, f->mountinfo_len, major, minor, inside, path,
-			      sizeof(path))) {
-		read_mountinfo(f);
-		if (!filepath_mounted(f->mountinfo, f->mountinfo_len, major, minor, inside, path,
-				      sizeof(path)))
-			return NULL;
-	}
-	return strdup(path);
+			      sizeof(path)))
+		return -ENOENT;
+	*out = strdup(path);
+	return *out ? 0 : -ENOMEM;
 }
 
 int files_name_event(struct files *f, const void *data, size_t size)
@@ -113,15 +114,16 @@ int files_name_event(struct files *f, const void *data, size_t size)
 	struct file_name want;
 	size_t at;
 	char *path;
+	int err;
 
 	memset(&event, 0, sizeof(event));
 	memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
 	if (size < offsetof(struct file_name_event, names) ||
 	    !filepath_inside(&event, size, inside, sizeof(inside)))
-		return 0;	/* stays "MAJ:MIN:INO" */
-	path = mounted_path(f, event.fs_dev, inside);
-	if (!path)
-		return 0;
+		return 1;	/* stays "MAJ:MIN:INO" */
+	err = mounted_path(f, event.fs_dev, inside, &path);
+	if (err)
+		return err == -ENOENT ? 1 : err;
 	want = (struct file_name){ .fs_dev = event.fs_dev, .ino = event.ino,
 				   .generation = event.generation, .path = path };
 	at = sorted_find_after(&want, f->names, f->nnames, sizeof(*f->names), compare_name);

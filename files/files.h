@@ -74,7 +74,10 @@ struct files {
 void files_init(struct files *f, const char *mountinfo_path);
 void files_free(struct files *f);
 
-/* A name event of size bytes, as it came from the kernel.  0, or -ENOMEM. */
+/* A name event of size bytes, as it came from the kernel.  0; 1 when the
+ * name cannot be made (the kernel found no dentry or a path too deep, or
+ * no mount of the file's filesystem is in the mount table): the file stays
+ * "MAJ:MIN:INO"; or -ENOMEM. */
 int files_name_event(struct files *f, const void *data, size_t size);
 
 /*

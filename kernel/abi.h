@@ -438,7 +438,11 @@ enum lost_cause {
 	LOST_ERROR_UNATTRIBUTED = 16,	/* a failed I/O whose row was not known at its
 					 * completion (another I/O took its io_owners
 					 * slot, or its row was forgotten) */
-	LOST_NR_CAUSES = 17,
+	LOST_FILE_NAMES_UNMADE = 17,	/* user space, --files: a file whose name could
+					 * not be made (no dentry, a path too deep, no
+					 * mount of its filesystem in diskio's
+					 * namespace): its lines are MAJ:MIN:INO */
+	LOST_NR_CAUSES = 18,
 };
 
 /*

@@ -135,6 +135,7 @@ const char *const lost_cause_names[LOST_NR_CAUSES] = {
 	[LOST_EXITED_WAITS_FULL] = "exited_waits_full",
 	[LOST_FILES_MAP_FULL] = "files_map_full",
 	[LOST_ERROR_UNATTRIBUTED] = "error_unattributed",
+	[LOST_FILE_NAMES_UNMADE] = "file_names_unmade",
 };
 
 /* The order causes are shown in: a cause added later comes last, so that
@@ -144,7 +145,7 @@ const enum lost_cause lost_shown[LOST_NR_CAUSES] = {
 	LOST_PERF_BUFFER, LOST_COMPLETION_UNSEEN, LOST_NAMES_TABLE_FULL, LOST_OWNER_MAP_FULL,
 	LOST_ROW_ALLOC, LOST_CRASH_EVENTS_FULL, LOST_STACK_UNAVAILABLE, LOST_STACKS_MAP_FULL,
 	LOST_STACKS_TABLE_FULL, LOST_STACKED_MAP_FULL, LOST_EXITED_WAITS_FULL,
-	LOST_FILES_MAP_FULL, LOST_ERROR_UNATTRIBUTED,
+	LOST_FILES_MAP_FULL, LOST_ERROR_UNATTRIBUTED, LOST_FILE_NAMES_UNMADE,
 };
 
 uint64_t lost_total(const uint64_t lost[LOST_NR_CAUSES])

@@ -29,6 +29,10 @@ void tally_count_files(struct tally *t, const struct snapshot *s, struct frame *
 
 void tally_file_name(struct tally *t, const void *data, size_t size)
 {
-	if (t->config.files_mountinfo && files_name_event(&t->files, data, size))
+	int named = t->config.files_mountinfo ? files_name_event(&t->files, data, size) : 0;
+
+	if (named < 0)
 		t->lost[LOST_NAMES_TABLE_FULL]++;
+	else if (named > 0)
+		t->lost[LOST_FILE_NAMES_UNMADE]++;	/* issue 47 */
 }

@@ -323,6 +323,47 @@ Test(files_rows, a_new_file_before_the_others_takes_no_ones_counts)
 	files_free(&f);
 }
 
+/* issue 47: a name that cannot be made is said (files_name_event() 1, a
+ * loss the tally counts), and the file stays MAJ:MIN:INO */
+Test(files_rows, a_name_that_cannot_be_made_is_said)
+{
+	struct files f;
+	struct file_name_event e;
+	struct snapshot_file s = entry(7, "dd", FILE_KIND_FILE, 12, 4096, 0);
+	size_t size;
+
+	files_init(&f, mountinfo_path);
+	size = event_of(&e, false, 2, "a", "dir");	/* no root: no dentry, too deep */
+	cr_assert_eq(files_name_event(&f, &e, size), 1);
+	size = event_of(&e, true, 2, "a", "dir");
+	e.fs_dev = (8 << MINORBITS) | 99;		/* a filesystem of no mount here */
+	cr_assert_eq(files_name_event(&f, &e, size), 1);
+	cr_assert_eq(files_step(&f, &s, 1, false, 0), 0);
+	cr_assert_str_eq(f.rows[0].path, "253:2:12");
+	files_free(&f);
+}
+
+/* issue 47: the mount table is read again in each interval: a filesystem
+ * unmounted since names no file under its old mount point */
+Test(files_rows, an_unmounted_filesystem_names_no_file)
+{
+	struct files f;
+	struct file_name_event e;
+	size_t size;
+	FILE *table;
+
+	files_init(&f, mountinfo_path);
+	name(&f, 12, "a");
+	cr_assert_eq(files_step(&f, NULL, 0, false, 0), 0);
+	table = fopen(mountinfo_path, "w");	/* unmounted: an empty table */
+	cr_assert_not_null(table);
+	fclose(table);
+	size = event_of(&e, true, 2, "b", "dir");
+	e.ino = 13;
+	cr_assert_eq(files_name_event(&f, &e, size), 1, "named under a mount that is gone");
+	files_free(&f);
+}
+
 Test(files_rows, a_new_name_replaces_the_old)
 {
 	struct files f;

@@ -794,3 +794,61 @@ Test(files, a_file_written_back_after_its_dentry_went_is_named)
 		     dir);
 	h_diskio_free(&d);
 }
+
+/*
+ * A name that cannot be made is counted: a file 40 directories deep (the
+ * kernel walks up 32 names) has its bytes on a MAJ:MIN:INO line, and the
+ * run's file_names_unmade is 1, that file.
+ */
+Test(files, a_name_too_deep_is_a_counted_loss)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	const char *mnt = h_ext4_mount(zram)->path;
+	char path[PATH_MAX], ddof[PATH_MAX + 8];
+	int64_t unmade = 0, unnamed_bytes = 0;
+	struct h_diskio d;
+	size_t len;
+
+	len = (size_t)snprintf(path, sizeof(path), "%s", mnt);
+	for (int i = 0; i < 40; i++) {
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "/d");
+		cr_assert(!mkdir(path, 0755), "%s: %s", path, strerror(errno));
+	}
+	run_ok(H_ARGS("sync"));
+	snprintf(ddof, sizeof(ddof), "of=%s/deep", path);
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	run_ok(H_ARGS("dd", "if=/dev/zero", ddof, "bs=64k", "count=4", "conv=fsync",
+		      "status=none"));
+	h_diskio_finish(&d, 2);
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv root, files, e, v, lost, causes;
+		size_t pos = 0;
+		char got[PATH_MAX + 32], comm[64];
+		unsigned int major, minor;
+		unsigned long long ino;
+		char rest;
+		int64_t n;
+
+		if (!h_json_is_interval(d.lines[i]) || !h_json_parse(d.lines[i], &root))
+			continue;
+		cr_assert(h_json_get(root, "lost", &lost) && h_json_get(lost, "by_cause", &causes) &&
+			  h_json_get_int(causes, "file_names_unmade", &n), "%.300s", d.lines[i]);
+		unmade += n;
+		cr_assert(h_json_get(root, "files", &files));
+		while (h_json_next_elem(files, &pos, &e)) {
+			cr_assert(h_json_get(e, "path", &v) && h_json_str(v, got, sizeof(got)) >= 0);
+			cr_assert(h_json_get(e, "comm", &v) && h_json_str(v, comm, sizeof(comm)) >= 0);
+			if (!strcmp(comm, "dd") &&
+			    sscanf(got, "%u:%u:%llu%c", &major, &minor, &ino, &rest) == 3 &&
+			    h_json_get_int(e, "write_bytes", &n))
+				unnamed_bytes += n;
+		}
+	}
+	if (unmade != 1 || unnamed_bytes != 256 * 1024)
+		h_diskio_dump(&d, "the deep file");
+	cr_expect_eq(unmade, 1, "file_names_unmade %" PRId64 ", not 1", unmade);
+	cr_expect_eq(unnamed_bytes, 256 * 1024, "dd's MAJ:MIN:INO lines: %" PRId64 " bytes",
+		     unnamed_bytes);
+	h_diskio_free(&d);
+}

@@ -518,8 +518,12 @@ int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mappi
 {
 	struct inode *host = mapping ? mapping->host : NULL;
 	struct file_id id;
+	__u32 dev;
 
-	if (!host || (host->i_mode & S_IFMT) != S_IFREG)
+	/* a file whose writeback is counted (handle_dirty_folio's rule), on
+	 * a disk -D selects (0: a filesystem on no single disk) */
+	if (!host || (host->i_mode & S_IFMT) != S_IFREG || !inode_charged(host, &dev) ||
+	    (dev && !dev_selected(dev)))
 		return 0;
 	id.ino = host->i_ino;
 	id.fs_dev = host->i_sb->s_dev;

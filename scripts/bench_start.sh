@@ -5,11 +5,13 @@
 # (bench/start_time.py), medians of BENCH_START_ROUNDS (default 7) and the
 # ratio to bpftrace's in the same run.  Counting has begun when diskio prints
 # its batch columns line (printed as the first interval begins), with
-# --diagnose --json its "start" record, with -q --record nothing on stdout:
+# --json and --diagnose --json its "start" record, with -q --record nothing on stdout:
 # that one is timed to the record's first file instead; bpftrace's, when it
 # prints its BEGIN line (after every probe is attached).
 #
 #   scripts/bench_start.sh   (make bench runs it; BENCH_PARTS must have an F)
+#
+# With BENCH_DISKIO_BEFORE (another build), its default and --files modes too.
 #
 # Writes its table to .output/bench-start.md.
 set -euo pipefail
@@ -30,17 +32,24 @@ work=$(mktemp -d /dev/shm/diskio-bench-start.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 echo "diskio bench: part F, exec to counting, $rounds rounds" >&2
-python3 bench/start_time.py "$rounds" \
-	"default=$diskio -b 1" \
-	"-L=$diskio -b -L 1" \
-	"--files=$diskio -b --files 1" \
-	"--stacks=$diskio -b --stacks 1" \
-	"-T=$diskio -T -b 1" \
-	"--record=$diskio -b --record $work/rec.\$\$ 1" \
-	"--diagnose=$diskio --diagnose=30 --json" \
-	"bpftrace=bpftrace -e 'BEGIN { printf(\"ready\\n\"); } tracepoint:block:block_bio_queue { @[comm] = count(); }'" \
-	-- "# time " "# time " "# time " "# time " "# time_s " "# time " '{"type":"start"' ready \
-	> "$work/times"
+variants=(
+	"default=$diskio -b 1"
+	"-L=$diskio -b -L 1"
+	"--files=$diskio -b --files 1"
+	"--stacks=$diskio -b --stacks 1"
+	"-T=$diskio -T -b 1"
+	"--record=$diskio -b --record $work/rec.\$\$ 1"
+	"--json=$diskio --json 1"
+	"--diagnose=$diskio --diagnose=30 --json"
+	"bpftrace=bpftrace -e 'BEGIN { printf(\"ready\\n\"); } tracepoint:block:block_bio_queue { @[comm] = count(); }'"
+)
+marks=("# time " "# time " "# time " "# time " "# time_s " "# time " '{"type":"start"' '{"type":"start"' ready)
+if [[ -n ${BENCH_DISKIO_BEFORE:-} ]]; then
+	variants+=("default, before=$BENCH_DISKIO_BEFORE -b 1"
+		   "--files, before=$BENCH_DISKIO_BEFORE -b --files 1")
+	marks+=("# time " "# time ")
+fi
+python3 bench/start_time.py "$rounds" "${variants[@]}" -- "${marks[@]}" > "$work/times"
 python3 - "$work/times" <<'PY' | tee .output/bench-start.md
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]

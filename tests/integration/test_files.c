@@ -155,47 +155,14 @@ static void add_line(struct file_sum *s, struct h_jv e)
 		s->deleted = true;
 }
 
-/* The files lines of the interval records from line first on whose path is
- * path (NULL: all) on device. */
-static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, const char *device,
-				    const char *path)
+/* The files lines of the interval records from line first on, of process
+ * pid (0: any), on device, whose path is path (NULL: any). */
+static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, pid_t pid,
+				    const char *device, const char *path)
 {
 	struct file_sum s = { 0 };
 
 	for (size_t i = first; i < d->nlines; i++) {
-		struct h_jv root, files, e, v;
-		size_t pos = 0;
-		char got[PATH_MAX + 32];
-
-		if (!h_json_is_interval(d->lines[i]) || !h_json_parse(d->lines[i], &root))
-			continue;
-		cr_assert(h_json_get(root, "files", &files), "no files: %s", d->lines[i]);
-		while (h_json_next_elem(files, &pos, &e)) {
-			cr_assert(h_json_get(e, "device", &v));
-			if (!h_json_str_eq(v, device))
-				continue;
-			cr_assert(h_json_get(e, "path", &v));
-			h_json_str(v, got, sizeof(got));
-			if (!path || !strcmp(got, path))
-				add_line(&s, e);
-		}
-	}
-	return s;
-}
-
-/* The same over every interval record. */
-static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
-{
-	return sum_files_of(d, 0, device, path);
-}
-
-/* The lines of process pid only, over every interval record. */
-static struct file_sum sum_files_of_pid(const struct h_diskio *d, pid_t pid, const char *device,
-					const char *path)
-{
-	struct file_sum s = { 0 };
-
-	for (size_t i = 0; i < d->nlines; i++) {
 		struct h_jv root, files, e, v;
 		size_t pos = 0;
 		char got[PATH_MAX + 32];
@@ -205,7 +172,7 @@ static struct file_sum sum_files_of_pid(const struct h_diskio *d, pid_t pid, con
 			continue;
 		cr_assert(h_json_get(root, "files", &files), "no files: %s", d->lines[i]);
 		while (h_json_next_elem(files, &pos, &e)) {
-			if (!h_json_get_int(e, "pid", &line_pid) || line_pid != pid)
+			if (pid && (!h_json_get_int(e, "pid", &line_pid) || line_pid != pid))
 				continue;
 			cr_assert(h_json_get(e, "device", &v));
 			if (!h_json_str_eq(v, device))
@@ -217,6 +184,12 @@ static struct file_sum sum_files_of_pid(const struct h_diskio *d, pid_t pid, con
 		}
 	}
 	return s;
+}
+
+/* The same over every interval record, of any process. */
+static struct file_sum sum_files(const struct h_diskio *d, const char *device, const char *path)
+{
+	return sum_files_of(d, 0, 0, device, path);
 }
 
 /* The acceptance list on the filesystem mounted at mnt, on disk. */
@@ -589,8 +562,8 @@ Test(files, an_inode_number_given_again_is_another_file_on_ext4)
 	for (size_t i = 0; i < d.nlines; i++)
 		if (h_json_is_interval(d.lines[i]))
 			last = i;
-	sa = sum_files_of(&d, last, zram->name, a);
-	sb = sum_files_of(&d, last, zram->name, b);
+	sa = sum_files_of(&d, last, 0, zram->name, a);
+	sb = sum_files_of(&d, last, 0, zram->name, b);
 	cr_expect_eq(sa.lines, 1, "%d lines of %s", sa.lines, a);
 	cr_expect_eq(sa.write_bytes, 8 * MiB, "%s: %" PRId64 " bytes written", a, sa.write_bytes);
 	cr_expect_eq(sb.lines, 1, "%d lines of %s", sb.lines, b);
@@ -710,8 +683,8 @@ Test(files, swap_file_io_is_swap_both_ways)
 	in1 = vmstat("pswpin");
 	h_diskio_finish(&d, 2);
 
-	swapper = sum_files_of_pid(&d, pid, zram->name, "[swap]");
-	swapper_all = sum_files_of_pid(&d, pid, zram->name, NULL);
+	swapper = sum_files_of(&d, 0, pid, zram->name, "[swap]");
+	swapper_all = sum_files_of(&d, 0, pid, zram->name, NULL);
 	all_swap = sum_files(&d, zram->name, "[swap]");
 	h_json_sum_process(d.lines, d.nlines, pid, zram->name, NULL, &row);
 	cr_log_info("swapper: [swap] written %" PRId64 ", read %" PRId64 "; all [swap] written %"

@@ -299,7 +299,8 @@ int files_step(struct files *f, const struct snapshot_file *files, size_t n, boo
 		struct file_seen *s = seen_of(f, sorted, &files[i].key);
 
 		if (!s) {
-			qsort(f->seen, f->nseen, sizeof(*f->seen), compare_seen);
+			if (f->nseen)
+				qsort(f->seen, f->nseen, sizeof(*f->seen), compare_seen);
 			return -ENOMEM;
 		}
 		take_change(s, &files[i].counts);
@@ -326,7 +327,8 @@ int files_step(struct files *f, const struct snapshot_file *files, size_t n, boo
 		r->ios[0] = v[2];
 		r->ios[1] = v[3];
 	}
-	qsort(f->rows, nrows, sizeof(*f->rows), files_row_order);
+	if (nrows)	/* rows is NULL before the first file */
+		qsort(f->rows, nrows, sizeof(*f->rows), files_row_order);
 	f->nrows = top ? cut_to_top(f->rows, nrows, top) : nrows;
 	return 0;
 }

@@ -109,6 +109,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		/* A bio-based disk's I/O is the bio: its error is the bio's. */
 		if (bio_based)
 			note_io_owner(io_number(bio), &row);
+		note_firing_cut(bio, FIRING_BIO_QUEUE, row.cut);
 	}
 	/* Not writeback charged to a dirtier: the stack would be the flusher's;
 	 * not a stacked device's: its stack is on the device above. */
@@ -220,6 +221,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	if (aggregate && (own ? row.stats != NULL : row_of(&key, true, who, &row))) {
 		row_add(&row, &row.stats->ios[class], 1);
 		note_io_owner(id, &row);
+		note_firing_cut(bio, FIRING_REQUEST, row.cut);
 	}
 	/* The request's bytes went to the stack at block_bio_queue. */
 	if (stacks_mode && aggregate && !on_behalf && !stacked)
@@ -470,7 +472,8 @@ int BPF_PROG(files_bio_queue, struct bio *bio)
 
 	if (class >= IO_DISCARD || !files_row(bio, disk_dev(disk), class, &key))
 		return 0;
-	count_file(ctx, bio, &key, class, bio->bi_iter.bi_size, disk_is_bio_based(disk));
+	count_file(ctx, bio, &key, cut_of_firing(bio, FIRING_BIO_QUEUE), class,
+		   bio->bi_iter.bi_size, disk_is_bio_based(disk));
 	return 0;
 }
 
@@ -482,7 +485,7 @@ static __always_inline void files_request(void *ctx, struct bio *bio, __u32 opf,
 
 	if (!bio || class >= IO_DISCARD || !files_row(bio, dev, class, &key))
 		return;
-	count_file(ctx, bio, &key, class, 0, 1);
+	count_file(ctx, bio, &key, cut_of_firing(bio, FIRING_REQUEST), class, 0, 1);
 }
 
 SEC("tp_btf/block_io_start")

@@ -144,6 +144,21 @@ struct proc_dev_stats {
 	__u64 writeback_bytes;	/* of bytes[IO_WRITE]: submitted by another task */
 };
 
+/*
+ * A slot of `rows` on one CPU (issue 47): the row's counters now, and as
+ * they were at the last cut.  With --files, each snapshot moves the cut
+ * (rows_cut, rows.bpf.h) and waits for the programs that ran before it;
+ * the first program to add to a slot after the cut copies now into at_cut
+ * and notes the cut.  User space reads a slot noted at the new cut as its
+ * at_cut, any other as now: every row as it stood at one instant, the
+ * instant --files' counts of the interval end (files.bpf.h).
+ */
+struct row_counters {
+	struct proc_dev_stats now;
+	struct proc_dev_stats at_cut;
+	__u64 cut;		/* the cut at_cut was copied at; 0: none */
+};
+
 /* A row's failed I/Os, by kind: the row_errors entry of its slot, one copy
  * for all CPUs (errors are rare: the per-CPU rows stay as small as they
  * were), zeroed with the slot when user space gives it back. */

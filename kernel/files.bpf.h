@@ -27,6 +27,7 @@
 #include "core_fixes.bpf.h"
 #include "settings.bpf.h"
 #include "common.bpf.h"
+#include "rows.bpf.h"
 #include "writeback.bpf.h"
 #include "bio_page.bpf.h"
 
@@ -37,11 +38,14 @@
 const volatile __u64 iomap_dio_end_io = 0;
 
 /*
- * The counts of one interval per (row, file), in one of two maps: user space
- * points file_counts at the other at the end of an interval (the kernel
- * waits, in that syscall, for the programs still using the first), then
- * reads the first and empties it.  So a map holds one interval's files, not
- * the run's, and no count is added while it is read.
+ * The counts of one interval per (row, file), in one of two maps: those of
+ * an even cut of the rows (rows_cut, rows.bpf.h) in file_counts[0], of an
+ * odd one in file_counts[1].  At the end of an interval user space moves
+ * the cut and waits for the programs that ran before it (an update of
+ * file_counts returns only then), then reads the map of the old cut, with
+ * nothing adding to it, and empties it; the rows it reads as they were at
+ * the same cut.  So a map holds one interval's files, not the run's, and
+ * they add up to the interval's rows exactly.
  */
 struct file_counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -52,12 +56,69 @@ struct file_counts_map {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__array(values, struct file_counts_map);
 } file_counts SEC(".maps") = {
-	.values = { [0] = &file_counts_a },
+	.values = { [0] = &file_counts_a, [1] = &file_counts_b },
 };
+
+/*
+ * The cut a counting program (diskio.bpf.c) added an I/O to its row under,
+ * for the --files program on the same tracepoint, which runs after it (in
+ * the order they were attached): user space may move the cut between the
+ * two, and a file's count must go where its row's went.  One per CPU: a
+ * tracepoint's programs run one after the other on one CPU.
+ */
+enum firing_kind {
+	FIRING_BIO_QUEUE = 1,	/* block_bio_queue, by its bio */
+	FIRING_REQUEST = 2,	/* a request's start, by its first bio */
+};
+
+struct firing_cut {
+	const void *bio;
+	__u64 cut;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct firing_cut);
+} firing_cuts SEC(".maps");
+
+/* A counting program: bio's row was added to under cut (--files only). */
+static __always_inline void note_firing_cut(const void *bio, __u32 kind, __u64 cut)
+{
+	struct firing_cut *noted;
+	__u32 zero = 0;
+
+	if (!files_counted)
+		return;
+	noted = bpf_map_lookup_elem(&firing_cuts, &zero);
+	if (!noted)
+		return;
+	noted->bio = bio;
+	noted->kind = kind;
+	noted->cut = cut;
+}
+
+/* A --files program: the cut bio's row was added to under in this firing,
+ * else (its row was not counted) the cut as it is now. */
+static __always_inline __u64 cut_of_firing(const void *bio, __u32 kind)
+{
+	struct firing_cut *noted;
+	__u32 zero = 0;
+
+	noted = bpf_map_lookup_elem(&firing_cuts, &zero);
+	if (noted && noted->bio == bio && noted->kind == kind) {
+		noted->bio = NULL;
+		return noted->cut;
+	}
+	return *(volatile __u64 *)&rows_cut;
+}
 
 /* A file whose name was sent: its inode's address, so that another inode
  * of the same number and generation (out of the table and in again) is
@@ -231,17 +292,17 @@ static __always_inline void page_facts(struct bio *bio, __u32 class, struct file
 }
 
 /*
- * A read or write of bio, charged to the row who: its bytes, and ios I/Os
- * (1 where the caller counts the I/O: a bio-based disk's bio, a blk-mq
- * disk's request by its first bio).
+ * A read or write of bio, charged to the row who under cut: its bytes, and
+ * ios I/Os (1 where the caller counts the I/O: a bio-based disk's bio, a
+ * blk-mq disk's request by its first bio).
  */
 static __always_inline void count_file(void *ctx, struct bio *bio, const struct proc_dev_key *who,
-				       __u32 class, __u32 bytes, __u32 ios)
+				       __u64 cut, __u32 class, __u32 bytes, __u32 ios)
 {
 	struct file_key key = {};
 	struct file_counts *counts;
 	struct file_facts f = {};
-	__u32 zero = 0;
+	__u32 parity = cut & 1;
 	void *map;
 	struct dentry *dentry = NULL;
 	struct file *file = direct_io_file(bio);
@@ -267,7 +328,7 @@ static __always_inline void count_file(void *ctx, struct bio *bio, const struct 
 	} else if (key.kind == FILE_KIND_FILE) {
 		key.kind = FILE_KIND_UNKNOWN;
 	}
-	map = bpf_map_lookup_elem(&file_counts, &zero);
+	map = bpf_map_lookup_elem(&file_counts, &parity);
 	if (!map)
 		return;
 	counts = bpf_map_lookup_elem(map, &key);

@@ -265,6 +265,7 @@ static void size_maps(struct loader *l, const struct kernel_hooks *hooks)
 		plan->stats_entries = plan->overflow_stats_entries =
 			strtoul(stats_entries, NULL, 10) ?: 1;
 	bpf_map__set_max_entries(skel->maps.rows, plan->stats_entries);
+	bpf_map__set_value_size(skel->maps.rows, plan->row_value_bytes);
 	bpf_map__set_max_entries(skel->maps.row_errors, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.row_index, plan->stats_entries);
 	bpf_map__set_max_entries(skel->maps.row_gens, plan->stats_entries);
@@ -321,6 +322,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->latency_sample_cutoff = latency_sample_threshold(l->latency_sample_every);
 	skel->rodata->trace_events = opts->trace;
 	skel->rodata->aggregate = !opts->trace;
+	skel->rodata->files_counted = opts->files && !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
 	/* --files: iomap's direct I/O is named by its completion's address
 	 * (files.bpf.h); none found leaves such I/O [unknown], as a kernel
@@ -396,11 +398,12 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		     strerror(-err));
 		return -1;
 	}
-	/* --files: file_counts points at file_counts_a (files.bpf.h) */
+	/* --files: the maps of the rows' even and odd cuts (files.bpf.h) */
 	l->file_maps = (struct file_count_maps){
 		.outer = bpf_map__fd(l->skel->maps.file_counts),
-		.in_use = bpf_map__fd(l->skel->maps.file_counts_a),
-		.spare = bpf_map__fd(l->skel->maps.file_counts_b),
+		.counts = { bpf_map__fd(l->skel->maps.file_counts_a),
+			    bpf_map__fd(l->skel->maps.file_counts_b) },
+		.cut = &l->skel->bss->rows_cut,
 	};
 	err = diskio_bpf__attach(l->skel);
 	if (!err)
@@ -442,6 +445,7 @@ static struct snapshot_maps snapshot_maps_of(struct loader *l, bool at_exit)
 		.crash_counts = bpf_map__fd(skel->maps.crash_counts),
 		.row_index = rows ? bpf_map__fd(skel->maps.row_index) : -1,
 		.rows = bpf_map__fd(skel->maps.rows),
+		.row_value_bytes = l->plan.row_value_bytes,
 		.row_gens = bpf_map__fd(skel->maps.row_gens),
 		.free_rows = bpf_map__fd(skel->maps.free_rows),
 		.retired = &l->retired,

@@ -47,7 +47,7 @@ struct loader {
 	uint8_t *stack_ids_read;	/* --stacks, by stack id: its frames are read */
 	uint32_t nstack_ids;
 	struct retired_slots retired;	/* forgotten rows' slots, given back next */
-	struct file_count_maps file_maps;	/* --files: swapped by each snapshot */
+	struct file_count_maps file_maps;	/* --files: drained by each snapshot */
 	/* IO> and SWAPIN: how blkio waits are measured, and the reading taken
 	 * as the programs were attached, for the first snapshot. */
 	enum waits_source waits_source;

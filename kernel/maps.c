@@ -80,7 +80,9 @@ struct copy_context {
 	int nr_cpus;
 	int rows_fd;		/* copy_row(): the slots' counters */
 	int row_errors_fd;	/* copy_row(): the slots' failed I/Os, or -1 */
-	void *per_cpu;		/* copy_row(): a slot's counters, nr_cpus of them */
+	uint64_t cut;		/* copy_row(): the rows' cut just made; 0: none */
+	uint32_t value_bytes;	/* copy_row(): a slot's counters on a CPU */
+	char *per_cpu, *again;	/* copy_row(): a slot's, nr_cpus each */
 	size_t nsorted;		/* rows sorted by key, for merge_overflow_row() */
 };
 
@@ -116,28 +118,60 @@ static void *append(void **array, size_t *count, size_t *capacity, size_t size)
 	return (char *)*array + (*count)++ * size;
 }
 
+/*
+ * sum := slot's counters summed over CPUs, each CPU's as it stood at cut
+ * (0: as they are now).  A CPU's copy that a program has added to since the
+ * cut holds them in at_cut (struct row_counters).  The program writes
+ * at_cut, then the cut, then adds (rows.bpf.h's slot_counters()); a lookup
+ * copies a value from its start, so a copy that shows an older cut read
+ * `now` before any addition since, and one that shows the cut may have read
+ * at_cut before it was written: at_cut is taken from a second lookup, made
+ * after the first had seen the cut (x86's stores and loads keep their order).
+ */
+static int slot_at_cut(struct copy_context *ctx, __u32 slot, uint64_t cut,
+		       struct proc_dev_stats *sum)
+{
+	size_t stride = ctx->value_bytes;	/* without a cut: `now` only */
+	bool again = false;
+
+	if (bpf_map_lookup_elem(ctx->rows_fd, &slot, ctx->per_cpu))
+		return -errno;
+	for (int cpu = 0; cpu < ctx->nr_cpus && cut; cpu++)
+		again |= ((const struct row_counters *)(ctx->per_cpu + cpu * stride))->cut == cut;
+	if (again && bpf_map_lookup_elem(ctx->rows_fd, &slot, ctx->again))
+		return -errno;
+	memset(sum, 0, sizeof(*sum));
+	for (int cpu = 0; cpu < ctx->nr_cpus; cpu++) {
+		const struct row_counters *c = (const void *)(ctx->per_cpu + cpu * stride);
+		const struct row_counters *c2 = (const void *)(ctx->again + cpu * stride);
+
+		add_counters(sum, cut && c->cut == cut ? &c2->at_cut : &c->now, sizeof(*sum));
+	}
+	return 0;
+}
+
 /* A row of row_index: its key, whose row it is, and its slot's counters
- * summed over CPUs. */
+ * summed over CPUs (at the cut, if one was made). */
 static int copy_row(const void *key, const void *value, void *arg)
 {
 	const struct row_entry *entry = value;
 	struct copy_context *ctx = arg;
 	struct snapshot *s = ctx->snapshot;
 	struct snapshot_row *row;
-	__u32 slot = entry->at.slot;
-	int err = bpf_map_lookup_elem(ctx->rows_fd, &slot, ctx->per_cpu);
+	struct proc_dev_stats stats;
+	int err = slot_at_cut(ctx, entry->at.slot, ctx->cut, &stats);
 
 	if (err)
-		return -errno;
+		return err;
 	row = append((void **)&s->rows, &s->nrows, &s->rows_capacity, sizeof(*row));
 	if (!row)
 		return -ENOMEM;
 	memcpy(&row->key, key, sizeof(row->key));
 	row->owner = entry->owner;
-	sum_per_cpu(ctx->per_cpu, ctx->nr_cpus, sizeof(row->stats), &row->stats);
+	row->stats = stats;
 	memset(&row->errors, 0, sizeof(row->errors));
 	if (ctx->row_errors_fd >= 0 &&
-	    bpf_map_lookup_elem(ctx->row_errors_fd, &slot, &row->errors))
+	    bpf_map_lookup_elem(ctx->row_errors_fd, &entry->at.slot, &row->errors))
 		return -errno;
 	return 0;
 }
@@ -273,21 +307,31 @@ static int read_stacks(struct snapshot *s, const struct snapshot_maps *maps)
 }
 
 /*
- * --files: the counts since the last snapshot.  file_counts is pointed at
- * the spare map; the kernel returns from that update once no program uses
- * the map it held (a map-in-map update waits for them), which is then read,
- * with nothing adding to it, and emptied to be the next spare.  Entries of
- * a read that failed stay in it, to be read with the next interval's.
+ * --files: the rows' cut moved on (*cut its new value), and the programs
+ * that read the old one are done: an update of a map-in-map returns only
+ * once no program that ran before it still runs (the kernel waits for them,
+ * since Linux 4.13), so the old cut's map is put back in its own place.
  */
-static int drain_files(struct snapshot *s, struct file_count_maps *files)
+static int move_cut(struct file_count_maps *files, uint64_t *cut)
 {
-	__u32 zero = 0;
-	int drained = files->in_use, err;
+	__u32 old = (__u32)(*files->cut & 1);
 
-	if (bpf_map_update_elem(files->outer, &zero, &files->spare, BPF_ANY))
+	*cut = *files->cut + 1;
+	*files->cut = *cut;
+	if (bpf_map_update_elem(files->outer, &old, &files->counts[old], BPF_ANY))
 		return -errno;
-	files->in_use = files->spare;
-	files->spare = drained;
+	return 0;
+}
+
+/*
+ * --files: the counts of the interval that ended at cut, read with nothing
+ * adding to them, and emptied for cut + 1.  Entries of a read that failed
+ * stay, to be read with the next use of the map's.
+ */
+static int drain_files(struct snapshot *s, const struct file_count_maps *files, uint64_t cut)
+{
+	int drained = files->counts[(cut - 1) & 1], err;
+
 	err = copy_map(drained, ENTRY_ARRAY(s, files, struct snapshot_file, key, counts));
 	for (size_t i = 0; !err && i < s->nfiles; i++)
 		if (bpf_map_delete_elem(drained, &s->files[i].key) && errno != ENOENT)
@@ -298,22 +342,32 @@ static int drain_files(struct snapshot *s, struct file_count_maps *files)
 int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_cpus)
 {
 	struct copy_context ctx = { .snapshot = s, .nr_cpus = nr_cpus };
-	int err;
+	int err = 0;
 
 	s->nrows = s->nlatency = s->nrow_latency = s->ncrashes = s->nflushes = 0;
 	s->nstacks = s->ntraces = s->nfiles = 0;
 	s->unfinished = 0;
-	err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost, &ctx);
+	/* First: the rows are read as they were at the cut, which ends the
+	 * interval of the --files counts that are drained below. */
+	if (maps->files && maps->row_index >= 0)
+		err = move_cut(maps->files, &ctx.cut);
+	if (!err)
+		err = map_for_each(maps->lost, sizeof(__u32), nr_cpus * sizeof(__u64), copy_lost,
+				   &ctx);
 	if (!err)
 		err = copy_map(maps->crash_counts,
 			       ENTRY_ARRAY(s, crashes, struct snapshot_crashes, comm, count));
 	if (!err && maps->row_index >= 0) {
 		ctx.rows_fd = maps->rows;
 		ctx.row_errors_fd = maps->row_errors;
-		ctx.per_cpu = calloc(nr_cpus, sizeof(struct proc_dev_stats));
-		err = ctx.per_cpu ? map_for_each(maps->row_index, sizeof(struct proc_dev_key),
-						 sizeof(struct row_entry), copy_row, &ctx) : -ENOMEM;
+		ctx.value_bytes = maps->row_value_bytes;
+		ctx.per_cpu = calloc(nr_cpus, ctx.value_bytes);
+		ctx.again = calloc(nr_cpus, ctx.value_bytes);
+		err = ctx.per_cpu && ctx.again ?
+		      map_for_each(maps->row_index, sizeof(struct proc_dev_key),
+				   sizeof(struct row_entry), copy_row, &ctx) : -ENOMEM;
 		free(ctx.per_cpu);
+		free(ctx.again);
 	}
 	if (!err && maps->overflow_stats >= 0) {
 		qsort(s->rows, s->nrows, sizeof(*s->rows), compare_rows);
@@ -332,9 +386,9 @@ int snapshot_read(struct snapshot *s, const struct snapshot_maps *maps, int nr_c
 	if (!err && maps->row_latency >= 0)
 		err = copy_map(maps->row_latency,
 			       ENTRY_ARRAY(s, row_latency, struct snapshot_row_latency, key, latency));
-	/* After the rows: a file's counts are at most its row's. */
-	if (!err && maps->files)
-		err = drain_files(s, maps->files);
+	/* The interval's files, to the cut the rows were read at. */
+	if (!err && ctx.cut)
+		err = drain_files(s, maps->files, ctx.cut);
 	/* After the rows: a stack's counts are at most its row's. */
 	if (!err && maps->stack_counts >= 0)
 		err = read_stacks(s, maps);
@@ -409,8 +463,8 @@ static int take_row(const struct snapshot_maps *maps, const struct proc_dev_key 
 int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 		    const struct proc_dev_key *keys, size_t n, int nr_cpus)
 {
-	struct proc_dev_stats *per_cpu = calloc(nr_cpus, sizeof(*per_cpu));
-	struct proc_dev_stats *zeros = calloc(nr_cpus, sizeof(*zeros));
+	size_t stride = maps->row_value_bytes;
+	char *per_cpu = calloc(nr_cpus, stride), *zeros = calloc(nr_cpus, stride);
 	struct overflow_row shared;
 	struct dev_latency latency;
 	int err = per_cpu && zeros ? 0 : -ENOMEM;
@@ -443,8 +497,10 @@ int snapshot_forget(struct snapshot *s, const struct snapshot_maps *maps,
 			row->owner = in_stats ? owner : shared.owner;
 			memset(&row->stats, 0, sizeof(row->stats));
 			row->errors = errors;
-			if (in_stats)
-				sum_per_cpu(per_cpu, nr_cpus, sizeof(row->stats), &row->stats);
+			/* all it holds, the cut's or since: the next frame's */
+			for (int cpu = 0; in_stats && cpu < nr_cpus; cpu++)
+				add_counters(&row->stats, per_cpu + cpu * stride,
+					     sizeof(row->stats));
 			if (in_overflow)
 				add_counters(&row->stats, &shared.stats, sizeof(row->stats));
 		}

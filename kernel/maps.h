@@ -26,11 +26,13 @@ struct retired_slots {
 	size_t n, capacity;
 };
 
-/* --files' counts (files.bpf.h): file_counts (outer) points at the map in
- * use; the spare is empty.  A snapshot swaps them and empties the map it
- * took out. */
+/* --files' counts (files.bpf.h): file_counts (outer) holds counts[0] for
+ * the rows' even cuts, counts[1] for the odd; cut points at the programs'
+ * rows_cut (the skeleton's .bss, shared with them).  A snapshot moves the
+ * cut, reads the rows as they were at it, and drains the old cut's map. */
 struct file_count_maps {
-	int outer, in_use, spare;
+	int outer, counts[2];
+	volatile __u64 *cut;
 };
 
 struct snapshot_maps {
@@ -39,6 +41,7 @@ struct snapshot_maps {
 	 * (rows), their generations (row_gens), the slots given back
 	 * (free_rows); rows.bpf.h's slot_row(). */
 	int row_index, rows, row_gens, free_rows;
+	uint32_t row_value_bytes;	/* a slot's counters on a CPU (mapsize.h) */
 	struct retired_slots *retired;
 	int overflow_stats, device_latency, row_latency, inflight_ids;
 	int device_flushes;

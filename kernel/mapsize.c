@@ -29,9 +29,14 @@ static uint64_t pow2_at_least(uint64_t n)
 	return p;
 }
 
-uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
+uint32_t row_value_bytes(bool files)
 {
-	return array_map_bytes(entries, sizeof(struct proc_dev_stats), true, nr_cpus) +
+	return files ? sizeof(struct row_counters) : sizeof(struct proc_dev_stats);
+}
+
+uint64_t row_maps_bytes(uint32_t entries, int nr_cpus, uint32_t value_bytes)
+{
+	return array_map_bytes(entries, value_bytes, true, nr_cpus) +
 	       hash_map_bytes(entries, sizeof(struct proc_dev_key), sizeof(struct row_entry), false,
 			      false, nr_cpus) +
 	       array_map_bytes(entries, sizeof(__u64), false, nr_cpus) +
@@ -40,18 +45,19 @@ uint64_t row_maps_bytes(uint32_t entries, int nr_cpus)
 	       array_map_bytes(ROW_MEMO_WAYS, sizeof(struct row_memo), true, nr_cpus);
 }
 
-uint32_t stats_entries_for(int nr_cpus)
+uint32_t stats_entries_for(int nr_cpus, uint32_t value_bytes)
 {
 	uint64_t per_entry = HTAB_ELEM_BYTES + round_up8(sizeof(struct proc_dev_key)) +
 			     round_up8(sizeof(struct row_entry)) + sizeof(void *) +
-			     round_up8(sizeof(struct proc_dev_stats)) * (uint64_t)nr_cpus +
+			     round_up8(value_bytes) * (uint64_t)nr_cpus +
 			     sizeof(__u64) + sizeof(struct row_errors) + sizeof(__u32);
 	uint64_t entries = STATS_PERCPU_BUDGET_BYTES / per_entry;
 
 	if (entries > STATS_MAX_ENTRIES)
 		entries = STATS_MAX_ENTRIES;
 	/* Buckets come in powers of two, and the headers: a few less. */
-	while (entries > 1 && row_maps_bytes(entries, nr_cpus) > STATS_PERCPU_BUDGET_BYTES)
+	while (entries > 1 &&
+	       row_maps_bytes(entries, nr_cpus, value_bytes) > STATS_PERCPU_BUDGET_BYTES)
 		entries -= entries / 64 ? entries / 64 : 1;
 	return entries ? (uint32_t)entries : 1;
 }
@@ -60,7 +66,8 @@ void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *p
 {
 	uint32_t pages = needs->perf_pages_wanted;
 
-	plan->stats_entries = needs->rows ? stats_entries_for(nr_cpus) : 1;
+	plan->row_value_bytes = row_value_bytes(needs->files);
+	plan->stats_entries = needs->rows ? stats_entries_for(nr_cpus, plan->row_value_bytes) : 1;
 	plan->overflow_stats_entries = needs->rows ? OVERFLOW_STATS_ENTRIES : 1;
 	/* Tracked I/Os give each disk's latency from its rows'. */
 	plan->device_latency_entries = needs->rows && !needs->track_inflight ?
@@ -175,7 +182,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 {
 	uint64_t bytes = 0;
 
-	bytes += row_maps_bytes(plan->stats_entries, nr_cpus);
+	bytes += row_maps_bytes(plan->stats_entries, nr_cpus, plan->row_value_bytes);
 	bytes += hash_map_bytes(plan->overflow_stats_entries, sizeof(struct proc_dev_key),
 				sizeof(struct overflow_row), false, false, nr_cpus);
 	bytes += hash_map_bytes(plan->device_latency_entries, sizeof(__u32),

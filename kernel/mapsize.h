@@ -28,6 +28,7 @@
  * (libbpf cannot create a map of 0 entries), 0 for one not made at all. */
 struct map_plan {
 	uint32_t stats_entries;		/* per-CPU rows */
+	uint32_t row_value_bytes;	/* their counters on a CPU: row_value_bytes() */
 	uint32_t overflow_stats_entries;
 	uint32_t device_latency_entries;
 	uint32_t device_flushes_entries;
@@ -72,12 +73,18 @@ struct map_needs {
 	bool perf_pages_given;		/* --buffer-kb: not cut to the budget */
 };
 
-/* Per-CPU rows that STATS_PERCPU_BUDGET_BYTES hold at nr_cpus (>= 1). */
-uint32_t stats_entries_for(int nr_cpus);
+/* The size of a row's counters on one CPU: with --files, as they were at
+ * the last cut too (struct row_counters), else only as they are. */
+uint32_t row_value_bytes(bool files);
 
-/* Bytes of the maps that hold entries per-CPU rows (rows.bpf.h's rows,
- * row_index with whose each row is, row_gens, free_rows and row_memo). */
-uint64_t row_maps_bytes(uint32_t entries, int nr_cpus);
+/* Per-CPU rows of value_bytes a CPU that STATS_PERCPU_BUDGET_BYTES hold at
+ * nr_cpus (>= 1). */
+uint32_t stats_entries_for(int nr_cpus, uint32_t value_bytes);
+
+/* Bytes of the maps that hold entries per-CPU rows of value_bytes a CPU
+ * (rows.bpf.h's rows, row_index with whose each row is, row_gens,
+ * free_rows and row_memo). */
+uint64_t row_maps_bytes(uint32_t entries, int nr_cpus, uint32_t value_bytes);
 
 /* The plan for needs at nr_cpus possible CPUs (>= 1). */
 void map_plan_for(const struct map_needs *needs, int nr_cpus, struct map_plan *plan);

@@ -27,13 +27,21 @@
 /* Keeps the compiler from moving memory accesses across it. */
 #define barrier()		asm volatile("" ::: "memory")
 
-/* The rows' counters, by slot, per CPU. */
+/* The rows' counters, by slot, per CPU (struct row_counters): with --files
+ * also as they were at the last cut; without, the value is only `now`, its
+ * first member (user space sets the size, kernel/mapsize.h's
+ * row_value_bytes(): no type, so that the BTF does not hold the other). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STATS_MAX_ENTRIES);
-	__type(key, __u32);
-	__type(value, struct proc_dev_stats);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct row_counters));
 } rows SEC(".maps");
+
+/* --files: the last cut of the rows (struct row_counters), moved by user
+ * space at each snapshot; --files' counts of a cut go to the map of its
+ * parity (files.bpf.h).  0 without --files. */
+__u64 rows_cut = 0;
 
 /* Each row's slot, and whose row it is (struct row_entry), by its key. */
 struct {
@@ -111,16 +119,36 @@ static __always_inline bool same_row(const struct proc_dev_key *a, const struct 
 	       ca[0] == cb[0] && ca[1] == cb[1];
 }
 
-/* The counters of the row at (slot, generation); NULL if the slot was
- * taken back meanwhile. */
-static __always_inline struct proc_dev_stats *slot_counters(const struct row_slot *at)
+/* The counters of the row at (slot, generation), and in *cut the cut they
+ * are added under; NULL if the slot was taken back meanwhile.  The first
+ * call after a cut keeps the counters as they were at it. */
+static __always_inline struct proc_dev_stats *slot_counters(const struct row_slot *at,
+							    __u64 *cut)
 {
 	__u32 slot = at->slot;
 	__u64 *gen = bpf_map_lookup_elem(&row_gens, &slot);
+	struct row_counters *counters;
+	__u64 now_cut;
 
 	if (!gen || *(volatile __u64 *)gen != at->gen)
 		return NULL;
-	return bpf_map_lookup_elem(&rows, &slot);
+	counters = bpf_map_lookup_elem(&rows, &slot);
+	if (!counters)
+		return NULL;
+	*cut = 0;
+	if (!files_counted)	/* a value of `now` only: no cut */
+		return &counters->now;
+	now_cut = *(volatile __u64 *)&rows_cut;
+	if (counters->cut != now_cut) {
+		/* In this order, for user space's reading (kernel/maps.c's
+		 * slot_at_cut()): at_cut, then the cut, then any addition. */
+		counters->at_cut = counters->now;
+		barrier();
+		*(volatile __u64 *)&counters->cut = now_cut;
+		barrier();
+	}
+	*cut = now_cut;
+	return &counters->now;
 }
 
 /* A slot for a new row: one given back, else one never taken.  false when
@@ -146,7 +174,8 @@ static __always_inline bool take_slot(__u32 *slot)
  * and the slot in *where.  NULL when no slot is free.
  */
 static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key,
-						       struct row_who who, struct row_slot *where)
+						       struct row_who who, struct row_slot *where,
+						       __u64 *cut)
 {
 	struct proc_dev_stats *counters;
 	struct row_entry *at;
@@ -165,7 +194,7 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 		found = memo->at;
 		barrier();
 		if (*(volatile __u64 *)&memo->seq == seq) {
-			counters = slot_counters(&found);
+			counters = slot_counters(&found, cut);
 			if (counters) {
 				*where = found;
 				return counters;
@@ -201,7 +230,7 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 			note_thread_group(key->tgid);
 		}
 	}
-	counters = slot_counters(&found);
+	counters = slot_counters(&found, cut);
 	if (!counters)
 		return NULL;
 	*where = found;
@@ -223,6 +252,8 @@ struct row {
 	struct proc_dev_stats *stats;
 	bool shared;
 	struct row_slot at;	/* the slot of a row not shared */
+	__u64 cut;		/* the cut it is added under (a shared row: rows_cut
+				 * as it was read, which no snapshot cuts at) */
 };
 
 /*
@@ -238,10 +269,11 @@ static __always_inline bool row_of(const struct proc_dev_key *key, bool count_lo
 	struct overflow_row *shared;
 
 	row->shared = false;
-	row->stats = slot_row(key, who, &row->at);
+	row->stats = slot_row(key, who, &row->at, &row->cut);
 	if (row->stats)
 		return true;
 	row->shared = true;
+	row->cut = *(volatile __u64 *)&rows_cut;
 	shared = bpf_map_lookup_elem(&overflow_stats, key);
 	if (!shared) {
 		struct overflow_row fresh = {};

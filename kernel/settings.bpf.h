@@ -43,6 +43,8 @@ const volatile bool track_inflight = false;
 const volatile bool trace_events = false;		/* -T */
 /* Per-process totals; trace mode (-T) shows events only and skips them. */
 const volatile bool aggregate = true;
+/* --files: its programs count beside the rows' (files.bpf.h). */
+const volatile bool files_counted = false;
 const volatile bool use_ringbuf = true;
 /* Wake the reader once this many bytes wait in the ring buffer, not per event. */
 const volatile __u64 ringbuf_wakeup_bytes = 0;

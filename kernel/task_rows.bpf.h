@@ -99,7 +99,7 @@ static __always_inline bool remembered_row(const struct task_struct *task, __u32
 	 * (errors.bpf.h), member by member, as note_io_owner() copies it. */
 	row->at.slot = at.slot;
 	row->at.gen = at.gen;
-	row->stats = slot_counters(&at);
+	row->stats = slot_counters(&at, &row->cut);
 	return row->stats != NULL;
 }
 

@@ -24,8 +24,14 @@ Test(mapsize_formulas, match_the_kernels_accounting)
 	cr_assert_eq(queue_map_bytes(16384, 4), 65852);			/* free_rows */
 	cr_assert_eq(array_map_bytes(8, 56, true, 2), 1272);			/* row_memo */
 	cr_assert_eq(array_map_bytes(16384, 64, false, 2), 1048888);		/* row_errors */
-	cr_assert_eq(row_maps_bytes(16384, 2),
+	cr_assert_eq(row_value_bytes(false), 88);
+	cr_assert_eq(row_maps_bytes(16384, 2, 88),
 		     3014968 + 2098288 + 131384 + 1048888 + 65852 + 1272);
+	/* issue 47: --files keeps each row as it was at the cut too */
+	cr_assert_eq(row_value_bytes(true), 184);
+	cr_assert_eq(row_maps_bytes(16384, 2, 184),
+		     array_map_bytes(16384, 184, true, 2) + 2098288 + 131384 + 1048888 + 65852 +
+		     1272);
 	/* issue 33: whose each row is, in the overflow rows and the owners;
 	 * the command lines at exec and the record built for them. */
 	cr_assert_eq(hash_map_bytes(65536, 32, 104, false, false, 2), 13108480);	/* overflow */
@@ -79,14 +85,21 @@ Test(mapsize_formulas, the_contracts_sizes_are_the_measured_ones)
 
 Test(mapsize_stats, all_entries_with_few_cpus_fewer_with_many)
 {
-	cr_assert_eq(stats_entries_for(1), STATS_MAX_ENTRIES);
-	cr_assert_eq(stats_entries_for(2), STATS_MAX_ENTRIES);
-	cr_assert_lt(stats_entries_for(64), STATS_MAX_ENTRIES);
-	cr_assert_lt(stats_entries_for(256), stats_entries_for(64));
-	cr_assert_geq(stats_entries_for(1024), 1);
-	for (int cpus = 1; cpus <= 4096; cpus *= 2)
-		cr_assert_leq(row_maps_bytes(stats_entries_for(cpus), cpus),
-			      STATS_PERCPU_BUDGET_BYTES, "%d CPUs", cpus);
+	for (int files = 0; files <= 1; files++) {
+		uint32_t v = row_value_bytes(files);
+
+		cr_assert_eq(stats_entries_for(1, v), STATS_MAX_ENTRIES);
+		cr_assert_eq(stats_entries_for(2, v), STATS_MAX_ENTRIES);
+		cr_assert_lt(stats_entries_for(64, v), STATS_MAX_ENTRIES);
+		cr_assert_lt(stats_entries_for(256, v), stats_entries_for(64, v));
+		cr_assert_geq(stats_entries_for(1024, v), 1);
+		for (int cpus = 1; cpus <= 4096; cpus *= 2)
+			cr_assert_leq(row_maps_bytes(stats_entries_for(cpus, v), cpus, v),
+				      STATS_PERCPU_BUDGET_BYTES, "%d CPUs", cpus);
+	}
+	/* the same budget: with --files, fewer rows where CPUs are many */
+	cr_assert_lt(stats_entries_for(64, row_value_bytes(true)),
+		     stats_entries_for(64, row_value_bytes(false)));
 }
 
 static const struct map_needs default_mode = {

@@ -155,22 +155,22 @@ static void add_line(struct file_sum *s, struct h_jv e)
 		s->deleted = true;
 }
 
-/* The files lines of the interval records from line first on, of process
+/* The files lines of the interval records among lines[0..n), of process
  * pid (0: any), on device, whose path is path (NULL: any). */
-static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, pid_t pid,
-				    const char *device, const char *path)
+static struct file_sum sum_files_in(char *const *lines, size_t n, pid_t pid, const char *device,
+				    const char *path)
 {
 	struct file_sum s = { 0 };
 
-	for (size_t i = first; i < d->nlines; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct h_jv root, files, e, v;
 		size_t pos = 0;
 		char got[PATH_MAX + 32];
 		int64_t line_pid;
 
-		if (!h_json_is_interval(d->lines[i]) || !h_json_parse(d->lines[i], &root))
+		if (!h_json_is_interval(lines[i]) || !h_json_parse(lines[i], &root))
 			continue;
-		cr_assert(h_json_get(root, "files", &files), "no files: %s", d->lines[i]);
+		cr_assert(h_json_get(root, "files", &files), "no files: %s", lines[i]);
 		while (h_json_next_elem(files, &pos, &e)) {
 			if (pid && (!h_json_get_int(e, "pid", &line_pid) || line_pid != pid))
 				continue;
@@ -184,6 +184,13 @@ static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, pid_
 		}
 	}
 	return s;
+}
+
+/* The same from d's line first on. */
+static struct file_sum sum_files_of(const struct h_diskio *d, size_t first, pid_t pid,
+				    const char *device, const char *path)
+{
+	return sum_files_in(d->lines + first, d->nlines - first, pid, device, path);
 }
 
 /* The same over every interval record, of any process. */
@@ -464,6 +471,151 @@ static void not_blind_after_a_burst(const struct h_dev *disk, const char *mnt)
 		h_diskio_dump(&d, "the 1 MiB file's line");
 	cr_assert_eq(written, MiB, "%s: %" PRId64 " bytes written on its lines", big, written);
 	h_diskio_free(&d);
+}
+
+/* A child "churn" that n times creates a file in dir, writes 4 KiB to it
+ * and fsyncs it, and unlinks the file it made 64 before. */
+static pid_t spawn_churn(const char *dir, int n)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		static char page[4096];
+		char path[PATH_MAX + 16];
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, "churn");
+		memset(page, 'c', sizeof(page));
+		for (int i = 0; i < n; i++) {
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/c%05d", dir, i);
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+				_exit(H_IO_ERR_WRITE);
+			if (fsync(fd))
+				_exit(H_IO_ERR_FSYNC);
+			close(fd);
+			snprintf(path, sizeof(path), "%s/c%05d", dir, i - 64);
+			if (i >= 64 && unlink(path))
+				_exit(H_IO_ERR_WRITE);
+		}
+		_exit(H_IO_OK);
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+#define CHURN_FILES	20000
+
+/*
+ * Issue 47 item 5: 20,000 files created, written, synced and unlinked, with
+ * diskio cutting intervals every 0.2 s in the middle of it: in every
+ * interval, the disk's file lines (with [metadata] and the other buckets)
+ * add up to its process rows and to its device row, bytes and I/Os; over
+ * the run, the device row is /proc/diskstats.  Before the rows were read at
+ * the cut the file counts end at, intervals of such a burst had more bytes
+ * in files than in rows.
+ */
+static void files_add_up_in_every_interval(const struct h_dev *disk, const char *mnt)
+{
+	struct h_diskstats before, after, delta;
+	struct h_counters total = { 0 };
+	char dir[PATH_MAX];
+	struct h_diskio d;
+	int intervals = 0, busy = 0, status;
+	pid_t churn;
+
+	snprintf(dir, sizeof(dir), "%s/churn", mnt);
+	cr_assert(!mkdir(dir, 0755));
+	run_ok(H_ARGS("sync"));
+
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", disk->name, "0.05"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	cr_assert(h_diskstats_read(disk->name, &before));
+	/* diskio's lines read as they come: a full pipe would hold its
+	 * intervals back, to a few long ones */
+	churn = spawn_churn(dir, CHURN_FILES);
+	for (int64_t until = h_now_ms() + 120000; h_wait_pid(churn, 0, &status);) {
+		cr_assert(h_now_ms() < until, "the churn still runs after 120 s");
+		h_diskio_pump(&d, 20);
+	}
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == H_IO_OK, "churn: %s",
+		  h_io_error_str(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+	run_ok(H_ARGS("sync"));
+	h_diskio_wait_new_intervals(&d, 2, 10000);
+	cr_assert(h_diskstats_read(disk->name, &after));
+	h_diskio_finish(&d, 2);
+	delta = h_diskstats_delta(&before, &after);
+
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_counters rows = { 0 }, device = { 0 };
+		struct file_sum files;
+		struct h_jv root;
+
+		if (!h_json_is_interval(d.lines[i]))
+			continue;
+		intervals++;
+		files = sum_files_in(d.lines + i, 1, 0, disk->name, NULL);
+		cr_assert(h_json_parse(d.lines[i], &root));
+		cr_expect_eq(files_map_full(root), 0, "interval %d lost %" PRId64 " file counts",
+			     intervals, files_map_full(root));
+		h_json_sum_process(d.lines + i, 1, 0, disk->name, NULL, &rows);
+		h_json_sum_device(d.lines + i, 1, disk->name, &device);
+		if (device.write_ios)
+			busy++;
+		cr_expect(files.read_bytes == rows.read_bytes && files.write_bytes == rows.write_bytes &&
+			  files.read_ios == rows.read_ios && files.write_ios == rows.write_ios,
+			  "interval %d: files read %" PRId64 " B %" PRId64 " I/Os, wrote %" PRId64
+			  " B %" PRId64 " I/Os; rows read %" PRId64 " B %" PRId64 " I/Os, wrote %"
+			  PRId64 " B %" PRId64 " I/Os", intervals, files.read_bytes, files.read_ios,
+			  files.write_bytes, files.write_ios, rows.read_bytes, rows.read_ios,
+			  rows.write_bytes, rows.write_ios);
+		cr_expect(rows.read_bytes == device.read_bytes &&
+			  rows.write_bytes == device.write_bytes &&
+			  rows.read_ios == device.read_ios && rows.write_ios == device.write_ios,
+			  "interval %d: rows wrote %" PRId64 " B %" PRId64 " I/Os, the device %"
+			  PRId64 " B %" PRId64 " I/Os", intervals, rows.write_bytes, rows.write_ios,
+			  device.write_bytes, device.write_ios);
+		total.read_bytes += device.read_bytes;
+		total.write_bytes += device.write_bytes;
+		total.read_ios += device.read_ios;
+		total.write_ios += device.write_ios;
+	}
+	cr_log_info("%s: %d intervals, %d with writes; %" PRId64 " bytes in %" PRId64
+		    " writes", disk->name, intervals, busy, total.write_bytes, total.write_ios);
+	cr_assert_geq(busy, 5, "the churn's writes fell in %d intervals", busy);
+	cr_assert_eq(total.write_bytes, (int64_t)delta.write_sectors * 512);
+	cr_assert_eq(total.write_ios, (int64_t)delta.write_ios);
+	cr_assert_eq(total.read_bytes, (int64_t)delta.read_sectors * 512);
+	cr_assert_eq(total.read_ios, (int64_t)delta.read_ios);
+	h_diskio_free(&d);
+}
+
+Test(files, files_add_up_to_rows_in_every_interval_on_ext4)
+{
+	const struct h_dev *zram = h_zram_create(256 * MiB);
+
+	files_add_up_in_every_interval(zram, h_ext4_mount(zram)->path);
+}
+
+/* A blk-mq disk: a request's I/O is counted where it starts, by other
+ * programs than its bytes. */
+Test(files, files_add_up_to_rows_in_every_interval_on_ext4_on_loop)
+{
+	const struct h_dev *loop = h_loop_create(256 * MiB);
+
+	files_add_up_in_every_interval(loop, h_ext4_mount(loop)->path);
+}
+
+Test(files, files_add_up_to_rows_in_every_interval_on_xfs)
+{
+	const struct h_dev *zram = h_zram_create(512 * MiB);
+
+	files_add_up_in_every_interval(zram, h_xfs_mount(zram)->path);
 }
 
 Test(files, a_later_file_is_counted_after_a_burst_on_ext4)

@@ -366,6 +366,7 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.nr_filter_cgroups = opts->nr_cgroups,
 		.filter_devices = opts->nr_devices != 0,
 		.files_mountinfo = opts->files ? "/proc/self/mountinfo" : NULL,
+		.files_proc = opts->files ? "/proc" : NULL,
 		.files_top = opts->files_top,
 	};
 

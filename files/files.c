@@ -1,18 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --files: the interval's file rows and the files' names (files.h). */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "array.h"
 #include "files.h"
 #include "filepath.h"
 #include "sorted.h"
 
-void files_init(struct files *f, const char *mountinfo_path)
+/* The mount namespace of process pid ("self" when pid is 0) under
+ * proc_root: its inode number, or 0. */
+static uint32_t mnt_ns_of(const char *proc_root, uint32_t pid)
+{
+	char path[256];
+	struct stat st;
+
+	if (pid)
+		snprintf(path, sizeof(path), "%s/%u/ns/mnt", proc_root, pid);
+	else
+		snprintf(path, sizeof(path), "%s/self/ns/mnt", proc_root);
+	return stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+}
+
+void files_init(struct files *f, const char *mountinfo_path, const char *proc_root)
 {
 	memset(f, 0, sizeof(*f));
 	f->mountinfo_path = mountinfo_path;
+	f->proc_root = proc_root;
+	if (proc_root)
+		f->own_mnt_ns = mnt_ns_of(proc_root, 0);
+}
+
+static void free_ns_tables(struct files *f)
+{
+	for (size_t i = 0; i < f->nns_tables; i++)
+		free(f->ns_tables[i].text);
+	f->nns_tables = 0;
 }
 
 static void free_paths(struct files *f)
@@ -32,39 +59,102 @@ void files_free(struct files *f)
 	free(f->seen);
 	free(f->rows);
 	free(f->mountinfo);
+	free_ns_tables(f);
+	free(f->ns_tables);
 	memset(f, 0, sizeof(*f));
 }
 
-/* The mount table, read again at most once a step. */
-static void read_mountinfo(struct files *f)
+/* The whole text of the file at path (allocated, *len bytes), or NULL. */
+static char *read_text(const char *path, size_t *len)
 {
 	char *text = NULL;
-	size_t len = 0;
 	FILE *in, *out;
 	char buf[4096];
 	size_t n;
 
-	if (f->mountinfo_read || !f->mountinfo_path)
-		return;
-	f->mountinfo_read = true;
-	in = fopen(f->mountinfo_path, "re");
+	*len = 0;
+	in = fopen(path, "re");
 	if (!in)
-		return;
-	out = open_memstream(&text, &len);
+		return NULL;
+	out = open_memstream(&text, len);
 	if (!out) {
 		fclose(in);
-		return;
+		return NULL;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
 		fwrite(buf, 1, n, out);
 	fclose(in);
 	if (fclose(out)) {
 		free(text);
-		return;
+		return NULL;
 	}
+	return text;
+}
+
+/* The mount table, read again at most once a step. */
+static void read_mountinfo(struct files *f)
+{
+	char *text;
+	size_t len;
+
+	if (f->mountinfo_read || !f->mountinfo_path)
+		return;
+	f->mountinfo_read = true;
+	text = read_text(f->mountinfo_path, &len);
+	if (!text)
+		return;
 	free(f->mountinfo);
 	f->mountinfo = text;
 	f->mountinfo_len = len;
+}
+
+/* The mount table of namespace mnt_ns as process pid of it, or else any
+ * process of it, has it: read once a step (NULL text: none is left). */
+static const struct files_ns_table *ns_table(struct files *f, uint32_t pid, uint32_t mnt_ns)
+{
+	struct files_ns_table *t;
+	char path[256];
+	DIR *proc;
+	struct dirent *e;
+
+	for (size_t i = 0; i < f->nns_tables; i++)
+		if (f->ns_tables[i].mnt_ns == mnt_ns)
+			return &f->ns_tables[i];
+	if (array_reserve((void **)&f->ns_tables, &f->ns_tables_capacity, f->nns_tables + 1,
+			  sizeof(*f->ns_tables)))
+		return NULL;
+	t = &f->ns_tables[f->nns_tables++];
+	*t = (struct files_ns_table){ .mnt_ns = mnt_ns };
+	/* the process's own, if it is still there and still of it (a pid
+	 * given again is another's) */
+	if (pid && mnt_ns_of(f->proc_root, pid) == mnt_ns) {
+		snprintf(path, sizeof(path), "%s/%u/mountinfo", f->proc_root, pid);
+		t->text = read_text(path, &t->len);
+		if (t->text && mnt_ns_of(f->proc_root, pid) == mnt_ns)
+			return t;
+		free(t->text);
+		t->text = NULL;
+	}
+	/* gone: a process that lives on in the namespace (a container's) */
+	proc = opendir(f->proc_root);
+	while (proc && (e = readdir(proc))) {
+		uint32_t other;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		other = (uint32_t)strtoul(e->d_name, NULL, 10);
+		if (other == pid || mnt_ns_of(f->proc_root, other) != mnt_ns)
+			continue;
+		snprintf(path, sizeof(path), "%s/%u/mountinfo", f->proc_root, other);
+		t->text = read_text(path, &t->len);
+		if (t->text && mnt_ns_of(f->proc_root, other) == mnt_ns)
+			break;
+		free(t->text);
+		t->text = NULL;
+	}
+	if (proc)
+		closedir(proc);
+	return t;
 }
 
 static int compare_name(const void *key, const void *element)
@@ -91,17 +181,31 @@ static const char *name_of(const struct files *f, const struct file_key *key)
 }
 
 /* The path of a named file, its mount point joined to its path inside,
- * into *out (allocated): 0, -ENOENT (no mount of its filesystem), -ENOMEM. */
-static int mounted_path(struct files *f, uint32_t fs_dev, const char *inside, char **out)
+ * into *out (allocated): 0, -ENOENT (no mount of its filesystem), -ENOMEM.
+ * The mount table is that of the namespace the names were read in (by
+ * process pid): diskio's own, or another's. */
+static int mounted_path(struct files *f, uint32_t fs_dev, const char *inside, uint32_t pid,
+			uint32_t mnt_ns, char **out)
 {
 	uint32_t major = fs_dev >> MINORBITS, minor = fs_dev & MINORMASK;
 	static char path[FILEPATH_MAX];
+	const char *table;
+	size_t len;
 
 	/* the mount table as it is in this interval (read once in it): a
 	 * filesystem unmounted since is not named under its old mount point */
 	read_mountinfo(f);
-	if (!filepath_mounted(f->mountinfo, f->mountinfo_len, major, minor, inside, path,
-			      sizeof(path)))
+	table = f->mountinfo;
+	len = f->mountinfo_len;
+	if (f->proc_root && mnt_ns && f->own_mnt_ns && mnt_ns != f->own_mnt_ns) {
+		const struct files_ns_table *t = ns_table(f, pid, mnt_ns);
+
+		if (!t)
+			return -ENOMEM;
+		table = t->text;
+		len = t->len;
+	}
+	if (!filepath_mounted(table, len, major, minor, inside, path, sizeof(path)))
 		return -ENOENT;
 	*out = strdup(path);
 	return *out ? 0 : -ENOMEM;
@@ -121,7 +225,7 @@ int files_name_event(struct files *f, const void *data, size_t size)
 	if (size < offsetof(struct file_name_event, names) ||
 	    !filepath_inside(&event, size, inside, sizeof(inside)))
 		return 1;	/* stays "MAJ:MIN:INO" */
-	err = mounted_path(f, event.fs_dev, inside, &path);
+	err = mounted_path(f, event.fs_dev, inside, event.tgid, event.mnt_ns, &path);
 	if (err)
 		return err == -ENOENT ? 1 : err;
 	want = (struct file_name){ .fs_dev = event.fs_dev, .ino = event.ino,
@@ -290,6 +394,7 @@ int files_step(struct files *f, const struct snapshot_file *files, size_t n, boo
 
 	f->nrows = 0;
 	f->mountinfo_read = false;
+	free_ns_tables(f);
 	free_paths(f);
 	for (size_t i = 0; i < f->nseen; i++)
 		memset(f->seen[i].delta, 0, sizeof(f->seen[i].delta));

@@ -56,11 +56,24 @@ struct file_name {
 	char *path;
 };
 
+/* The mount table of another mount namespace, read in this step. */
+struct files_ns_table {
+	uint32_t mnt_ns;		/* its inode number */
+	char *text;			/* NULL: no process of it was found */
+	size_t len;
+};
+
 struct files {
 	const char *mountinfo_path;	/* "/proc/self/mountinfo" */
 	char *mountinfo;		/* its text as last read */
 	size_t mountinfo_len;
 	bool mountinfo_read;		/* in this step already */
+	/* "/proc" (NULL: diskio's mount namespace only), the namespace
+	 * mountinfo_path is of, and those of others read in this step */
+	const char *proc_root;
+	uint32_t own_mnt_ns;
+	struct files_ns_table *ns_tables;
+	size_t nns_tables, ns_tables_capacity;
 	struct file_seen *seen;		/* sorted by key */
 	size_t nseen, seen_capacity;
 	struct file_name *names;	/* sorted by (fs_dev, ino, generation) */
@@ -71,13 +84,18 @@ struct files {
 	size_t npaths, paths_capacity;
 };
 
-void files_init(struct files *f, const char *mountinfo_path);
+/* mountinfo_path: the mount table names are joined with; proc_root
+ * ("/proc", NULL: none), where a name read in another mount namespace
+ * finds that namespace's table (struct file_name_event's mnt_ns): its
+ * process's, or any process's of it. */
+void files_init(struct files *f, const char *mountinfo_path, const char *proc_root);
 void files_free(struct files *f);
 
 /* A name event of size bytes, as it came from the kernel.  0; 1 when the
  * name cannot be made (the kernel found no dentry or a path too deep, or
- * no mount of the file's filesystem is in the mount table): the file stays
- * "MAJ:MIN:INO"; or -ENOMEM. */
+ * no mount of the file's filesystem is in the mount table of the namespace
+ * the names were read in, or no process of that namespace is left to read
+ * its table): the file stays "MAJ:MIN:INO"; or -ENOMEM. */
 int files_name_event(struct files *f, const void *data, size_t size);
 
 /*

@@ -743,6 +743,9 @@ struct file_name_event {
 	__u32 flags;		/* FILE_NAME_* */
 	__u32 bytes;
 	__u32 generation;	/* the inode's i_generation (struct file_key) */
+	__u32 tgid;		/* the process the names were read in: its */
+	__u32 mnt_ns;		/* mount namespace (its inode number), whose
+				 * mount table user space joins them with */
 	/* room for one more name read at the last offset */
 	char names[FILE_NAMES_BYTES + FILE_NAME_MAX];
 };

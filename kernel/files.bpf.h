@@ -185,6 +185,8 @@ static __always_inline void send_file_name(void *ctx, struct dentry *dentry,
 	event->generation = id->generation;
 	event->depth = 0;
 	event->flags = 0;
+	event->tgid = bpf_get_current_pid_tgid() >> 32;
+	event->mnt_ns = BPF_CORE_READ(current_task(), nsproxy, mnt_ns, ns.inum);
 	for (int i = 0; i < FILE_PATH_DEPTH + 1 && dentry; i++) {
 		struct dentry *parent = BPF_CORE_READ(dentry, d_parent);
 		const unsigned char *name;

@@ -50,7 +50,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	iowait_tasks_init(&t->waits);
 	crashfree_init(&t->crash, config->crash_interval_ns, start_ns);
 	users_init(&t->users, config->passwd_path);
-	files_init(&t->files, config->files_mountinfo);
+	files_init(&t->files, config->files_mountinfo, config->files_proc);
 	t->names_buf = malloc(NAMES_TABLE_BYTES);
 	if (!t->names_buf ||
 	    res_table_init(&t->names, t->names_buf, NAMES_TABLE_BYTES, NAMES_TABLE_BUCKETS) ||

@@ -105,6 +105,9 @@ struct tally_config {
 	/* --files (issue 35): the mount table files are named against (NULL:
 	 * no files), and --files-top (0: all) */
 	const char *files_mountinfo;
+	/* where the mount table of another namespace a name was read in is
+	 * found ("/proc"; NULL: names joined with files_mountinfo only) */
+	const char *files_proc;
 	uint32_t files_top;
 };
 

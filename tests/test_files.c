@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "filepath.h"
 #include "files.h"
@@ -248,7 +250,7 @@ Test(files_rows, an_inode_number_given_again_is_another_file)
 
 	s[0].key.generation = 100;
 	s[1].key.generation = 101;
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	name_generation(&f, 12, 100, "a");
 	cr_assert_eq(files_step(&f, s, 1, false, 0), 0);
 	name_generation(&f, 12, 101, "b");
@@ -274,7 +276,7 @@ Test(files_rows, an_interval_shows_the_changes_named)
 		entry(9, "cat", FILE_KIND_FILE, 13, 4096, 0),
 	};
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	name(&f, 12, "a");
 	cr_assert_eq(files_step(&f, s, 3, false, 0), 0);
 	cr_assert_eq(f.nrows, 3);
@@ -308,7 +310,7 @@ Test(files_rows, a_new_file_before_the_others_takes_no_ones_counts)
 		entry(7, "dd", FILE_KIND_FILE, 12, 0, 8192),
 	};
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	cr_assert_eq(files_step(&f, s, 1, false, 0), 0);
 	/* dd's key sorts before cat's, which is seen already */
 	s[0].counts.bytes[IO_READ] = 2048;
@@ -332,7 +334,7 @@ Test(files_rows, a_name_that_cannot_be_made_is_said)
 	struct snapshot_file s = entry(7, "dd", FILE_KIND_FILE, 12, 4096, 0);
 	size_t size;
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	size = event_of(&e, false, 2, "a", "dir");	/* no root: no dentry, too deep */
 	cr_assert_eq(files_name_event(&f, &e, size), 1);
 	size = event_of(&e, true, 2, "a", "dir");
@@ -352,7 +354,7 @@ Test(files_rows, an_unmounted_filesystem_names_no_file)
 	size_t size;
 	FILE *table;
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	name(&f, 12, "a");
 	cr_assert_eq(files_step(&f, NULL, 0, false, 0), 0);
 	table = fopen(mountinfo_path, "w");	/* unmounted: an empty table */
@@ -369,7 +371,7 @@ Test(files_rows, a_new_name_replaces_the_old)
 	struct files f;
 	struct snapshot_file s = entry(7, "dd", FILE_KIND_FILE, 12, 4096, 0);
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	name(&f, 12, "a");
 	name(&f, 12, "renamed");
 	cr_assert_eq(files_step(&f, &s, 1, false, 0), 0);
@@ -388,7 +390,7 @@ Test(files_rows, files_top_sums_the_rest_on_one_line)
 		entry(8, "cp", FILE_KIND_FILE, 4, 0, 4096),
 	};
 
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	cr_assert_eq(files_step(&f, s, 5, false, 1), 0);
 	cr_assert_eq(f.nrows, 4);
 	cr_assert_eq(f.rows[0].key.ino, 2, "the most bytes first");
@@ -399,5 +401,131 @@ Test(files_rows, files_top_sums_the_rest_on_one_line)
 	cr_assert_eq(f.rows[1].ios[IO_WRITE], 3);
 	cr_assert_str_eq(f.rows[2].path, FILES_UNKNOWN, "not a file: always shown");
 	cr_assert_eq(f.rows[3].key.who.tgid, 8);
+	files_free(&f);
+}
+
+/* ---- issue 47: names read in another mount namespace ---- */
+
+static char proc_root[] = "/tmp/diskio-test-proc.XXXXXX";
+
+/* proc_root/path, made with text (NULL: a directory). */
+static void proc_file(const char *path, const char *text)
+{
+	char full[256];
+	FILE *out;
+
+	snprintf(full, sizeof(full), "%s/%s", proc_root, path);
+	if (!text) {
+		cr_assert(!mkdir(full, 0755), "%s: %s", full, strerror(errno));
+		return;
+	}
+	out = fopen(full, "w");
+	cr_assert(out, "%s: %s", full, strerror(errno));
+	fputs(text, out);
+	fclose(out);
+}
+
+static uint32_t proc_ino(const char *path)
+{
+	char full[256];
+	struct stat st;
+
+	snprintf(full, sizeof(full), "%s/%s", proc_root, path);
+	cr_assert(!stat(full, &st), "%s: %s", full, strerror(errno));
+	return (uint32_t)st.st_ino;
+}
+
+/* A fake /proc: diskio's own namespace (self), a container's of two
+ * processes, 42 and 77 (their ns/mnt one inode, a link), where 253:2 is
+ * mounted on /srv/data only, and a namespace no process is left in. */
+static void make_proc(void)
+{
+	char from[256], to[256];
+
+	write_mountinfo();
+	cr_assert(mkdtemp(proc_root));
+	proc_file("self", NULL);
+	proc_file("self/ns", NULL);
+	proc_file("self/ns/mnt", "");
+	proc_file("42", NULL);
+	proc_file("42/ns", NULL);
+	proc_file("42/ns/mnt", "");
+	proc_file("42/mountinfo", "60 59 253:2 / /srv/data rw - ext4 /dev/zram2 rw\n");
+	proc_file("77", NULL);
+	proc_file("77/ns", NULL);
+	snprintf(from, sizeof(from), "%s/42/ns/mnt", proc_root);
+	snprintf(to, sizeof(to), "%s/77/ns/mnt", proc_root);
+	cr_assert(!link(from, to));
+	proc_file("77/mountinfo", "60 59 253:2 / /srv/data rw - ext4 /dev/zram2 rw\n");
+	proc_file("gone", "");
+}
+
+static void remove_proc(void)
+{
+	char cmd[300];
+
+	remove_mountinfo();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", proc_root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(files_namespaces, .init = make_proc, .fini = remove_proc);
+
+/* The name of ino read by process pid in namespace mnt_ns: its path, or
+ * NULL when it cannot be made. */
+static const char *named_in(struct files *f, uint64_t ino, uint32_t pid, uint32_t mnt_ns)
+{
+	struct file_name_event e;
+	size_t size = event_of(&e, true, 2, "a", "dir");
+	struct snapshot_file s = entry(pid, "app", FILE_KIND_FILE, ino, 0, 4096);
+
+	e.ino = ino;
+	e.tgid = pid;
+	e.mnt_ns = mnt_ns;
+	if (files_name_event(f, &e, size))
+		return NULL;
+	cr_assert_eq(files_step(f, &s, 1, false, 0), 0);
+	cr_assert_eq(f->nrows, 1);
+	return f->rows[0].path;
+}
+
+Test(files_namespaces, a_name_is_joined_with_the_mount_table_it_was_read_in)
+{
+	struct files f;
+	char own[32];
+
+	files_init(&f, mountinfo_path, proc_root);
+	snprintf(own, sizeof(own), "%s", named_in(&f, 12, 7, proc_ino("self/ns/mnt")));
+	cr_assert_str_eq(own, "/mnt/x/dir/a", "diskio's own namespace: its table");
+	cr_assert_str_eq(named_in(&f, 13, 42, proc_ino("42/ns/mnt")), "/srv/data/dir/a",
+			 "the container's: its process's table, not diskio's /mnt/x");
+	files_free(&f);
+}
+
+Test(files_namespaces, a_process_gone_leaves_its_namespace_to_another)
+{
+	struct files f;
+	char path[256];
+
+	snprintf(path, sizeof(path), "rm -rf '%s/42'", proc_root);
+	cr_assert_eq(system(path), 0);
+	files_init(&f, mountinfo_path, proc_root);
+	/* 42 exited at once after its I/O: 77 is of the same namespace */
+	cr_assert_str_eq(named_in(&f, 13, 42, proc_ino("77/ns/mnt")), "/srv/data/dir/a");
+	files_free(&f);
+}
+
+Test(files_namespaces, no_process_left_in_a_namespace_is_a_name_unmade)
+{
+	struct files f;
+	struct file_name_event e;
+	size_t size = event_of(&e, true, 2, "a", "dir");
+
+	files_init(&f, mountinfo_path, proc_root);
+	/* 42 is now another namespace's process (its pid given again): not
+	 * its table, and no process is of the one the name was read in */
+	e.tgid = 42;
+	e.mnt_ns = proc_ino("gone");
+	cr_assert_eq(files_name_event(&f, &e, size), 1, "never diskio's /mnt/x/dir/a");
 	files_free(&f);
 }

@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dir = fuzz_scratch_dir();
 	snprintf(mountinfo_path, sizeof(mountinfo_path), "%s/mountinfo", dir);
 	fuzz_write_file(mountinfo_path, data + 1, table);
-	files_init(&f, mountinfo_path);
+	files_init(&f, mountinfo_path, NULL);
 	/* 1: a name that cannot be made, which the tally counts (issue 47) */
 	FUZZ_CHECK(files_name_event(&f, data + 1 + table, rest) >= 0, "out of memory");
 	FUZZ_CHECK(f.nnames <= 1, "%zu names of one event", f.nnames);

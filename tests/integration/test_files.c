@@ -11,7 +11,11 @@
  *   row and the /proc/diskstats change, reads and writes, bytes and I/Os.
  */
 #include "harness.h"
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 
 #define MiB		(1024LL * 1024LL)
 #define DEV_SIZE	(512ULL << 20)	/* XFS wants more than 300 MB */
@@ -990,5 +994,114 @@ Test(files, a_name_too_deep_is_a_counted_loss)
 	cr_expect_eq(unmade, 1, "file_names_unmade %" PRId64 ", not 1", unmade);
 	cr_expect_eq(unnamed_bytes, 256 * 1024, "dd's MAJ:MIN:INO lines: %" PRId64 " bytes",
 		     unnamed_bytes);
+	h_diskio_free(&d);
+}
+
+/* ---- issue 47: names from the mount namespace of the I/O ---- */
+
+/*
+ * A child "ns-holder" in a mount namespace of its own, where dev (ext4) is
+ * mounted on dir, a mount diskio's namespace does not have: it forks
+ * "ns-writer", which writes 1 MiB with O_DIRECT to dir/f and exits at
+ * once, then sends one byte on sock and stays (holding the namespace, as a
+ * container's init does) until sock is closed at the other end.
+ */
+static pid_t spawn_ns_holder(const char *dev, const char *dir, int sock)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (!pid) {
+		char path[PATH_MAX + 8], byte = 1;
+		pid_t writer;
+		int status;
+
+		h__child_prepare(sock);
+		prctl(PR_SET_NAME, "ns-holder");
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(dev, dir, "ext4", 0, NULL))
+			_exit(H_IO_ERR_OPEN);
+		snprintf(path, sizeof(path), "%s/f", dir);
+		writer = fork();
+		if (writer < 0)
+			_exit(H_IO_ERR_ALLOC);
+		if (!writer) {
+			void *buf;
+			int fd;
+
+			prctl(PR_SET_NAME, "ns-writer");
+			if (posix_memalign(&buf, 4096, MiB))
+				_exit(H_IO_ERR_ALLOC);
+			memset(buf, 0x6e, MiB);
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0644);
+			if (fd < 0)
+				_exit(H_IO_ERR_OPEN);
+			if (write(fd, buf, MiB) != MiB)
+				_exit(H_IO_ERR_WRITE);
+			_exit(fsync(fd) ? H_IO_ERR_FSYNC : H_IO_OK);
+		}
+		if (waitpid(writer, &status, 0) != writer || !WIFEXITED(status))
+			_exit(H_IO_ERR_WRITE);
+		if (write(sock, &byte, 1) != 1)
+			_exit(H_IO_ERR_WRITE);
+		while (read(sock, &byte, 1) > 0)
+			;
+		_exit(WEXITSTATUS(status));
+	}
+	h_track_child(pid);
+	return pid;
+}
+
+/*
+ * A filesystem mounted only in a container's mount namespace: its file is
+ * named as the container sees it, though its writer exited at once (the
+ * namespace's other process gives its mount table).  Before, the file was
+ * "MAJ:MIN:INO" and file_names_unmade 1 (diskio's own table has no mount
+ * of it), or, had the host mounted the disk elsewhere once, that path.
+ */
+Test(files, a_file_of_another_mount_namespace_is_named_as_it_sees_it)
+{
+	const struct h_dev *zram = h_zram_create(DEV_SIZE);
+	char dir[] = "/tmp/diskio-ns.XXXXXX", want[PATH_MAX];
+	int64_t unmade = 0, n;
+	struct file_sum s;
+	struct h_diskio d;
+	pid_t holder;
+	int sv[2];
+	char byte;
+
+	run_ok(H_ARGS("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+		      zram->path));
+	cr_assert(mkdtemp(dir));
+	snprintf(want, sizeof(want), "%s/f", dir);
+	cr_assert(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	h_diskio_start(&d, H_ARGS("--json", "--files", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, H_ATTACH_TIMEOUT_MS);
+	holder = spawn_ns_holder(zram->path, dir, sv[1]);
+	close(sv[1]);
+	cr_assert_eq(read(sv[0], &byte, 1), 1, "the writer in the namespace did not finish");
+	h_diskio_wait_new_intervals(&d, 2, 10000);
+	close(sv[0]);
+	h_expect_child_ok(holder, H_CHILD_TIMEOUT_MS);
+	h_diskio_finish(&d, 1);
+	rmdir(dir);
+
+	s = sum_files_of(&d, 0, 0, zram->name, want);
+	for (size_t i = 0; i < d.nlines; i++) {
+		struct h_jv root, lost, causes;
+
+		if (h_json_is_interval(d.lines[i]) && h_json_parse(d.lines[i], &root) &&
+		    h_json_get(root, "lost", &lost) && h_json_get(lost, "by_cause", &causes) &&
+		    h_json_get_int(causes, "file_names_unmade", &n))
+			unmade += n;
+	}
+	if (s.write_bytes != MiB)
+		h_diskio_dump(&d, "the namespace's file");
+	cr_assert_eq(s.write_bytes, MiB, "%s: %" PRId64 " bytes written on its lines", want,
+		     s.write_bytes);
+	cr_assert_str_eq(s.comm, "ns-writer");
+	cr_assert_eq(unmade, 0, "file_names_unmade %" PRId64, unmade);
 	h_diskio_free(&d);
 }

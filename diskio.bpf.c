@@ -91,7 +91,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
 			return 0;
-	} else if (!submitter_row(current_task(), disk_dev(disk), bio_based, &key, &row)) {
+	} else if (!submitter_row(disk_dev(disk), bio_based, &key, &row)) {
 		return 0;
 	} else {
 		own = true;
@@ -213,7 +213,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
 			return;
-	} else if (!submitter_row(current_task(), dev, true, &key, &row)) {
+	} else if (!submitter_row(dev, true, &key, &row)) {
 		return;
 	} else {
 		own = true;
@@ -414,7 +414,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 		return 0;
 	/* A process writing a file dirties folio after folio: its row is
 	 * remembered (task_rows.bpf.h). */
-	selected = submitter_row(task, dev, true, &key, &row);
+	selected = submitter_row(dev, true, &key, &row);
 	if (!selected) {
 		/* Not counted, but it may become the file's owner: its key. */
 		task_row_id(task, &key.tgid);

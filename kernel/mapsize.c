@@ -218,6 +218,7 @@ uint64_t map_plan_bytes(const struct map_plan *plan, int nr_cpus)
 	bytes += hash_map_bytes(plan->exec_cmdlines_entries, sizeof(__u32),
 				sizeof(struct exec_cmdline), false, true, nr_cpus);
 	bytes += array_map_bytes(1, sizeof(struct exec_cmdline), true, nr_cpus);	/* exec_scratch */
+	bytes += array_map_bytes(1, sizeof(struct overflow_row), true, nr_cpus);	/* overflow_fresh */
 	bytes += array_map_bytes(plan->user_stack_scratch_entries,
 				 sizeof(struct user_stack_event), false, nr_cpus);
 	/* IO>: the tasks' own storage (sched_waits) is the kernel's per task,

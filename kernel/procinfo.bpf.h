@@ -76,16 +76,19 @@ static __always_inline void task_owner(const struct task_struct *task, struct ro
  * read for a row that exists.
  */
 struct row_who {
-	const struct task_struct *task;
+	const struct task_struct *task;	/* the current task, or NULL */
 	const struct row_owner *known;
 };
 
-static __always_inline void row_owner_of(struct row_who who, struct row_owner *owner)
+/* The owner of a row made for a row_who: known, else (of_task) the current
+ * task, which is the only task a row_who names. */
+static __always_inline void row_owner_from(const struct row_owner *known, bool of_task,
+					   struct row_owner *owner)
 {
-	if (who.known)
-		__builtin_memcpy(owner, who.known, sizeof(*owner));
-	else if (who.task)
-		task_owner(who.task, owner);
+	if (known)
+		__builtin_memcpy(owner, known, sizeof(*owner));
+	else if (of_task)
+		task_owner(bpf_get_current_task_btf(), owner);
 	else
 		__builtin_memset(owner, 0, sizeof(*owner));
 }

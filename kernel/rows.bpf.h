@@ -91,6 +91,15 @@ struct {
 	__type(value, struct overflow_row);
 } overflow_stats SEC(".maps");
 
+/* A new overflow_stats entry is made here: find_row()'s stack, with its
+ * callers', must stay within 512 bytes (Linux 6.1 counts them together). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct overflow_row);
+} overflow_fresh SEC(".maps");
+
 /* -t: the thread group of each thread that has a row, for user space
  * (written when the thread's row is made). */
 struct {
@@ -168,16 +177,48 @@ static __always_inline bool take_slot(__u32 *slot)
 	return true;
 }
 
+/* find_row()'s answers. */
+#define ROW_FOUND_NONE		0	/* no room: a loss counted if asked */
+#define ROW_FOUND_SLOT		1	/* its per-CPU slot, in found->at */
+#define ROW_FOUND_SHARED	2	/* its entry of the shared overflow_stats */
+
+/* find_row()'s flags. */
+#define FIND_COUNT_LOSS		1	/* no room: count a loss (see row_of()) */
+#define FIND_OWNER_TASK		2	/* a row made is the current task's */
+
+/* Where find_row() found a row: its slot, and the cut its counters are
+ * added under (slot_counters()). */
+struct row_found {
+	struct row_slot at;
+	__u64 cut;
+};
+
 /*
- * key's counters in `rows`: this CPU's last row of its way, else the slot row_index
- * gives, else a slot taken for it (its entry saying whose row it is: who),
- * and the slot in *where.  NULL when no slot is free.
+ * The memo of key's way on this CPU: its slot, if it is still key's row's.
  */
-static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key *key,
-						       struct row_who who, struct row_slot *where,
-						       __u64 *cut)
+static __always_inline bool memo_slot(struct row_memo *memo, const struct proc_dev_key *key,
+				      struct row_slot *found)
 {
-	struct proc_dev_stats *counters;
+	__u64 seq = *(volatile __u64 *)&memo->seq;
+
+	barrier();
+	if ((seq & 1) || !same_row(&memo->key, key))
+		return false;
+	*found = memo->at;
+	barrier();
+	return *(volatile __u64 *)&memo->seq == seq;
+}
+
+/*
+ * key's slot in `rows`: this CPU's last row of its way, else the slot
+ * row_index gives, else a slot taken for it (its entry saying whose row it
+ * is: known, else the current task with FIND_OWNER_TASK, else no one).
+ * false when no slot is free.
+ */
+static __always_inline bool slot_row(const struct proc_dev_key *key,
+				     const struct row_owner *known, __u32 flags,
+				     struct row_found *where)
+{
 	struct row_entry *at;
 	struct row_slot found = {};
 	__u32 way = (key->tgid ^ key->dev) & (ROW_MEMO_WAYS - 1);
@@ -187,19 +228,10 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 
 	memo = bpf_map_lookup_elem(&row_memo, &way);
 	if (!memo)
-		return NULL;
-	seq = *(volatile __u64 *)&memo->seq;
-	barrier();
-	if (!(seq & 1) && same_row(&memo->key, key)) {
-		found = memo->at;
-		barrier();
-		if (*(volatile __u64 *)&memo->seq == seq) {
-			counters = slot_counters(&found, cut);
-			if (counters) {
-				*where = found;
-				return counters;
-			}
-		}
+		return false;
+	if (memo_slot(memo, key, &found) && slot_counters(&found, &where->cut)) {
+		where->at = found;
+		return true;
 	}
 	at = bpf_map_lookup_elem(&row_index, key);
 	if (at) {
@@ -210,30 +242,29 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 		struct row_entry made = {};
 
 		if (!take_slot(&found.slot))
-			return NULL;
+			return false;
 		gen = bpf_map_lookup_elem(&row_gens, &found.slot);
 		if (!gen)
-			return NULL;
+			return false;
 		found.gen = __sync_add_and_fetch(gen, 1);
 		made.at = found;
-		row_owner_of(who, &made.owner);
+		row_owner_from(known, flags & FIND_OWNER_TASK, &made.owner);
 		err = bpf_map_update_elem(&row_index, key, &made, BPF_NOEXIST);
 		if (err) {
 			/* Another CPU took a slot for the key first. */
 			bpf_map_push_elem(&free_rows, &found.slot, 0);
 			at = err == -EEXIST ? bpf_map_lookup_elem(&row_index, key) : NULL;
 			if (!at)
-				return NULL;
+				return false;
 			found.slot = at->at.slot;
 			found.gen = at->at.gen;
 		} else if (per_thread) {
 			note_thread_group(key->tgid);
 		}
 	}
-	counters = slot_counters(&found, cut);
-	if (!counters)
-		return NULL;
-	*where = found;
+	if (!slot_counters(&found, &where->cut))
+		return false;
+	where->at = found;
 	/* Not while an interrupted program is writing it. */
 	seq = *(volatile __u64 *)&memo->seq;
 	if (!(seq & 1)) {
@@ -244,7 +275,47 @@ static __always_inline struct proc_dev_stats *slot_row(const struct proc_dev_key
 		barrier();
 		*(volatile __u64 *)&memo->seq = seq + 2;
 	}
-	return counters;
+	return true;
+}
+
+/*
+ * Where key's row is (struct row_found, ROW_FOUND_*): in the per-CPU rows,
+ * else in the shared overflow map, made if it is not there.  A global
+ * function (issue 46): the verifier checks it once for each program, not
+ * once for each path into each of its calls, which was most of the time
+ * it took to load the programs.  It can only give numbers back, not the
+ * counters: the caller looks them up by the slot (row_of()).
+ */
+__noinline int find_row(const struct proc_dev_key *key_arg, const struct row_owner *known,
+			__u32 flags, struct row_found *found)
+{
+	struct overflow_row *shared;
+	struct proc_dev_key key;
+
+	if (!key_arg || !found)
+		return ROW_FOUND_NONE;
+	/* on the stack: a map's key is nothing else before Linux 6.x */
+	__builtin_memcpy(&key, key_arg, sizeof(key));
+	if (slot_row(&key, known, flags, found))
+		return ROW_FOUND_SLOT;
+	shared = bpf_map_lookup_elem(&overflow_stats, &key);
+	if (!shared) {
+		__u32 zero = 0;
+		struct overflow_row *fresh = bpf_map_lookup_elem(&overflow_fresh, &zero);
+
+		if (fresh) {
+			__builtin_memset(fresh, 0, sizeof(*fresh));
+			if (per_thread)
+				note_thread_group(key.tgid);
+			row_owner_from(known, flags & FIND_OWNER_TASK, &fresh->owner);
+			shared = lookup_or_try_init(&overflow_stats, &key, fresh);
+		}
+	}
+	if (shared)
+		return ROW_FOUND_SHARED;
+	if (flags & FIND_COUNT_LOSS)
+		count_lost(LOST_STATS_MAP_FULL);
+	return ROW_FOUND_NONE;
 }
 
 /* A row's counters, and whether other CPUs add to them too. */
@@ -263,32 +334,43 @@ struct row {
  * disks, at the request's start for blk-mq ones.  Other hooks (a blk-mq
  * disk's bios, completions) pass count_loss false.
  */
+/* *row, of key, as find_row() found it (where, found). */
+static __always_inline bool row_found(const struct proc_dev_key *key, int where,
+				      const struct row_found *found, struct row *row)
+{
+	struct row_counters *counters;
+	struct overflow_row *shared;
+	__u32 slot;
+
+	row->stats = NULL;
+	row->shared = where == ROW_FOUND_SHARED;
+	row->cut = found->cut;
+	if (where == ROW_FOUND_SLOT) {
+		/* a slot user space takes back is not used again before its
+		 * next snapshot (kernel/maps.c): adding to it meanwhile is
+		 * as adding just before it was taken */
+		slot = found->at.slot;
+		counters = bpf_map_lookup_elem(&rows, &slot);
+		row->at = found->at;
+		row->stats = counters ? &counters->now : NULL;
+	} else if (where == ROW_FOUND_SHARED) {
+		row->cut = *(volatile __u64 *)&rows_cut;
+		shared = bpf_map_lookup_elem(&overflow_stats, key);
+		/* taken by user space meanwhile: as if taken just after */
+		row->stats = shared ? &shared->stats : NULL;
+	}
+	return row->stats != NULL;
+}
+
 static __always_inline bool row_of(const struct proc_dev_key *key, bool count_loss,
 				   struct row_who who, struct row *row)
 {
-	struct overflow_row *shared;
+	struct row_found found = {};
+	int where = find_row(key, who.known,
+			     (count_loss ? FIND_COUNT_LOSS : 0) | (who.task ? FIND_OWNER_TASK : 0),
+			     &found);
 
-	row->shared = false;
-	row->stats = slot_row(key, who, &row->at, &row->cut);
-	if (row->stats)
-		return true;
-	row->shared = true;
-	row->cut = *(volatile __u64 *)&rows_cut;
-	shared = bpf_map_lookup_elem(&overflow_stats, key);
-	if (!shared) {
-		struct overflow_row fresh = {};
-
-		if (per_thread)
-			note_thread_group(key->tgid);
-		row_owner_of(who, &fresh.owner);
-		shared = lookup_or_try_init(&overflow_stats, key, &fresh);
-	}
-	row->stats = shared ? &shared->stats : NULL;
-	if (row->stats)
-		return true;
-	if (count_loss)
-		count_lost(LOST_STATS_MAP_FULL);
-	return false;
+	return row_found(key, where, &found, row);
 }
 
 static __always_inline void row_add(const struct row *row, __u64 *counter, __u64 value)

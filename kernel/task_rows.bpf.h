@@ -65,10 +65,10 @@ static __always_inline const __u64 *task_name_source(const struct task_struct *t
 	return (const __u64 *)(per_thread ? task->comm : task->group_leader->comm);
 }
 
-/* task's key and row for an I/O to dev, if this CPU remembers them and the
- * task still reads as it did. */
+/* task's key and row's slot for an I/O to dev, if this CPU remembers them
+ * and the task still reads as it did. */
 static __always_inline bool remembered_row(const struct task_struct *task, __u32 dev,
-					   struct proc_dev_key *key, struct row *row)
+					   struct proc_dev_key *key, struct row_found *found)
 {
 	const __u64 *name = task_name_source(task);
 	struct task_row *memo = task_row_of(task);
@@ -94,13 +94,11 @@ static __always_inline bool remembered_row(const struct task_struct *task, __u32
 	barrier();
 	if (*(volatile __u64 *)&memo->seq != seq)
 		return false;
-	row->shared = false;
 	/* The slot too: an I/O's failure is charged to the row at it
 	 * (errors.bpf.h), member by member, as note_io_owner() copies it. */
-	row->at.slot = at.slot;
-	row->at.gen = at.gen;
-	row->stats = slot_counters(&at, &row->cut);
-	return row->stats != NULL;
+	found->at.slot = at.slot;
+	found->at.gen = at.gen;
+	return slot_counters(&at, &found->cut) != NULL;
 }
 
 /* Remember that task's I/O to key->dev went to key's row, at its slot:
@@ -146,24 +144,58 @@ static __always_inline void remember_row(const struct task_struct *task,
 #endif
 }
 
+/* submitter_find()'s answers: the filters drop the I/O, or take it (a
+ * row's ROW_FOUND_*). */
+#define SUBMITTER_DROPPED	-1
+
 /*
- * An I/O to dev the current task, task, submits for itself: its key and,
- * with rows kept (aggregate), its row (row->stats NULL if there is none:
- * the maps are full, a loss counted if count_loss, see row_of()).  false if
- * the filters drop it.
+ * An I/O to dev the current task submits for itself: its key and, with rows
+ * kept (aggregate), where its row is (ROW_FOUND_*, a loss counted with
+ * FIND_COUNT_LOSS in flags when there is none), or SUBMITTER_DROPPED.  A
+ * global function, as find_row() is: checked once, not at each call.
  */
-static __always_inline bool submitter_row(const struct task_struct *task, __u32 dev,
-					  bool count_loss, struct proc_dev_key *key,
+__noinline int submitter_find(__u32 dev, __u32 flags, struct proc_dev_key *key_out,
+			      struct row_found *found)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	/* on the stack: a map's key is nothing else before Linux 6.x */
+	struct proc_dev_key key = {};
+	int where;
+
+	if (!key_out || !found)
+		return SUBMITTER_DROPPED;
+	if (aggregate && remembered_row(task, dev, &key, found)) {
+		where = ROW_FOUND_SLOT;
+	} else if (!current_submitter(task, &key, dev)) {
+		where = SUBMITTER_DROPPED;
+	} else if (!aggregate) {
+		where = ROW_FOUND_NONE;
+	} else {
+		where = find_row(&key, NULL, flags | FIND_OWNER_TASK, found);
+		if (where == ROW_FOUND_SLOT)
+			remember_row(task, &key, &found->at);
+	}
+	__builtin_memcpy(key_out, &key, sizeof(key));
+	return where;
+}
+
+/*
+ * An I/O to dev the current task submits for itself: its key and, with rows
+ * kept (aggregate), its row (row->stats NULL if there is none: the maps are
+ * full, a loss counted if count_loss, see row_of()).  false if the filters
+ * drop it.
+ */
+static __always_inline bool submitter_row(__u32 dev, bool count_loss, struct proc_dev_key *key,
 					  struct row *row)
 {
+	struct row_found found = {};
+	int where = submitter_find(dev, count_loss ? FIND_COUNT_LOSS : 0, key, &found);
+
 	row->stats = NULL;
-	if (aggregate && remembered_row(task, dev, key, row))
-		return true;
-	if (!current_submitter(task, key, dev))
+	row->shared = false;
+	if (where == SUBMITTER_DROPPED)
 		return false;
-	if (aggregate && row_of(key, count_loss, (struct row_who){ .task = task }, row) &&
-	    !row->shared)
-		remember_row(task, key, &row->at);
+	row_found(key, where, &found, row);
 	return true;
 }
 

@@ -32,7 +32,7 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c \
 	$(addprefix step/,tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c \
-	event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c pressure.c \
+	cgroup_pressure.c event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c pressure.c \
 	cgroups.c io_limits.c command.c) diagnose/rules.c diagnose/diagnosis.c $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
 	$(addprefix files/,files.c filepath.c) cli/options.c \
 	$(addprefix kernel/,snapshot.c mapsize.c) $(addprefix views/,format.c batch.c json.c trace.c \

@@ -348,6 +348,8 @@ static int start_tally(struct run *run, const char *cgroup_mount,
 		.thread_group_arg = &run->loader,
 		.diskstats_path = "/proc/diskstats",
 		.pressure_path = "/proc/pressure/io",
+		/* a window's cgroup pressure, for groups first seen in it too */
+		.cgroup_pressure_from_start = opts->cumulative || opts->diagnose_s > 0,
 		.process_alive = process_alive,
 		.warn = stderr,
 		.stacks_mem = opts->stacks ? opts->stacks_mem : 0,

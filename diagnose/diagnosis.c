@@ -166,6 +166,7 @@ static int take_proc(struct diag_proc *p, const struct frame *f, const struct pr
 		p->nerrors += p->errors[k];
 	}
 	p->iowait_known = frame_wait_pct(f, row, f->cumulative, false, &p->iowait_pct);
+	p->cgroup_pressure = row->cgroup_pressure;
 	if (f->files_on && p->has_pid && iostats_has_device(row))
 		return take_files(p, f, row, rules->files);
 	return 0;

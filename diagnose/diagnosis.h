@@ -51,6 +51,9 @@ struct diag_proc {
 	uint64_t errors[IO_ERROR_KINDS], nerrors;
 	bool iowait_known;
 	double iowait_pct;
+	/* its cgroup's io.pressure over the window (live: read at the start
+	 * for every group), as the row has it */
+	struct pressure_share cgroup_pressure;
 	struct diag_file *files;
 	size_t nfiles;
 };

@@ -12,6 +12,7 @@
 #include "iowait.h"
 #include "counters.h"
 #include "latency_hist.h"
+#include "pressure.h"
 #include "resources.h"
 
 /* What rows are sorted by (-s, the top view's sort).  The values are kept
@@ -113,6 +114,9 @@ struct proc_io {
 	 * tally gave it to (a row of key.dev IOWAIT_NO_DEVICE when it had no
 	 * I/O in the interval). */
 	struct iowait_ns wait_delta, wait_total;
+	/* issue 45: its cgroup's io.pressure over the interval (-a: the run),
+	 * as the step found it for a shown row (step/cgroup_pressure.h) */
+	struct pressure_share cgroup_pressure;
 };
 
 struct iostats {

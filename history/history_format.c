@@ -224,6 +224,12 @@ const struct history_field history_fields[] = {
 	ROW_TOTAL(75, PMEM_ERRORS + IO_ERR_ENOLINK, "errors_enolink_total"),
 	ROW_TOTAL(76, PMEM_ERRORS + IO_ERR_EREMOTEIO, "errors_eremoteio_total"),
 	ROW_TOTAL(77, PMEM_ERRORS + IO_ERR_OTHER, "errors_other_total"),
+	/* issue 45: the row's cgroup's io.pressure, as the frame showed it */
+	BOOL(HK_ROW, 80, struct proc_io, cgroup_pressure.known, "cgroup_pressure_known"),
+	FIELD(HK_ROW, 81, HT_DOUBLE, HS_DOUBLE, struct proc_io, cgroup_pressure.some_pct,
+	      "cgroup_pressure_some_pct"),
+	FIELD(HK_ROW, 82, HT_DOUBLE, HS_DOUBLE, struct proc_io, cgroup_pressure.full_pct,
+	      "cgroup_pressure_full_pct"),
 
 	UINT(HK_CRASH, 1, struct crashfree, interval_ns, "interval_ns"),
 	UINT(HK_CRASH, 2, struct crashfree, operational_intervals, "operational_intervals"),

@@ -177,6 +177,9 @@ static int add_row(struct replay_sum *s, const struct proc_io *row)
 	sum->nstacks = 0;
 	sum->cmdline = cmdline;
 	sum->latency = latency;
+	/* A cgroup's pressure over the window is not a sum of the frames'
+	 * shares (a frame may lack the row, or have it unknown): not known. */
+	sum->cgroup_pressure = (struct pressure_share){ 0 };
 	for (int c = 0; c < PMEM_NR_COUNTERS; c++)
 		sum->total[c] = total[c] + row->delta[c];
 	sum->wait_total.blkio_ns = waits.blkio_ns + row->wait_delta.blkio_ns;

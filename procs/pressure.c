@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* /proc/pressure/io (pressure.h). */
+/* /proc/pressure/io and a cgroup's io.pressure (pressure.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,6 +68,47 @@ int pressure_read(const char *path, struct io_pressure *out)
 	close(fd);
 	text[n] = '\0';
 	return pressure_parse(text, out);
+}
+
+int cgroup_pressure_read(const char *mount, const char *path, struct io_pressure *out)
+{
+	char file[PATH_MAX];
+
+	out->known = false;
+	if (snprintf(file, sizeof(file), "%s%s/io.pressure", mount,
+		     strcmp(path, "/") ? path : "") >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	return pressure_read(file, out);
+}
+
+int cgroup_pressure_walk(const char *mount,
+			 void (*visit)(uint64_t id, const struct io_pressure *p, void *arg),
+			 void *arg)
+{
+	char *const roots[] = { (char *)mount, NULL };
+	/* one filesystem, no symbolic link followed, no chdir() */
+	FTS *walk = fts_open(roots, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
+	FTSENT *entry;
+	int groups = 0;
+
+	if (!walk)
+		return -errno;
+	while ((entry = fts_read(walk))) {
+		struct io_pressure p;
+		char file[PATH_MAX];
+
+		if (entry->fts_info != FTS_D)
+			continue;
+		if (snprintf(file, sizeof(file), "%s/io.pressure", entry->fts_path) <
+		    (int)sizeof(file))
+			pressure_read(file, &p);
+		else
+			p.known = false;
+		visit(entry->fts_statp->st_ino, &p, arg);
+		groups++;
+	}
+	fts_close(walk);
+	return groups;
 }
 
 static double percent(uint64_t before, uint64_t now, uint64_t ns)

@@ -45,6 +45,7 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	t->interval_end_ns = start_ns;
 	devname_init(&t->devnames, config->sysfs_root);
 	cgroup_names_init(&t->cgroups, config->cgroup_mount);
+	cgroup_pressure_init(&t->cgroup_pressure, &t->cgroups, 0, start_ns);
 	iostats_init(&t->procs);
 	pmem_init(&t->devices);
 	iowait_tasks_init(&t->waits);
@@ -78,6 +79,11 @@ int tally_init(struct tally *t, const struct tally_config *config, uint64_t star
 	if (config->pressure_path && !pressure_read(config->pressure_path, &t->pressure_start))
 		t->pressure_last = t->pressure_start;
 	t->pressure_last_ns = start_ns;
+	if (config->cgroup_pressure_from_start && !config->trace &&
+	    cgroup_pressure_baseline(&t->cgroup_pressure)) {
+		tally_free(t);
+		return -ENOMEM;
+	}
 	if (config->symbols) {
 		t->symbolizer = symbolizer_new(config->symbols, config->symbols_warn);
 		if (!t->symbolizer) {
@@ -99,6 +105,7 @@ void tally_free(struct tally *t)
 	users_free(&t->users);
 	files_free(&t->files);
 	devname_free(&t->devnames);
+	cgroup_pressure_free(&t->cgroup_pressure);
 	cgroup_names_free(&t->cgroups);
 	iostats_free(&t->procs);
 	pmem_free(&t->devices);
@@ -617,6 +624,20 @@ static void count_pressure(struct tally *t, uint64_t now_ns, struct frame *frame
 	t->pressure_last_ns = now_ns;
 }
 
+/* issue 45: each shown row's cgroup pressure over the interval (-a: since
+ * start), each group's file read once however many rows it has. */
+static void count_cgroup_pressure(struct tally *t, struct frame *frame)
+{
+	bool cumulative = t->config.cumulative;
+
+	cgroup_pressure_begin(&t->cgroup_pressure, t->now_ns);
+	for (size_t i = 0; i < frame->nrows; i++)
+		frame->rows[i]->cgroup_pressure =
+			cgroup_pressure_of(&t->cgroup_pressure, frame->rows[i]->key.cgroup,
+					   cumulative);
+	cgroup_pressure_end(&t->cgroup_pressure, cumulative);
+}
+
 /* How each device is stacked, as sysfs says now (lsblk's view). */
 static void learn_layers(struct tally *t)
 {
@@ -677,6 +698,7 @@ void tally_frame(struct tally *t, const struct snapshot *s, uint64_t now_ns,
 			row_stacks_count(&t->stacks, s, t->lost);
 		frame->nrows = sort_shown_rows(t);	/* may move t->shown */
 		frame->rows = t->shown;
+		count_cgroup_pressure(t, frame);
 		frame->nidle_rows = tally_list_idle(t, frame->nrows);
 		frame->idle_rows = t->idle_ptrs;
 		if (t->config.stacks_mem)

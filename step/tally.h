@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include "cgroup_pressure.h"
 #include "cgroups.h"
 #include "cmdline.h"
 #include "crashfree.h"
@@ -70,6 +71,11 @@ struct tally_config {
 	const char *diskstats_path;
 	/* "/proc/pressure/io" (issue 45); NULL: no pressure */
 	const char *pressure_path;
+	/* Every cgroup's io.pressure read as the tally starts (--diagnose,
+	 * -a), so that a row's cgroup pressure is known over the window even
+	 * for a group first seen later; else a group first seen has none in
+	 * that interval (cgroup_pressure.h).  The groups are cgroup_mount's. */
+	bool cgroup_pressure_from_start;
 
 	/* ---- issue 33: USER, PRIO, COMMAND ---- */
 	/* "/etc/passwd": the users' names (users.h); NULL: their numbers */
@@ -211,6 +217,7 @@ struct tally {
 	/* config.pressure_path as read at the start and at the last step */
 	struct io_pressure pressure_start, pressure_last;
 	uint64_t pressure_last_ns;
+	struct cgroup_pressures cgroup_pressure;	/* the rows' groups' */
 
 	/* issue 33: users' names; the frame's idle processes (config.
 	 * all_processes), their pointers, and the ids of the frame's rows,

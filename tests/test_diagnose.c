@@ -468,6 +468,29 @@ Test(diagnose_view, a_throttled_disk_names_its_waiter_and_the_limit)
 	fx_free(f);
 }
 
+/* issue 45: a waiter's cgroup's io.pressure, some, in the waiters' table
+ * (CG_SOME), "-" where not known. */
+Test(diagnose_view, the_waiters_table_has_their_cgroups_pressure)
+{
+	struct fx *f = fx_new();
+	bool trouble = false;
+	char *out;
+
+	disk(f, "zram1", 400 << 10, 100, 2, 0.01);
+	row(f, 42, "reader", "zram1", MKDEV(251, 1), 400 << 10, 95)->cgroup_pressure =
+		(struct pressure_share){ true, 93.456, 90.0 };
+	row(f, 43, "other", "zram1", MKDEV(251, 1), 4096, 50);
+	out = show(f, false, NULL, &trouble);
+	cr_assert(strstr(out, "    PID COMMAND         USER           IO> CG_SOME  CMDLINE\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "     42 reader          alice       95.00%  93.46%  reader\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "     43 other           alice       50.00%       -  other\n"),
+		  "%s", out);
+	free(out);
+	fx_free(f);
+}
+
 Test(diagnose_view, a_saturated_disk_names_its_driver_and_waiters)
 {
 	struct fx *f = fx_new();
@@ -533,6 +556,7 @@ Test(diagnose_view, the_json_record)
 	disk(f, "idle1", 0, 0, 0, 0);
 	r = row(f, 812, "dd", "loop3", MKDEV(7, 3), 8 << 20, 40);
 	r->delta[PMEM_ERRORS + IO_ERR_ENOSPC] = 24;
+	r->cgroup_pressure = (struct pressure_share){ true, 35.5, 30.25 };
 	f->frame.pressure_known = true;
 	f->frame.pressure_some_pct = 12.5;
 	f->frame.pressure_full_pct = 10;
@@ -567,9 +591,13 @@ Test(diagnose_view, the_json_record)
 	cr_assert_float_eq(jkey_double(p, "share_pct"), 100.0, 1e-9);
 	cr_assert_eq(jkey_u64(jmust(p, "errors", J_OBJ), "ENOSPC"), 24);
 	cr_assert_eq(jmust(p, "files", J_ARR)->nkids, 0);
+	cr_assert_float_eq(jkey_double(jmust(p, "cgroup_pressure", J_OBJ), "some"), 35.5, 1e-9);
+	cr_assert_float_eq(jkey_double(jmust(p, "cgroup_pressure", J_OBJ), "full"), 30.25, 1e-9);
 	waiters = jmust(d, "waiters", J_ARR);
 	cr_assert_eq(waiters->nkids, 1);
 	cr_assert_float_eq(jkey_double(&waiters->kids[0], "iowait_pct"), 40.0, 1e-6);
+	cr_assert_float_eq(jkey_double(jmust(&waiters->kids[0], "cgroup_pressure", J_OBJ),
+				       "some"), 35.5, 1e-9);
 	cr_assert_eq(jmust(&root, "waiters_without_io", J_ARR)->nkids, 0);
 	j_free(&root);
 	free(out);

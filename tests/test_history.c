@@ -236,6 +236,11 @@ static void fx_frame(struct fx *f, unsigned int i)
 		row->delta[PMEM_LATENCY_NS] = 1000 * (i + r);
 		row->delta[PMEM_LATENCY_IOS] = i + r;
 		row->delta[PMEM_DIRTIED_BYTES] = r == 3 ? 12345 : 0;
+		/* issue 45: the cgroup's pressure, known but in a group's first
+		 * interval (every third) and for the row of no cgroup */
+		if (r != 2 && i % 3)
+			row->cgroup_pressure = (struct pressure_share){ true, 1.25 * r + i,
+									0.5 * i };
 		if (i >= 10) {
 			row->wait_delta.blkio_ns = 250000000ULL * r + i;
 			row->wait_delta.swapin_ns = r == 1 ? 1000000ULL * i : 0;
@@ -1117,6 +1122,9 @@ Test(history, the_fixture_of_version_1_still_reads)
 		for (size_t k = 0; k < f->pm.count; k++)
 			for (int e = 0; e < IO_ERROR_KINDS; e++)
 				f->pm.devices[k].counter[PMEM_ERRORS + e].delta = 0;
+		/* nor the rows' cgroup pressure: read as not known */
+		for (size_t k = 0; k < f->frame.nrows; k++)
+			f->ptrs[k]->cgroup_pressure = (struct pressure_share){ 0 };
 		want = render_on(&f->frame, "testhost");
 		got = render_on(&r.frame.frame, r.header.host);
 		cr_assert_str_eq(got, want, "frame %zu", frames);

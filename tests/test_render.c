@@ -75,8 +75,8 @@ static void render_summary(FILE *out, bool json, const struct timespec *wall, do
 #define MAXROWS 512
 /* time pid comm device, 7 counters, avg_latency_us, dirtied_bytes writeback_bytes cgroup
  * for; iowait_pct swapin_pct uid user ioprio cmdline (issue 33); errors error_kinds
- * (issue 45) */
-#define BATCH_FIELDS 24
+ * (issue 45); cgroup_io_pressure_some_pct cgroup_io_pressure_full_pct (issue 45) */
+#define BATCH_FIELDS 26
 #define NAMES_SIZE (256 * 1024)
 #define NS_PER_S UINT64_C(1000000000)
 #define WALL_SEC 1795334401	/* 2026-11-22T08:00:01Z */
@@ -316,6 +316,41 @@ Test(render_batch, waits_are_the_fields_after_for)
 			cr_assert_str_eq(fields[4], "0");
 			cr_assert_str_eq(fields[16], "5.00");
 		}
+	}
+	cr_assert_eq(data, 2);
+	free(out);
+	fx_free(f);
+}
+
+/* Fields 25 and 26 (issue 45), appended after error_kinds: the row's
+ * cgroup's io.pressure, some and full, two decimals; "-" each where not
+ * known (a group first seen), no field before them moved. */
+Test(render_batch, cgroup_pressure_is_the_last_two_fields)
+{
+	struct fx *f = fx_new();
+	char *out, *lines[16];
+	static char fields[MAXFIELDS][FIELDLEN];
+	size_t len, n, data = 0;
+
+	add_row(f, 100, "dd", 2, "vda", 4096, 0, 0)->cgroup_pressure =
+		(struct pressure_share){ true, 12.346, 0.004 };
+	add_row(f, 101, "cp", 2, "vda", 8192, 0, 0);
+	out = render_to_string(render_batch, &f->frame, &len);
+	n = split_lines(out, len, lines, 16);
+	for (size_t i = 0; i < n; i++) {
+		if (lines[i][0] == '#')
+			continue;
+		cr_assert_eq(split_fields(lines[i], fields), BATCH_FIELDS, "%s", lines[i]);
+		cr_assert_str_eq(fields[22], "0", "errors stays field 23");
+		cr_assert_str_eq(fields[23], "-", "error_kinds stays field 24");
+		if (!strcmp(fields[1], "100")) {
+			cr_assert_str_eq(fields[24], "12.35");
+			cr_assert_str_eq(fields[25], "0.00");
+		} else {
+			cr_assert_str_eq(fields[24], "-");
+			cr_assert_str_eq(fields[25], "-");
+		}
+		data++;
 	}
 	cr_assert_eq(data, 2);
 	free(out);
@@ -696,6 +731,8 @@ Test(render_batch, columns_line_names_every_field)
 	cr_assert_str_eq(fields[21], "cmdline");
 	cr_assert_str_eq(fields[22], "errors");
 	cr_assert_str_eq(fields[23], "error_kinds");
+	cr_assert_str_eq(fields[24], "cgroup_io_pressure_some_pct");
+	cr_assert_str_eq(fields[25], "cgroup_io_pressure_full_pct");
 	free(c.buf);
 }
 
@@ -916,6 +953,7 @@ static const struct jnode *check_frame(const struct jnode *root, const struct fx
 		jmust(p, "device", iostats_has_device(row) ? J_STR : J_NULL);
 		jmust(p, "iowait_pct", f->frame.iowait_known ? J_NUM : J_NULL);
 		jmust(p, "swapin_pct", f->frame.swapin_known ? J_NUM : J_NULL);
+		jmust(p, "cgroup_pressure", row->cgroup_pressure.known ? J_OBJ : J_NULL);
 		check_counters(p, iostats_values(row, f->frame.cumulative));
 		lat = jget(p, "avg_latency_us");
 		cr_assert_not_null(lat, "avg_latency_us missing");
@@ -1010,6 +1048,33 @@ Test(render_json, one_row)
 	cr_assert_eq(jkey_u64(p, "write_ios"), 256);
 	cr_assert_eq(jkey_u64(p, "read_bytes"), 0);
 	cr_assert_eq(jmust(p, "avg_latency_us", J_NULL)->type, J_NULL);
+	j_free(&root);
+	free(out);
+	fx_free(f);
+}
+
+/* issue 45: a row's "cgroup_pressure", {"some","full"} with two decimals,
+ * or null where not known. */
+Test(render_json, cgroup_pressure_is_an_object_or_null)
+{
+	struct fx *f = fx_new();
+	const struct jnode *procs, *pressure;
+	struct jnode root;
+	char *out;
+	size_t len;
+
+	add_row(f, 123, "dd", 2, "vda", 0, 1048576, 0)->cgroup_pressure =
+		(struct pressure_share){ true, 81.5, 79.126 };
+	add_row(f, 124, "cp", 2, "vda", 0, 4096, 0);
+	out = render_to_string(render_json, &f->frame, &len);
+	json_parse_line(out, len, &root);
+	procs = check_frame(&root, f);
+	cr_assert_eq(procs->nkids, 2);
+	pressure = jmust(&procs->kids[0], "cgroup_pressure", J_OBJ);
+	cr_assert_eq(pressure->nkids, 2);
+	cr_assert_str_eq(jmust(pressure, "some", J_NUM)->str, "81.50");
+	cr_assert_str_eq(jmust(pressure, "full", J_NUM)->str, "79.13");
+	jmust(&procs->kids[1], "cgroup_pressure", J_NULL);
 	j_free(&root);
 	free(out);
 	fx_free(f);

@@ -89,6 +89,30 @@ Test(replay_sum, the_window_is_summed_as_a_live_run_sums_since_start)
 	free(f.names_buf);
 }
 
+/* issue 45: a row's cgroup pressure over the window is not a sum of its
+ * frames' shares (a frame may lack the row, or have it unknown): not known,
+ * even where every frame knew it. */
+Test(replay_sum, a_window_has_no_cgroup_pressure)
+{
+	struct replay_sum s;
+	struct fx f;
+
+	fx_init(&f);
+	cr_assert_eq(replay_sum_init(&s), 0);
+	for (int i = 0; i < 2; i++) {
+		fx_frame(&f, 4096, 8192);
+		f.rows[0].cgroup_pressure = f.rows[1].cgroup_pressure =
+			(struct pressure_share){ true, 40.0, 20.0 };
+		cr_assert_eq(replay_sum_add(&s, &f.frame, SORT_WRITE), 0);
+		cr_assert_eq(f.frame.nrows, 2);
+		cr_assert_not(f.frame.rows[0]->cgroup_pressure.known);
+		cr_assert_not(f.frame.rows[1]->cgroup_pressure.known);
+	}
+	replay_sum_free(&s);
+	pmem_free(&f.pm);
+	free(f.names_buf);
+}
+
 /* --files: the window's file lines, each summed by its key; a frame of
  * totals (the run's -a) replaces a line's sum with its own totals. */
 Test(replay_sum, file_lines_are_summed_by_their_key)

@@ -2623,3 +2623,90 @@ Test(errors, a_row_whose_only_news_is_a_failed_io_is_shown)
 	tally_close_interval(&t);
 	tally_free(&t);
 }
+
+/* ---- issue 45: the rows' cgroups' I/O pressure ---- */
+
+static char pressure_root[64];
+
+static void pressure_file(const char *rel, uint64_t some_us, uint64_t full_us)
+{
+	char path[PATH_MAX];
+	FILE *file;
+
+	snprintf(path, sizeof(path), "%s%s/io.pressure", pressure_root, rel);
+	file = fopen(path, "w");
+	cr_assert_not_null(file, "%s", path);
+	fprintf(file, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%" PRIu64 "\n"
+		"full avg10=0.00 avg60=0.00 avg300=0.00 total=%" PRIu64 "\n", some_us, full_us);
+	cr_assert_eq(fclose(file), 0);
+}
+
+static void pressure_tree(void)
+{
+	snprintf(pressure_root, sizeof(pressure_root), "/tmp/diskio-tally-cgroup-XXXXXX");
+	cr_assert_not_null(mkdtemp(pressure_root));
+}
+
+static void pressure_tree_remove(void)
+{
+	nftw(pressure_root, remove_owners_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A row of pid 42 in group /app on DEV_A that wrote bytes so far. */
+static void app_row(struct snap *sp, uint64_t cgroup, uint64_t bytes)
+{
+	sp->s.nrows = 1;
+	sp->rows[0].key = make_key(42, DEV_A, "dd");
+	sp->rows[0].key.cgroup = cgroup;
+	sp->rows[0].stats = (struct proc_dev_stats){ .bytes = { 0, bytes }, .ios = { 0, 1 } };
+}
+
+Test(cgroup_pressure, a_rows_group_is_unknown_in_its_first_interval_then_its_share,
+     .init = pressure_tree, .fini = pressure_tree_remove)
+{
+	struct tally_config config = base_config();
+	char group[PATH_MAX];
+	const struct proc_io *row;
+	struct stat st;
+	struct tally t;
+	struct snap sp;
+	struct frame f;
+
+	snprintf(group, sizeof(group), "%s/app", pressure_root);
+	cr_assert_eq(mkdir(group, 0755), 0);
+	cr_assert_eq(stat(group, &st), 0);
+	pressure_file("/app", 1000000, 500000);
+	config.cgroup_mount = pressure_root;
+	start(&t, &config);
+	snap_init(&sp);
+	app_row(&sp, st.st_ino, 4096);
+	step(&t, &sp, 1, false, &f);
+	row = frame_row(&f, 42, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert_not(row->cgroup_pressure.known, "first seen: no baseline before");
+	tally_close_interval(&t);
+	pressure_file("/app", 1600000, 800000);	/* 60% and 30% of the second */
+	app_row(&sp, st.st_ino, 8192);
+	step(&t, &sp, 2, false, &f);
+	row = frame_row(&f, 42, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert(row->cgroup_pressure.known);
+	cr_expect_float_eq(row->cgroup_pressure.some_pct, 60.0, 1e-9);
+	cr_expect_float_eq(row->cgroup_pressure.full_pct, 30.0, 1e-9);
+	tally_close_interval(&t);
+	tally_free(&t);
+
+	/* --diagnose: every group read as the tally starts, so the window's
+	 * first (and only) frame knows the group's pressure */
+	config.cgroup_pressure_from_start = true;
+	start(&t, &config);
+	pressure_file("/app", 2600000, 800000);
+	app_row(&sp, st.st_ino, 12288);
+	step(&t, &sp, 2, false, &f);
+	row = frame_row(&f, 42, DEV_A);
+	cr_assert_not_null(row);
+	cr_assert(row->cgroup_pressure.known);
+	cr_expect_float_eq(row->cgroup_pressure.some_pct, 50.0, 1e-9);
+	cr_expect_float_eq(row->cgroup_pressure.full_pct, 0.0, 1e-9);
+	tally_free(&t);
+}

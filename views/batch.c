@@ -26,6 +26,8 @@ static void batch_start(struct view *v)
 	fputs(" iowait_pct swapin_pct uid user ioprio cmdline", v->out);
 	/* issue 45: the failed I/Os (batch_errors()) */
 	fputs(" errors error_kinds", v->out);
+	/* issue 45: the row's cgroup's I/O pressure (batch_row_pressure()) */
+	fputs(" cgroup_io_pressure_some_pct cgroup_io_pressure_full_pct", v->out);
 	fputc('\n', v->out);
 }
 
@@ -326,6 +328,18 @@ static void batch_row_owner(struct view *v, const struct frame *f, const struct 
 		fputc('-', v->out);
 }
 
+/* Fields 25 and 26, after error_kinds (issue 45): the row's cgroup's
+ * io.pressure, some and full, percent of the interval (-a: of the run)
+ * with two decimals; "-" each where not known. */
+static void batch_row_pressure(FILE *out, const struct proc_io *row)
+{
+	if (row->cgroup_pressure.known)
+		fprintf(out, " %.2f %.2f", row->cgroup_pressure.some_pct,
+			row->cgroup_pressure.full_pct);
+	else
+		fputs(" - -", out);
+}
+
 static void batch_row(struct view *v, const struct frame *f, const struct proc_io *row)
 {
 	const uint64_t *values = iostats_values(row, f->cumulative);
@@ -372,6 +386,7 @@ static void batch_row(struct view *v, const struct frame *f, const struct proc_i
 	batch_waits(v->out, f, row);
 	batch_row_owner(v, f, row);
 	batch_errors(v->out, values, false);
+	batch_row_pressure(v->out, row);
 	fputc('\n', v->out);
 	if (v->stacks)
 		batch_row_stacks(v, f, row);

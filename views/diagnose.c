@@ -213,6 +213,11 @@ static void text_proc(const struct view *v, const struct diagnose_view *dv,
 			p->nerrors ? kinds : "-");
 	} else {
 		fprintf(out, " %6.2f%%", p->iowait_pct);
+		/* its cgroup's io.pressure, some, over the window */
+		if (p->cgroup_pressure.known)
+			fprintf(out, " %6.2f%%", p->cgroup_pressure.some_pct);
+		else
+			fprintf(out, " %7s", "-");
 	}
 	if (p->cmdline && (line = malloc(PRINTABLE_SIZE(strlen(p->cmdline)))))
 		fprintf(out, "  %s", printable_name(line, PRINTABLE_SIZE(strlen(p->cmdline)),
@@ -289,8 +294,8 @@ static void show_text(struct view *v, const struct diagnose_view *dv, const char
 				text_proc(v, dv, &disk->drivers[k], true);
 		}
 		if (disk->nwaiters) {
-			fprintf(v->out, "  waiters:\n    %7s %-15s %-10s %7s  %s\n", "PID", "COMMAND",
-				"USER", "IO>", "CMDLINE");
+			fprintf(v->out, "  waiters:\n    %7s %-15s %-10s %7s %7s  %s\n", "PID",
+				"COMMAND", "USER", "IO>", "CG_SOME", "CMDLINE");
 			for (size_t k = 0; k < disk->nwaiters; k++)
 				text_proc(v, dv, &disk->waiters[k], false);
 		}
@@ -299,8 +304,8 @@ static void show_text(struct view *v, const struct diagnose_view *dv, const char
 		fprintf(v->out, "%s%zu idle %s not shown.\n", idle < d->ndisks ? "" : "\n", idle,
 			plural(idle, "disk", "disks"));
 	if (d->nwaiters) {
-		fprintf(v->out, "Waited with no I/O of their own:\n    %7s %-15s %-10s %7s  %s\n",
-			"PID", "COMMAND", "USER", "IO>", "CMDLINE");
+		fprintf(v->out, "Waited with no I/O of their own:\n    %7s %-15s %-10s %7s %7s  %s\n",
+			"PID", "COMMAND", "USER", "IO>", "CG_SOME", "CMDLINE");
 		for (size_t k = 0; k < d->nwaiters; k++)
 			text_proc(v, dv, &d->waiters[k], false);
 	}
@@ -344,6 +349,7 @@ static void json_waiters(struct jsonw *w, const char *key, const struct diag_pro
 		jsonw_object(w, NULL);
 		json_who(w, &p[i]);
 		jsonw_double(w, "iowait_pct", "%.2f", p[i].iowait_pct);
+		json_write_pressure(w, "cgroup_pressure", &p[i].cgroup_pressure);
 		jsonw_object_end(w);
 	}
 	jsonw_array_end(w);
@@ -382,6 +388,7 @@ static void json_disk(struct jsonw *w, const struct diag_disk *d)
 		jsonw_u64(w, "discard_bytes", p->discard_bytes);
 		jsonw_double(w, "share_pct", "%.2f", p->share_pct);
 		json_errors(w, p->errors);
+		json_write_pressure(w, "cgroup_pressure", &p->cgroup_pressure);
 		jsonw_array(w, "files");
 		for (size_t k = 0; k < p->nfiles; k++) {
 			jsonw_object(w, NULL);
@@ -408,14 +415,8 @@ static void show_json(struct view *v, const struct diagnose_view *dv, const char
 	jsonw_bool(w, "partial", d->partial);
 	jsonw_string(w, "verdict", sentence, strlen(sentence));
 	jsonw_bool(w, "trouble", dv->trouble);
-	if (d->pressure_known) {
-		jsonw_object(w, "pressure");
-		jsonw_double(w, "some", "%.2f", d->pressure_some_pct);
-		jsonw_double(w, "full", "%.2f", d->pressure_full_pct);
-		jsonw_object_end(w);
-	} else {
-		jsonw_null(w, "pressure");
-	}
+	json_write_pressure(w, "pressure", &(const struct pressure_share){
+		d->pressure_known, d->pressure_some_pct, d->pressure_full_pct });
 	jsonw_bool(w, "iowait_known", d->iowait_known);
 	jsonw_array(w, "disks");
 	for (size_t i = 0; i < d->ndisks; i++)

@@ -78,18 +78,26 @@ static void json_row_waits(struct jsonw *w, const struct frame *f, const struct 
 	}
 }
 
-/* issue 45: "pressure":{"some":…,"full":…}, /proc/pressure/io in percent
- * of the interval (-a: of the run), two decimals; null without PSI. */
-static void json_pressure(struct jsonw *w, const struct frame *f)
+void json_write_pressure(struct jsonw *w, const char *key, const struct pressure_share *p)
 {
-	if (!f->pressure_known) {
-		jsonw_null(w, "pressure");
+	if (!p->known) {
+		jsonw_null(w, key);
 		return;
 	}
-	jsonw_object(w, "pressure");
-	jsonw_double(w, "some", "%.2f", f->pressure_some_pct);
-	jsonw_double(w, "full", "%.2f", f->pressure_full_pct);
+	jsonw_object(w, key);
+	jsonw_double(w, "some", "%.2f", p->some_pct);
+	jsonw_double(w, "full", "%.2f", p->full_pct);
 	jsonw_object_end(w);
+}
+
+/* issue 45: "pressure", /proc/pressure/io in percent of the interval (-a:
+ * of the run); null without PSI. */
+static void json_pressure(struct jsonw *w, const struct frame *f)
+{
+	const struct pressure_share p = { f->pressure_known, f->pressure_some_pct,
+					  f->pressure_full_pct };
+
+	json_write_pressure(w, "pressure", &p);
 }
 
 static void json_begin(struct view *v, const struct frame *f)
@@ -247,6 +255,9 @@ static void json_row(struct view *v, const struct frame *f, const struct proc_io
 	} else {
 		jsonw_null(w, "cgroup");
 	}
+	/* issue 45: its cgroup's io.pressure over the interval (-a: the run);
+	 * null when not known (a group first seen, no file, a replay's sum) */
+	json_write_pressure(w, "cgroup_pressure", &row->cgroup_pressure);
 	if (row->serves_name) {
 		name = res_name(f->names, row->serves_name, &len);
 		jsonw_string(w, "for", name, len);

@@ -160,6 +160,10 @@ void batch_write_lost(FILE *out, const uint64_t lost[LOST_NR_CAUSES]);
 /* "lost":{"events":N,"by_cause":{...}} */
 void json_write_lost(struct jsonw *w, const uint64_t lost[LOST_NR_CAUSES]);
 
+/* issue 45: key:{"some":…,"full":…} in percent, two decimals, or key:null
+ * when not known: the machine's pressure, a row's cgroup's. */
+void json_write_pressure(struct jsonw *w, const char *key, const struct pressure_share *p);
+
 /* {"pid":…,"comm":…,"signal":"SIGSEGV","core_dumped":false} as member key. */
 void json_write_crash_event(struct jsonw *w, const char *key, const struct crash_event *e);
 

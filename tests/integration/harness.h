@@ -511,10 +511,12 @@ int64_t h_json_sum_lost(char *const *lines, size_t n);
 
 /* ================================================================ batch == */
 
-#define H_BATCH_FIELDS 24	/* time pid comm device 7 counters avg_latency_us
+#define H_BATCH_FIELDS 26	/* time pid comm device 7 counters avg_latency_us
 				 * dirtied_bytes writeback_bytes cgroup for
 				 * iowait_pct swapin_pct uid user ioprio cmdline
-				 * (issue 33) errors error_kinds (issue 45) */
+				 * (issue 33) errors error_kinds
+				 * cgroup_io_pressure_some_pct
+				 * cgroup_io_pressure_full_pct (issue 45) */
 
 /* Split line at runs of whitespace (isspace) into copies in fields[] (at most
  * max; the caller frees each).  Returns the number of fields found (which may

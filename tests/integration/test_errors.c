@@ -151,7 +151,7 @@ Test(errors, writes_past_a_full_backing_file_in_batch_and_prom)
 		copy = strdup(l);
 		for (char *t = strtok_r(copy, " ", &save); t && n < 32; t = strtok_r(NULL, " ", &save))
 			field[n++] = t;
-		cr_assert_eq(n, 24, "a data line of %d fields: %s", n, l);
+		cr_assert_eq(n, H_BATCH_FIELDS, "a data line of %d fields: %s", n, l);
 		if (strtoul(field[1], NULL, 10) == (unsigned long)writer &&
 		    !strcmp(field[3], loop->name)) {
 			row += strtoll(field[22], NULL, 10);

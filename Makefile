@@ -18,7 +18,7 @@ WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # (procs/, disks/, files/), the command line (cli/), and what loads, shows
 # and writes around the step.  Each folder is on the include path, so an
 # include names a header alone.
-SRC_DIRS := step procs disks files cli kernel views outputs stacks lib history diagnose
+SRC_DIRS := step procs disks files cli kernel views outputs stacks lib history
 INCLUDES := -I$(OUTPUT) -I. $(addprefix -I,$(SRC_DIRS))
 # The BPF object's headers (kernel/*.bpf.h) are the BPF program's alone.
 BPF_HEADERS := kernel/abi.h $(wildcard kernel/*.bpf.h)
@@ -32,9 +32,9 @@ LIBS := -lbpf -lelf -lz
 # Modules that never call libbpf: unit-tested without root.
 PURE_SRCS := resources.c pmem_metrics.c crashfree.c \
 	$(addprefix step/,tally.c tally_owners.c tally_waits.c tally_files.c tally_names.c frame.c \
-	cgroup_pressure.c event_records.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c pressure.c \
-	cgroups.c io_limits.c command.c) diagnose/rules.c diagnose/diagnosis.c $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
-	$(addprefix files/,files.c filepath.c) cli/options.c \
+	cgroup_pressure.c event_records.c diagnosis.c) $(addprefix procs/,users.c ioprio.c cmdline.c procfs.c iowait.c pressure.c \
+	cgroups.c io_limits.c command.c) $(addprefix disks/,devname.c devlayers.c diskstats.c iostats.c) \
+	$(addprefix files/,files.c filepath.c) cli/options.c cli/diagnose_rules.c \
 	$(addprefix kernel/,snapshot.c mapsize.c) $(addprefix views/,format.c batch.c json.c trace.c \
 	top.c top_help.c top_lines.c top_keys.c top_layout.c top_files.c diagnose.c) $(addprefix stacks/,stacks.c row_stacks.c \
 	symbolize.c ksyms.c usyms.c elf_cache.c trusted_files.c elfsyms.c ehframe.c elfread.c) \

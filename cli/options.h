@@ -7,7 +7,7 @@
 #include <linux/types.h>
 #include "abi.h"
 #include "iostats.h"
-#include "rules.h"
+#include "diagnose_rules.h"
 
 /* Exit codes, as README.md documents them. */
 #define EXIT_USAGE	2	/* bad options or arguments */

@@ -27,7 +27,7 @@ set -euo pipefail
 
 MAX_UPWARD=6
 # The Makefile's SRC_DIRS, in its order.
-SRC_DIRS=(step procs disks files cli kernel views outputs stacks lib history diagnose)
+SRC_DIRS=(step procs disks files cli kernel views outputs stacks lib history)
 root=${1:-$(dirname "${BASH_SOURCE[0]}")/..}
 cd "$root"
 design=doc/design.md

@@ -75,7 +75,7 @@ expect "--stacks then a space: no value" "" "$(complete_line 'diskio --stacks ' 
 expect "--stacks then an option" "--sort --state --submitter" \
 	"$(complete_line 'diskio --stacks --s' diskio --stacks --s | grep -v -- '--st\(acks\|acks-\)')"
 
-# --diagnose-rule: the names of diagnose/rules.c, each with its '='.
+# --diagnose-rule: the names of cli/diagnose_rules.c, each with its '='.
 expect "--diagnose-rule" "busy_util= drivers= failing_errors= files= saturated_queue= throttled_util= wait_pct=" \
 	"$(complete_line 'diskio --diagnose-rule ' diskio --diagnose-rule '')"
 expect "--diagnose-rule s" "saturated_queue=" "$(complete_line 'diskio --diagnose-rule s' diskio --diagnose-rule s)"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of --diagnose (issue 45): its rules (diagnose/rules.c), the
- * diagnosis of a frame built by hand (diagnose/diagnosis.c), the view's
+ * Unit tests of --diagnose (issue 45): its rules (cli/diagnose_rules.c), the
+ * diagnosis of a frame built by hand (step/diagnosis.c), the view's
  * sentence, text and JSON record (views/diagnose.c), and the cgroup limits
  * found in a tree of its own (procs/io_limits.c).
  */
@@ -21,7 +21,7 @@
 #include "io_limits.h"
 #include "json_check.h"
 #include "options.h"
-#include "rules.h"
+#include "diagnose_rules.h"
 #include "view.h"
 
 /* ---- rules ---- */

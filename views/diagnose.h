@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * --diagnose's view (issue 45): each frame read into a diagnosis
- * (diagnose/diagnosis.h), the last one shown when the run or the replay
+ * (step/diagnosis.h), the last one shown when the run or the replay
  * ends: a sentence and a table per disk worth a look, or one JSON record.
  */
 #ifndef DISKIO_VIEWS_DIAGNOSE_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "rules.h"
+#include "diagnose_rules.h"
 #include "view.h"
 
 /* The view writing to out, and its few words beside the diagnosis (the

@@ -15,7 +15,7 @@
 #include <time.h>
 #include "counters.h"
 #include "frame.h"
-#include "rules.h"
+#include "diagnose_rules.h"
 
 /* A disk's state, the worst last: disks are listed worst first. */
 enum disk_state {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --diagnose's thresholds (rules.h). */
+/* --diagnose's thresholds (diagnose_rules.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rules.h"
+#include "diagnose_rules.h"
 
 void diagnose_rules_default(struct diagnose_rules *r)
 {

@@ -3,6 +3,7 @@
 #define H__HARNESS_C	/* no CRITERION_JOBS constructor here: see harness.h */
 #include "harness.h"
 
+#include <math.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -1422,6 +1423,27 @@ bool h_json_get(struct h_jv obj, const char *key, struct h_jv *val)
 bool h_json_int(struct h_jv v, int64_t *out)
 {
 	return h__node_int(h__jparse(v), out);
+}
+
+double h_json_number(struct h_jv v)
+{
+	char text[64], *end;
+	double value;
+
+	if (!v.len || v.len >= sizeof(text))
+		return NAN;
+	memcpy(text, v.p, v.len);
+	text[v.len] = '\0';
+	value = strtod(text, &end);
+	return end == text + v.len ? value : NAN;
+}
+
+double h_json_get_number(struct h_jv obj, const char *key)
+{
+	struct h_jv v = { 0 };
+
+	cr_assert(h_json_get(obj, key, &v), "no %s", key);
+	return h_json_number(v);
 }
 
 bool h_json_get_int(struct h_jv obj, const char *key, int64_t *out)

@@ -453,6 +453,13 @@ bool h_json_get(struct h_jv obj, const char *key, struct h_jv *val);
 /* A whole-number value (no fraction, no exponent) into *out. */
 bool h_json_int(struct h_jv v, int64_t *out);
 
+/* A JSON number's value, from its text (a fraction or an exponent too);
+ * NAN for anything else (null, a string). */
+double h_json_number(struct h_jv v);
+
+/* The number obj has under key (asserts it has key). */
+double h_json_get_number(struct h_jv obj, const char *key);
+
 /* Integer key of object obj; false if absent or not an integer. */
 bool h_json_get_int(struct h_jv obj, const char *key, int64_t *out);
 

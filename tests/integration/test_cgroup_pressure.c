@@ -159,31 +159,10 @@ static pid_t throttled_reader(const struct h_dev *dev, int iops, char *rel, size
 
 /* ---- reading records ---- */
 
-static double number(struct h_jv v)
-{
-	char text[64], *end;
-	double value;
-
-	if (!v.len || v.len >= sizeof(text))
-		return NAN;
-	memcpy(text, v.p, v.len);
-	text[v.len] = '\0';
-	value = strtod(text, &end);
-	return end == text + v.len ? value : NAN;
-}
-
-static double get_number(struct h_jv obj, const char *key)
-{
-	struct h_jv v;
-
-	cr_assert(h_json_get(obj, key, &v), "no %s", key);
-	return number(v);
-}
-
 /* The record's "ts" in µs (three decimals: its time truncated to ms). */
 static int64_t record_us(struct h_jv record)
 {
-	return (int64_t)llround(get_number(record, "ts") * 1e6);
+	return (int64_t)llround(h_json_get_number(record, "ts") * 1e6);
 }
 
 /* "cgroup_pressure" of obj into *some and *full; false when it is null. */
@@ -194,8 +173,8 @@ static bool cgroup_pressure(struct h_jv obj, double *some, double *full, const c
 	cr_assert(h_json_get(obj, "cgroup_pressure", &v), "no cgroup_pressure: %s", line);
 	if (v.len == 4 && !memcmp(v.p, "null", 4))
 		return false;
-	*some = get_number(v, "some");
-	*full = get_number(v, "full");
+	*some = h_json_get_number(v, "some");
+	*full = h_json_get_number(v, "full");
 	return true;
 }
 
@@ -259,7 +238,7 @@ Test(cgroup_pressure, a_rows_group_pressure_is_its_io_pressure_over_the_interval
 			cr_assert_gt(some, 0.0, "a throttled reader stalls: %s", line);
 			cr_assert_leq(some, 100.0);
 			cr_assert_leq(full, some, "full is at most some: %s", line);
-			seconds = get_number(record, "interval_s");
+			seconds = h_json_get_number(record, "interval_s");
 			/* diskio's span begins and ends lag earlier than the test's */
 			expect_within("some", some, seconds, (double)(now.some_us - before.some_us),
 				      (double)lag_us, (double)before_lag_us, line);
@@ -340,7 +319,7 @@ Test(cgroup_pressure, diagnose_gives_a_group_first_seen_in_the_window_its_pressu
 	/* diskio read the group after the test's first reading and before its
 	 * second (the start record follows the walk), and at the window's end
 	 * after the record's time and before the test's last reading */
-	seconds = get_number(record, "duration_s");
+	seconds = h_json_get_number(record, "duration_s");
 	lag_us = end.at_us - record_us(record);
 	expect_within("some", some, seconds, (double)(end.some_us - started.some_us),
 		      (double)lag_us, (double)(started.some_us - launch.some_us), last);

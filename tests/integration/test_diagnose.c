@@ -21,7 +21,6 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -84,27 +83,6 @@ static int diagnosis(struct h_diskio *d, struct h_jv *record)
 		  h_json_get(*record, "type", &type) && h_json_str_eq(type, "diagnosis"),
 		  "the last record is not a diagnosis: %s", d->lines[d->nlines - 1]);
 	return WEXITSTATUS(status);
-}
-
-static double number(struct h_jv v)
-{
-	char text[64], *end;
-	double value;
-
-	if (!v.len || v.len >= sizeof(text))
-		return NAN;
-	memcpy(text, v.p, v.len);
-	text[v.len] = '\0';
-	value = strtod(text, &end);
-	return end == text + v.len ? value : NAN;
-}
-
-static double get_number(struct h_jv obj, const char *key)
-{
-	struct h_jv v;
-
-	cr_assert(h_json_get(obj, key, &v), "no %s", key);
-	return number(v);
 }
 
 static bool get_str(struct h_jv obj, const char *key, char *buf, size_t size)
@@ -184,7 +162,7 @@ Test(diagnose, an_idle_disk_is_no_trouble)
 	cr_assert(!strncmp(verdict, "No disk is in trouble", 21), "%s", verdict);
 	cr_assert_not(find_disk(record, zram->name, &disk), "an idle disk is listed");
 	cr_assert(h_json_get(record, "trouble", &v) && v.len == 5, "trouble is not false");
-	cr_assert_float_eq(get_number(record, "duration_s"), 1.0, 0.2);
+	cr_assert_float_eq(h_json_get_number(record, "duration_s"), 1.0, 0.2);
 	h_diskio_free(&d);
 
 	/* the text: the sentence first */
@@ -256,11 +234,11 @@ Test(diagnose, a_throttled_reader_makes_its_disk_throttled)
 	cr_assert_eq(diagnosis(&d, &record), EXIT_TROUBLE, "stderr: %s", d.err);
 	cr_assert(find_disk(record, zram->name, &disk), "%s", d.lines[d.nlines - 1]);
 	expect_state(disk, "throttled", NULL, d.lines[d.nlines - 1]);
-	cr_assert_lt(get_number(disk, "util_pct"), 30.0);
+	cr_assert_lt(h_json_get_number(disk, "util_pct"), 30.0);
 	cr_assert(find_proc(disk, "waiters", reader, &waiter, &index), "the reader is no waiter: %s",
 		  d.lines[d.nlines - 1]);
 	cr_assert_eq(index, 0, "the reader is not the first waiter");
-	cr_assert_geq(get_number(waiter, "iowait_pct"), 80.0, "%s", d.lines[d.nlines - 1]);
+	cr_assert_geq(h_json_get_number(waiter, "iowait_pct"), 80.0, "%s", d.lines[d.nlines - 1]);
 	cr_assert(get_str(disk, "limit", limit, sizeof(limit)), "no limit named: %s",
 		  d.lines[d.nlines - 1]);
 	snprintf(want, sizeof(want), "read_iops=%d (blkio.throttle of %s)", READER_IOPS, group);
@@ -292,7 +270,7 @@ Test(diagnose, fio_at_full_speed_drives_a_busy_disk)
 	cr_assert(find_proc(disk, "drivers", fio, &driver, &index), "fio is no driver: %s",
 		  d.lines[d.nlines - 1]);
 	cr_assert_eq(index, 0, "fio is not the first driver");
-	cr_assert_geq(get_number(driver, "share_pct"), 95.0);
+	cr_assert_geq(h_json_get_number(driver, "share_pct"), 95.0);
 	cr_assert(get_str(driver, "comm", comm, sizeof(comm)) && !strcmp(comm, "fio"), "%s", comm);
 	cr_assert(get_str(driver, "cmdline", cmdline, sizeof(cmdline)));
 	cr_assert(strstr(cmdline, "fio --name=diagnose --rw=randwrite --direct=1") &&
@@ -407,12 +385,12 @@ Test(diagnose, a_buffered_writer_not_the_flusher_drives_the_disk)
 	cr_assert(find_proc(disk, "drivers", writer, &driver, &index), "the writer is no driver: %s",
 		  d.lines[d.nlines - 1]);
 	cr_assert_eq(index, 0, "the writer is not the first driver: %s", d.lines[d.nlines - 1]);
-	cr_assert_geq(get_number(driver, "write_bytes"), 64 << 20);
+	cr_assert_geq(h_json_get_number(driver, "write_bytes"), 64 << 20);
 	cr_assert(h_json_get(driver, "files", &files) && h_json_next_elem(files, &pos, &first),
 		  "no files: %s", d.lines[d.nlines - 1]);
 	cr_assert(get_str(first, "path", path, sizeof(path)));
 	cr_assert_str_eq(path, file);
-	cr_assert_geq(get_number(first, "bytes"), 64 << 20);
+	cr_assert_geq(h_json_get_number(first, "bytes"), 64 << 20);
 	h_diskio_free(&d);
 }
 
@@ -607,7 +585,7 @@ Test(diagnose, a_diagnosis_of_a_command)
 		cr_assert(get_str(driver, "comm", comm, sizeof(comm)) && !strcmp(comm, "dd"), "%s",
 			  comm);
 	}
-	cr_assert_eq(get_number(driver, "write_bytes"), 64 * 65536);
-	cr_assert_eq(get_number(driver, "share_pct"), 100.0);
+	cr_assert_eq(h_json_get_number(driver, "write_bytes"), 64 * 65536);
+	cr_assert_eq(h_json_get_number(driver, "share_pct"), 100.0);
 	h_diskio_free(&d);
 }

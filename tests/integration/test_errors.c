@@ -186,20 +186,6 @@ Test(errors, writes_past_a_full_backing_file_in_batch_and_prom)
 	h_diskio_free(&d);
 }
 
-/* A JSON number's value (its text); NAN for anything else. */
-static double jv_number(struct h_jv v)
-{
-	char text[64], *end;
-	double value;
-
-	if (!v.len || v.len >= sizeof(text))
-		return NAN;
-	memcpy(text, v.p, v.len);
-	text[v.len] = '\0';
-	value = strtod(text, &end);
-	return end == text + v.len ? value : NAN;
-}
-
 /* "some" total= of /proc/pressure/io, in microseconds (-1: no PSI). */
 static int64_t pressure_some_us(void)
 {
@@ -245,11 +231,11 @@ Test(errors, io_pressure_is_the_kernels_over_each_interval)
 			continue;
 		cr_assert(h_json_get(root, "pressure", &pressure), "%s", d.lines[i]);
 		if (h_json_get(pressure, "some", &v))
-			some = jv_number(v);
+			some = h_json_number(v);
 		if (h_json_get(pressure, "full", &v))
-			full = jv_number(v);
+			full = h_json_number(v);
 		if (h_json_get(root, "interval_s", &v))
-			interval_s = jv_number(v);
+			interval_s = h_json_number(v);
 		cr_assert(!isnan(some) && !isnan(full) && !isnan(interval_s), "%s", d.lines[i]);
 		cr_expect(some >= 0 && some <= 100 && full >= 0 && full <= some + 0.01,
 			  "some %.2f full %.2f: %s", some, full, d.lines[i]);

@@ -244,9 +244,18 @@ static void which_file(const struct h_dev *disk, const char *mnt)
 	s = sum_files(&d, disk->name, b);
 	cr_assert_eq(s.write_bytes, 8 * MiB, "dir/b: %" PRId64 " bytes written", s.write_bytes);
 	cr_assert(!strcmp(s.comm, "dio-mmap"), "dir/b is dio-mmap's, not %s", s.comm);
+	/* c is b's buffer, mapped: b's direct writes are never c's.  Its
+	 * pages, clean since the sync, may have been reclaimed before the
+	 * child mapped them: then its faults read them again, c's own reads
+	 * (1 MiB once in CI, b's 8 MiB all on b's line). */
 	s = sum_files(&d, disk->name, c);
-	cr_assert_eq(s.read_bytes + s.write_bytes, 0, "c: %" PRId64 " bytes",
-		     s.read_bytes + s.write_bytes);
+	cr_assert_eq(s.write_bytes, 0, "c: %" PRId64 " bytes written", s.write_bytes);
+	cr_assert_leq(s.read_bytes, 8 * MiB, "c: %" PRId64 " bytes read", s.read_bytes);
+	if (s.read_bytes) {
+		cr_assert(!strcmp(s.comm, "dio-mmap") && !s.other_comm,
+			  "c read by %s, not the process that maps it", s.comm);
+		cr_log_info("c: %" PRId64 " bytes read again by its mapper", s.read_bytes);
+	}
 	s = sum_files(&d, disk->name, r);
 	cr_assert_eq(s.read_bytes, 16 * MiB, "r: %" PRId64 " bytes read", s.read_bytes);
 	cr_assert(!strcmp(s.comm, "cat") && !s.other_comm, "r is cat's, not %s", s.comm);

@@ -31,6 +31,7 @@
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
  *  - bio_page.bpf.h: a bio's first page and the file it is of;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
+ *  - relayed.bpf.h: the waiter of a bio a kernel thread submits for it;
  *  - latency.bpf.h: a disk's latency, sampled on bio-based disks;
  *  - inflight.bpf.h: I/Os tracked to their completion (-L, -T, filters);
  *  - stacks.bpf.h: --stacks;
@@ -55,6 +56,7 @@
 #include "task_rows.bpf.h"
 #include "stacked.bpf.h"
 #include "writeback.bpf.h"
+#include "relayed.bpf.h"
 #include "latency.bpf.h"
 #include "inflight.bpf.h"
 #include "stacks.bpf.h"
@@ -76,10 +78,12 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 class = io_classify(opf);
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
+	struct row_owner waiter;
 	struct row_who who = {};
 	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
 	__u64 stamp_mask;
-	bool bio_based, on_behalf = false, stacked, counted, own = false;
+	bool bio_based, on_behalf = false, stacked, counted, own = false, relayed = false;
+	int relay;
 
 	if (class == IO_IGNORED)
 		return 0;
@@ -88,6 +92,11 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	if (stacked) {
 		if (!counted)
 			return 0;
+	} else if ((relay = relayed_submitter(bio, disk_dev(disk), &key, &waiter))) {
+		if (relay == RELAY_DROPPED)
+			return 0;
+		who.known = &waiter;
+		relayed = true;
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
 			return 0;
@@ -111,9 +120,11 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 			note_io_owner(io_number(bio), &row);
 		note_firing_cut(bio, FIRING_BIO_QUEUE, row.cut);
 	}
-	/* Not writeback charged to a dirtier: the stack would be the flusher's;
+	/* Not writeback charged to a dirtier, nor I/O a kernel thread submits
+	 * for its waiter: the stack would be the flusher's or the thread's;
 	 * not a stacked device's: its stack is on the device above. */
-	if (stacks_mode && aggregate && !on_behalf && !stacked && class < IO_NR_CLASSES)
+	if (stacks_mode && aggregate && !on_behalf && !relayed && !stacked &&
+	    class < IO_NR_CLASSES)
 		add_stack_bio(ctx, &key, class, bytes, bio_based, io_number(bio));
 	if (bio_based && !track_inflight && !bio_stamps_seen && bio_issue_ns(bio, &stamp_mask))
 		bio_stamps_seen = true;
@@ -200,9 +211,11 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	__u32 class = io_classify(opf);
 	__u64 bio_id = bio ? io_number(bio) : 0;
 	struct proc_dev_key key = {};
+	struct row_owner waiter;
 	struct row_who who = {};
 	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
-	bool on_behalf = false, stacked, counted, own = false;
+	bool on_behalf = false, stacked, counted, own = false, relayed = false;
+	int relay;
 
 	if (class >= IO_NR_CLASSES)
 		return;
@@ -210,6 +223,11 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	if (stacked) {
 		if (!counted)
 			return;
+	} else if ((relay = relayed_submitter(bio, dev, &key, &waiter))) {
+		if (relay == RELAY_DROPPED)
+			return;
+		who.known = &waiter;
+		relayed = true;
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
 			return;
@@ -224,7 +242,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 		note_firing_cut(bio, FIRING_REQUEST, row.cut);
 	}
 	/* The request's bytes went to the stack at block_bio_queue. */
-	if (stacks_mode && aggregate && !on_behalf && !stacked)
+	if (stacks_mode && aggregate && !on_behalf && !relayed && !stacked)
 		add_stack_request(ctx, &key, class, bio_id);
 	if (track_inflight)
 		remember_inflight(id, &key, 0, sector, bytes, opf);
@@ -452,12 +470,17 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
 				      struct proc_dev_key *key)
 {
+	struct row_owner waiter;
 	struct row_who who = {};
 	bool on_behalf, counted;
+	int relay;
 
 	/* a stacked device's bio: its files are counted on the device above */
 	if (stacked_row(io_number(bio), dev, key, &counted))
 		return false;
+	relay = relayed_submitter(bio, dev, key, &waiter);
+	if (relay)
+		return relay == RELAY_TAKEN;
 	if (class == IO_WRITE)
 		return write_charged_to(current_task(), bio, dev, key, &on_behalf, &who);
 	return current_submitter(current_task(), key, dev);

@@ -752,4 +752,14 @@ struct file_name_event {
 
 /* ---- end of issue 35's block ---- */
 
+/* Where the completions of I/O that name its waiter are (relayed.bpf.h),
+ * in the programs' .bss; 0: none (a kernel without the function, or
+ * kptr_restrict hiding addresses: such I/O stays its submitter's). */
+struct sync_end_ios {
+	__u64 chain;		/* bio_chain_endio(): a split part's */
+	__u64 submit_wait;	/* submit_bio_wait_endio() */
+	__u64 blkdev_dio;	/* blkdev_bio_end_io() */
+	__u64 iomap_dio;	/* iomap_dio_bio_end_io(), also --files' (files.bpf.h) */
+};
+
 #endif /* DISKIO_ABI_H */

@@ -30,12 +30,7 @@
 #include "rows.bpf.h"
 #include "writeback.bpf.h"
 #include "bio_page.bpf.h"
-
-/* The address of iomap's direct I/O completion, iomap_dio_bio_end_io(),
- * set by user space from /proc/kallsyms with --files (a __ksym would have
- * libbpf read the whole file before every load, issue 46); 0 where the
- * kernel has none, or without --files. */
-const volatile __u64 iomap_dio_end_io = 0;
+#include "relayed.bpf.h"
 
 /*
  * The counts of one interval per (row, file), in one of two maps: those of
@@ -151,10 +146,11 @@ static __always_inline struct file *direct_io_file(struct bio *bio)
 {
 	struct iomap_dio *dio;
 
-	/* no address: no bio ends there; a kernel without iomap
-	 * (CONFIG_FS_IOMAP) has no struct iomap_dio either */
-	if (!bpf_core_type_exists(struct iomap_dio) || !iomap_dio_end_io ||
-	    (__u64)bio->bi_end_io != iomap_dio_end_io)
+	/* no address (relayed.bpf.h's find_sync_end_ios()): no bio ends
+	 * there; a kernel without iomap (CONFIG_FS_IOMAP) has no struct
+	 * iomap_dio either */
+	if (!bpf_core_type_exists(struct iomap_dio) || !sync_end_io.iomap_dio ||
+	    (__u64)bio->bi_end_io != sync_end_io.iomap_dio)
 		return NULL;
 	dio = (struct iomap_dio *)bio->bi_private;
 	return BPF_CORE_READ(dio, iocb, ki_filp);

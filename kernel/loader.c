@@ -15,7 +15,6 @@
 #include <bpf/libbpf.h>
 #include "abi.h"
 #include "diskio.skel.h"
-#include "ksyms.h"
 #include "loader.h"
 #include "maps.h"
 #include "msg.h"
@@ -324,15 +323,6 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->aggregate = !opts->trace;
 	skel->rodata->files_counted = opts->files && !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
-	/* --files: iomap's direct I/O is named by its completion's address
-	 * (files.bpf.h); none found leaves such I/O [unknown], as a kernel
-	 * without iomap has it */
-	if (opts->files && !opts->trace) {
-		uint64_t addr = 0;
-
-		if (!ksyms_lookup_name("/proc/kallsyms", "iomap_dio_bio_end_io", &addr))
-			skel->rodata->iomap_dio_end_io = addr;
-	}
 	skel->bss->per_thread = opts->threads;
 	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight, opts->files && !opts->trace);
 	choose_exit_hook(skel, hooks);
@@ -373,6 +363,25 @@ static int read_start_waits(struct loader *l)
 	return err ? -1 : 0;
 }
 
+/*
+ * The addresses of the completions that name a synchronous I/O's waiter
+ * (relayed.bpf.h), which also tell iomap's direct I/O for --files: found by
+ * a syscall program, before any program is attached.  None found (symbols
+ * hidden by kptr_restrict) leaves I/O a kernel thread submits for a waiter
+ * on the thread's row, and iomap's direct I/O [unknown] with --files: said
+ * with -v.
+ */
+static void find_sync_end_ios(struct diskio_bpf *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.find_sync_end_ios), &run);
+
+	if (verbose && (err || !skel->bss->sync_end_io.submit_wait))
+		note("no kernel address of submit_bio_wait_endio (%s): I/O a kernel thread "
+		     "submits for a task waiting on it stays the thread's",
+		     err ? strerror(errno) : "hidden or not found");
+}
+
 int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		 const struct loader_filters *filters)
 {
@@ -398,6 +407,7 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		     strerror(-err));
 		return -1;
 	}
+	find_sync_end_ios(l->skel);
 	/* --files: the maps of the rows' even and odd cuts (files.bpf.h) */
 	l->file_maps = (struct file_count_maps){
 		.outer = bpf_map__fd(l->skel->maps.file_counts),

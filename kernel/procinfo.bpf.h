@@ -34,10 +34,10 @@ static __always_inline __u16 task_ioprio(const struct task_struct *task)
 
 	if (!bpf_core_field_exists(task->io_context))
 		return 0;
-	ioc = task->io_context;
+	ioc = BPF_CORE_READ(task, io_context);
 	if (!ioc || !bpf_core_field_exists(ioc->ioprio))
 		return 0;
-	return ioc->ioprio;
+	return BPF_CORE_READ(ioc, ioprio);
 }
 
 /* When task's process started, in ns since boot (what /proc/PID/stat's
@@ -46,25 +46,28 @@ static __always_inline __u16 task_ioprio(const struct task_struct *task)
  * /proc does not show: such a row's command line comes from the exec map). */
 static __always_inline __u64 process_start_ns(const struct task_struct *task)
 {
-	struct task_struct *leader = task->group_leader;
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
 
 	if (bpf_core_field_exists(leader->start_boottime))
-		return leader->start_boottime;
-	return leader->start_time;
+		return BPF_CORE_READ(leader, start_boottime);
+	return BPF_CORE_READ(leader, start_time);
 }
 
-/* task's identity for a row charged to it: loads through BTF, no helper.
- * The effective uid of its objective credentials (real_cred, as /proc and
+/* task's identity for a row charged to it, read once when the row is made
+ * (probe reads: the task may be one a bio's completion names, relayed.bpf.h,
+ * not a typed pointer).  The effective uid of its objective credentials (real_cred, as /proc and
  * ps show them): the subjective ones (cred) may be borrowed for the I/O at
  * hand (overlayfs writes with its mounter's). */
 static __always_inline void task_owner(const struct task_struct *task, struct row_owner *owner)
 {
+	__u32 flags = BPF_CORE_READ(task, flags);
+
 	owner->start_ns = process_start_ns(task);
-	owner->uid = task->real_cred->euid.val;
+	owner->uid = BPF_CORE_READ(task, real_cred, euid.val);
 	owner->ioprio = task_ioprio(task);
-	owner->nice = task->static_prio - NICE_TO_STATIC_PRIO;
-	owner->flags = ROW_OWNER_KNOWN | (task->flags & PF_KTHREAD ? ROW_OWNER_KTHREAD : 0) |
-		       (task->policy & ROW_OWNER_POLICY);
+	owner->nice = BPF_CORE_READ(task, static_prio) - NICE_TO_STATIC_PRIO;
+	owner->flags = ROW_OWNER_KNOWN | (flags & PF_KTHREAD ? ROW_OWNER_KTHREAD : 0) |
+		       (BPF_CORE_READ(task, policy) & ROW_OWNER_POLICY);
 }
 
 /*

@@ -261,36 +261,3 @@ char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t size
 		snprintf(buf, size, "%s+0x%" PRIx64, sym->name, addr - sym->addr);
 	return buf;
 }
-
-int ksyms_lookup_name(const char *path, const char *name, uint64_t *addr)
-{
-	static char buffer[1 << 20];	/* a few reads for the whole file */
-	size_t name_len = strlen(name);
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	setvbuf(f, buffer, _IOFBF, sizeof(buffer));
-	while (err == -ENOENT && (len = getline(&line, &cap, f)) >= 0) {
-		struct kallsyms_line l;
-
-		/* the name's bytes first: parse only the line that can match */
-		if ((size_t)len <= name_len || !memmem(line, (size_t)len, name, name_len))
-			continue;
-		chomp(line, &len);
-		if (parse_kallsyms_line(line, &l) && is_function_type(l.type) && !l.module_len &&
-		    l.name_len == name_len && !memcmp(l.name, name, name_len) && l.addr) {
-			*addr = l.addr;
-			err = 0;
-		}
-	}
-	if (err && ferror(f))
-		err = -EIO;
-	free(line);
-	fclose(f);
-	return err;
-}

@@ -35,13 +35,4 @@ const struct ksym *ksyms_find(const struct ksyms *ks, uint64_t addr);
  * symbol holds it.  Returns buf. */
 char *ksyms_format(const struct ksyms *ks, uint64_t addr, char *buf, size_t size);
 
-/*
- * The address of the kernel's function name (not a module's) in a kallsyms
- * file, read once through, without keeping it: 0, -ENOENT (none, or its
- * address hidden by kptr_restrict), or -errno of the reading.  For the BPF
- * object's one address (kernel/files.bpf.h), where libbpf's __ksym would
- * read the whole file in small reads before any program loads (issue 46).
- */
-int ksyms_lookup_name(const char *path, const char *name, uint64_t *addr);
-
 #endif /* DISKIO_KSYMS_H */

@@ -117,29 +117,6 @@ static const char fake_kallsyms[] =
 /* issue 46: one address by name, without keeping the table: the kernel's
  * function only (not a module's, not data, not a longer name that holds
  * it), 0 when hidden. */
-Test(ksyms, looks_one_function_up_by_name)
-{
-	char path[PATH_MAX];
-	uint64_t addr = 0;
-
-	write_scratch("kallsyms",
-		      "ffffffff81001000 t iomap_dio_bio_end_io_x\n"
-		      "ffffffff81002000 D iomap_dio_bio_end_io_data\n"
-		      "ffffffffc0001000 t iomap_dio_bio_end_io\t[mod]\n"
-		      "not a line iomap_dio_bio_end_io\n"
-		      "ffffffff81003000 T iomap_dio_bio_end_io\n"
-		      "ffffffff81004000 T iomap_dio_bio_end_io\n");
-	scratch_path(path, "kallsyms");
-	cr_assert_eq(ksyms_lookup_name(path, "iomap_dio_bio_end_io", &addr), 0);
-	cr_assert_eq(addr, 0xffffffff81003000ULL, "%#llx", (unsigned long long)addr);
-	cr_assert_eq(ksyms_lookup_name(path, "second", &addr), -ENOENT);
-	write_scratch("kallsyms", "0000000000000000 T iomap_dio_bio_end_io\n");
-	cr_assert_eq(ksyms_lookup_name(path, "iomap_dio_bio_end_io", &addr), -ENOENT,
-		     "kptr_restrict's zeroes are no address");
-	scratch_path(path, "no-such-file");
-	cr_assert_eq(ksyms_lookup_name(path, "iomap_dio_bio_end_io", &addr), -ENOENT);
-}
-
 Test(ksyms, finds_functions_by_address)
 {
 	struct ksyms *ks = load_fake_kallsyms(fake_kallsyms);

@@ -4,8 +4,10 @@
 #include "harness.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/sysmacros.h>
 
 #include "json_reader.h"
 
@@ -473,6 +475,7 @@ static void h__lock(void)
 }
 
 static void h__cleanup_devices(void);
+static void h__remove_throttle_group(void);
 
 void h_cleanup(void)
 {
@@ -488,6 +491,7 @@ void h_cleanup(void)
 		if (pid && h_wait_pid(pid, 2000, NULL))
 			h_kill_child(pid);
 	}
+	h__remove_throttle_group();	/* after its tasks, before its disk */
 	h__cleanup_devices();
 	if (h__lock_fd >= 0) {
 		close(h__lock_fd);
@@ -1971,4 +1975,100 @@ bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size)
 	}
 	fclose(f);
 	return found;
+}
+
+/* The v1 blkio group of h_throttled_reader(), removed by h_cleanup(). */
+static char h__throttle_group[PATH_MAX];
+
+static void h__remove_throttle_group(void)
+{
+	if (h__throttle_group[0])
+		rmdir(h__throttle_group);
+	h__throttle_group[0] = '\0';
+}
+
+struct h__read_job {
+	int fd;
+	const struct h_throttled_read *r;
+	int index;
+};
+
+/* One thread's reads; NULL when every one read a whole block. */
+static void *h__throttled_reads(void *arg)
+{
+	const struct h__read_job *job = arg;
+	const struct h_throttled_read *r = job->r;
+	uint64_t blocks = r->span / r->block;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, r->block))
+		return (void *)1;
+	for (int64_t i = 0; !r->reads || i < r->reads; i++) {
+		off_t at = (off_t)(((uint64_t)i * r->threads + job->index) % blocks) * r->block;
+
+		if (pread(job->fd, buf, r->block, at) != (ssize_t)r->block)
+			return (void *)1;
+	}
+	free(buf);
+	return NULL;
+}
+
+pid_t h_throttled_reader(const struct h_throttled_read *r, char *group, size_t size)
+{
+	char root[1024], file[PATH_MAX + 64], rule[64];
+	struct stat st;
+	pid_t pid;
+
+	if (!h_cgroup_v1_mount("blkio", root, sizeof(root)))
+		cr_skip_test("no cgroup v1 blkio controller mounted (/proc/mounts)");
+	cr_assert(!h__throttle_group[0], "one throttled reader at a time");
+	cr_assert(r->threads >= 1 && r->threads <= 16 && r->block && r->span >= r->block);
+	snprintf(h__throttle_group, sizeof(h__throttle_group), "%s/diskio-itest-throttle-%d", root,
+		 (int)getpid());
+	cr_assert(!mkdir(h__throttle_group, 0755), "mkdir %s: %s", h__throttle_group,
+		  strerror(errno));
+	snprintf(group, size, "%s", h__throttle_group);
+	cr_assert_eq(stat(r->dev->path, &st), 0);
+	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), r->iops);
+	snprintf(file, sizeof(file), "%s/blkio.throttle.read_iops_device", h__throttle_group);
+	cr_assert_eq(h_write_file(file, rule), 0, "%s: %s", file, rule);
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct h__read_job jobs[16];
+		pthread_t threads[16];
+		char me[16];
+		int fd, failed = 0;
+
+		h__child_prepare(-1);
+		prctl(PR_SET_NAME, r->comm);
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		if (r->v2_group) {
+			snprintf(file, sizeof(file), "%s/cgroup.procs", r->v2_group);
+			if (h_write_file(file, me))
+				_exit(20);
+		}
+		snprintf(file, sizeof(file), "%s/cgroup.procs", h__throttle_group);
+		if (h_write_file(file, me))
+			_exit(21);
+		fd = open(r->path ? r->path : r->dev->path, O_RDONLY | O_DIRECT);
+		if (fd < 0)
+			_exit(22);
+		for (int i = 0; i < r->threads; i++) {
+			jobs[i] = (struct h__read_job){ .fd = fd, .r = r, .index = i };
+			if (pthread_create(&threads[i], NULL, h__throttled_reads, &jobs[i]))
+				_exit(23);
+		}
+		for (int i = 0; i < r->threads; i++) {
+			void *res;
+
+			pthread_join(threads[i], &res);
+			failed |= res != NULL;
+		}
+		_exit(failed ? 24 : 0);
+	}
+	h_track_child(pid);
+	return pid;
 }

@@ -34,15 +34,13 @@
 
 /* ---- what a test changes, put back by undo() ---- */
 
-static char v1_group[PATH_MAX + 64], v2_group[PATH_MAX + 64];
+static char v2_group[PATH_MAX + 64];
 
 static void undo(void)
 {
-	if (v1_group[0])
-		rmdir(v1_group);
 	if (v2_group[0])
 		rmdir(v2_group);
-	v1_group[0] = v2_group[0] = '\0';
+	v2_group[0] = '\0';
 }
 
 static void teardown(void)
@@ -108,12 +106,12 @@ static struct totals read_totals(void)
  * new v2 group of its own; *rel is that group's path under the mount. */
 static pid_t throttled_reader(const struct h_dev *dev, int iops, char *rel, size_t size)
 {
-	char v1_root[PATH_MAX], v2_root[PATH_MAX], file[PATH_MAX + 128], rule[64];
-	struct stat st;
-	pid_t pid;
+	char v1_group[PATH_MAX], v2_root[PATH_MAX], file[PATH_MAX + 128];
+	struct h_throttled_read r = {
+		.dev = dev, .span = 4 << 20, .block = 4096, .iops = iops, .threads = 1,
+		.comm = "psi-reader", .v2_group = v2_group,
+	};
 
-	if (!h_cgroup_v1_mount("blkio", v1_root, sizeof(v1_root)))
-		cr_skip_test("no cgroup v1 blkio controller mounted (/proc/mounts)");
 	if (!cgroup2_mount(v2_root, sizeof(v2_root)))
 		cr_skip_test("no cgroup2 hierarchy mounted (/proc/mounts)");
 	snprintf(rel, size, "/diskio-itest-psi-%d", (int)getpid());
@@ -122,39 +120,7 @@ static pid_t throttled_reader(const struct h_dev *dev, int iops, char *rel, size
 	snprintf(file, sizeof(file), "%s/io.pressure", v2_group);
 	if (access(file, R_OK))
 		cr_skip_test("no io.pressure in a cgroup2 group: a kernel without PSI");
-	snprintf(v1_group, sizeof(v1_group), "%s/diskio-itest-psi-%d", v1_root, (int)getpid());
-	cr_assert(!mkdir(v1_group, 0755), "mkdir %s: %s", v1_group, strerror(errno));
-	cr_assert_eq(stat(dev->path, &st), 0);
-	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), iops);
-	snprintf(file, sizeof(file), "%s/blkio.throttle.read_iops_device", v1_group);
-	cr_assert_eq(h_write_file(file, rule), 0, "%s: %s", file, rule);
-
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		char me[16];
-		void *buf;
-		int fd;
-
-		h__child_prepare(-1);
-		prctl(PR_SET_NAME, "psi-reader");
-		snprintf(me, sizeof(me), "%d", (int)getpid());
-		snprintf(file, sizeof(file), "%s/cgroup.procs", v2_group);
-		if (h_write_file(file, me))
-			_exit(20);
-		snprintf(file, sizeof(file), "%s/cgroup.procs", v1_group);
-		if (h_write_file(file, me))
-			_exit(21);
-		fd = open(dev->path, O_RDONLY | O_DIRECT);
-		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
-			_exit(22);
-		for (int64_t i = 0;; i++)
-			if (pread(fd, buf, 4096, (off_t)(i % 1024) * 4096) != 4096)
-				_exit(23);
-	}
-	h_track_child(pid);
-	return pid;
+	return h_throttled_reader(&r, v1_group, sizeof(v1_group));
 }
 
 /* ---- reading records ---- */

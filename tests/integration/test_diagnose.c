@@ -32,14 +32,10 @@
 
 /* ---- what a test changes, put back by undo() ---- */
 
-static char cgroup_made[PATH_MAX];
 static char dir_made[PATH_MAX];
 
 static void undo(void)
 {
-	if (cgroup_made[0])
-		rmdir(cgroup_made);
-	cgroup_made[0] = '\0';
 	if (dir_made[0])
 		h_remove_tree(dir_made);
 	dir_made[0] = '\0';
@@ -179,44 +175,12 @@ Test(diagnose, an_idle_disk_is_no_trouble)
 /* A reader of dev in a new blkio group held to iops reads a second. */
 static pid_t throttled_reader(const struct h_dev *dev, int iops, char *group, size_t size)
 {
-	char root[1024], file[PATH_MAX + 64], rule[64];
-	struct stat st;
-	pid_t pid;
+	const struct h_throttled_read r = {
+		.dev = dev, .span = 4 << 20, .block = 4096, .iops = iops, .threads = 1,
+		.comm = "diag-throttled",
+	};
 
-	if (!h_cgroup_v1_mount("blkio", root, sizeof(root)))
-		cr_skip_test("no cgroup v1 blkio controller mounted (/proc/mounts)");
-	snprintf(cgroup_made, sizeof(cgroup_made), "%s/diskio-itest-diagnose-%d", root,
-		 (int)getpid());
-	cr_assert(!mkdir(cgroup_made, 0755), "mkdir %s: %s", cgroup_made, strerror(errno));
-	snprintf(group, size, "%s", cgroup_made);
-	cr_assert_eq(stat(dev->path, &st), 0);
-	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), iops);
-	snprintf(file, sizeof(file), "%s/blkio.throttle.read_iops_device", cgroup_made);
-	cr_assert_eq(h_write_file(file, rule), 0, "%s: %s", file, rule);
-
-	fflush(NULL);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		char me[16];
-		void *buf;
-		int fd;
-
-		h__child_prepare(-1);
-		prctl(PR_SET_NAME, "diag-throttled");
-		snprintf(file, sizeof(file), "%s/cgroup.procs", cgroup_made);
-		snprintf(me, sizeof(me), "%d", (int)getpid());
-		if (h_write_file(file, me))
-			_exit(20);
-		fd = open(dev->path, O_RDONLY | O_DIRECT);
-		if (fd < 0 || posix_memalign(&buf, 4096, 4096))
-			_exit(21);
-		for (int64_t i = 0;; i++)
-			if (pread(fd, buf, 4096, (off_t)(i % 1024) * 4096) != 4096)
-				_exit(22);
-	}
-	h_track_child(pid);
-	return pid;
+	return h_throttled_reader(&r, group, size);
 }
 
 Test(diagnose, a_throttled_reader_makes_its_disk_throttled)

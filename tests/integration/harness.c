@@ -2013,26 +2013,32 @@ static void *h__throttled_reads(void *arg)
 	return NULL;
 }
 
-pid_t h_throttled_reader(const struct h_throttled_read *r, char *group, size_t size)
+void h_throttle_group(const struct h_dev *dev, int iops, char *group, size_t size)
 {
 	char root[1024], file[PATH_MAX + 64], rule[64];
 	struct stat st;
-	pid_t pid;
 
 	if (!h_cgroup_v1_mount("blkio", root, sizeof(root)))
 		cr_skip_test("no cgroup v1 blkio controller mounted (/proc/mounts)");
-	cr_assert(!h__throttle_group[0], "one throttled reader at a time");
-	cr_assert(r->threads >= 1 && r->threads <= 16 && r->block && r->span >= r->block);
+	cr_assert(!h__throttle_group[0], "one throttled group at a time");
 	snprintf(h__throttle_group, sizeof(h__throttle_group), "%s/diskio-itest-throttle-%d", root,
 		 (int)getpid());
 	cr_assert(!mkdir(h__throttle_group, 0755), "mkdir %s: %s", h__throttle_group,
 		  strerror(errno));
 	snprintf(group, size, "%s", h__throttle_group);
-	cr_assert_eq(stat(r->dev->path, &st), 0);
-	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), r->iops);
+	cr_assert_eq(stat(dev->path, &st), 0);
+	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), iops);
 	snprintf(file, sizeof(file), "%s/blkio.throttle.read_iops_device", h__throttle_group);
 	cr_assert_eq(h_write_file(file, rule), 0, "%s: %s", file, rule);
+}
 
+pid_t h_throttled_reader(const struct h_throttled_read *r, char *group, size_t size)
+{
+	char file[PATH_MAX + 64];
+	pid_t pid;
+
+	cr_assert(r->threads >= 1 && r->threads <= 16 && r->block && r->span >= r->block);
+	h_throttle_group(r->dev, r->iops, group, size);
 	fflush(NULL);
 	pid = fork();
 	cr_assert_geq(pid, 0);

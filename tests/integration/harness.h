@@ -127,13 +127,17 @@ uint32_t h_failed_writes(int count_fd);
  * "blkio"), from /proc/mounts into dir; false if none is mounted. */
 bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size);
 
-/* A reader that cgroup v1's blkio throttle holds to iops reads a second of
- * dev (blkio.throttle.read_iops_device of a new group of its own), named
- * comm: threads threads, each reading `reads` blocks of block bytes with
- * O_DIRECT from path (NULL: dev->path) at offsets below span, then it exits
- * 0 (reads 0: until killed).  In v2_group's cgroup.procs too, unless NULL.
- * The v1 group's path into group; h_cleanup() removes it after the
- * children.  Skips the test where no v1 blkio hierarchy is mounted. */
+/* A new cgroup v1 blkio group that holds its tasks to iops reads a second
+ * of dev (blkio.throttle.read_iops_device), its path into group; one at a
+ * time, removed by h_cleanup() after the children.  Skips the test where
+ * no v1 blkio hierarchy is mounted. */
+struct h_dev;
+void h_throttle_group(const struct h_dev *dev, int iops, char *group, size_t size);
+
+/* A reader in such a group (h_throttle_group()), named comm: threads
+ * threads, each reading `reads` blocks of block bytes with O_DIRECT from
+ * path (NULL: dev->path) at offsets below span, then it exits 0 (reads 0:
+ * until killed).  In v2_group's cgroup.procs too, unless NULL. */
 struct h_throttled_read {
 	const struct h_dev *dev;
 	const char *path;

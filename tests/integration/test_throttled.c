@@ -12,8 +12,8 @@
  *    file's line is the reader's;
  *  - 4 KiB and 2 MiB reads of a loop device (blk-mq: the request counted
  *    where it starts, a large read's parts split off it);
- *  - `-c COMM`, which took the reader's rows only and so lost the worker's
- *    share.
+ *  - `-c COMM` and `diskio -- COMMAND`, which took the reader's rows only
+ *    and so lost the worker's share.
  * The build before this charged 5 to 40 % of the bytes to the worker.
  */
 #include "harness.h"
@@ -217,4 +217,26 @@ Test(throttled, a_comm_filter_keeps_the_throttled_share)
 	run(&r, &o);
 	expect_all_the_readers(&r, &o);
 	h_diskio_free(&o.d);
+}
+
+/* `diskio -- COMMAND` counts the command and its children only: what the
+ * worker submitted for it was dropped. */
+Test(throttled, a_throttled_command_is_counted_whole)
+{
+	const struct h_dev *zram = h_zram_create(ZRAM_BYTES);
+	char group[PATH_MAX], script[PATH_MAX + 256];
+	struct h_counters dd = { 0 };
+	struct h_diskio d;
+
+	h_throttle_group(zram, READER_IOPS, group, sizeof(group));
+	snprintf(script, sizeof(script),
+		 "echo $$ > %s/cgroup.procs && exec dd if=%s of=/dev/null bs=4k count=200 "
+		 "iflag=direct status=none", group, zram->path);
+	h_diskio_start(&d, H_ARGS("--json", "-D", zram->name, "--", "sh", "-c", script), NULL);
+	cr_assert_eq(h_diskio_stop(&d, 0, 60000), 0, "stderr: %s", d.err);
+	cr_assert_gt(h_json_sum_process(d.lines, d.nlines, 0, zram->name, "dd", &dd), 0,
+		     "no row of dd");
+	cr_expect_eq(dd.read_bytes, 200 * 4096, "dd's read bytes: %" PRId64, dd.read_bytes);
+	cr_expect_eq(dd.read_ios, 200);
+	h_diskio_free(&d);
 }

@@ -79,7 +79,12 @@ static __always_inline struct task_struct *sync_waiter(struct bio *bio)
 	}
 	if (!end_io || !private)
 		return NULL;
-	if (end_io == sync_end_io.submit_wait) {
+	/* Each field checked to be there: a kernel whose struct changed
+	 * would otherwise fail to load the program, not only to name the
+	 * waiter (a field not found is a poisoned instruction). */
+	if (end_io == sync_end_io.submit_wait &&
+	    bpf_core_field_exists(struct completion, wait.task_list) &&
+	    bpf_core_field_exists(struct swait_queue, task)) {
 		struct completion *done = private;
 		struct list_head *first = BPF_CORE_READ(done, wait.task_list.next);
 		void *head = private + bpf_core_field_offset(struct completion, wait.task_list);
@@ -90,19 +95,21 @@ static __always_inline struct task_struct *sync_waiter(struct bio *bio)
 		return BPF_CORE_READ((struct swait_queue *)((void *)first -
 				     bpf_core_field_offset(struct swait_queue, task_list)), task);
 	}
-	if (end_io == sync_end_io.blkdev_dio) {
+	if (end_io == sync_end_io.blkdev_dio && bpf_core_field_exists(struct blkdev_dio, flags) &&
+	    bpf_core_field_exists(struct blkdev_dio, waiter)) {
 		struct blkdev_dio *dio = private;
 
-		if (!bpf_core_type_exists(struct blkdev_dio) ||
-		    !(BPF_CORE_READ(dio, flags) & BLKDEV_DIO_IS_SYNC))
+		if (!(BPF_CORE_READ(dio, flags) & BLKDEV_DIO_IS_SYNC))
 			return NULL;
 		return BPF_CORE_READ(dio, waiter);
 	}
-	if (end_io == sync_end_io.iomap_dio) {
+	if (end_io == sync_end_io.iomap_dio &&
+	    bpf_core_field_exists(struct iomap_dio, wait_for_completion) &&
+	    bpf_core_field_exists(struct iomap_dio, submit.waiter)) {
 		struct iomap_dio *dio = private;
 
 		/* an asynchronous one's submitter may be gone */
-		if (!bpf_core_type_exists(struct iomap_dio) || !BPF_CORE_READ(dio, wait_for_completion))
+		if (!BPF_CORE_READ(dio, wait_for_completion))
 			return NULL;
 		return BPF_CORE_READ(dio, submit.waiter);
 	}

@@ -31,7 +31,7 @@
  *  - stacked.bpf.h: the bios dm and md send to the disks below;
  *  - bio_page.bpf.h: a bio's first page and the file it is of;
  *  - writeback.bpf.h: a file's dirtier, charged for its writeback;
- *  - relayed.bpf.h: the waiter of a bio a kernel thread submits for it;
+ *  - relayed.bpf.h: the issuer of a bio a kernel thread submits for it;
  *  - latency.bpf.h: a disk's latency, sampled on bio-based disks;
  *  - inflight.bpf.h: I/Os tracked to their completion (-L, -T, filters);
  *  - stacks.bpf.h: --stacks;
@@ -78,7 +78,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	__u32 class = io_classify(opf);
 	__u32 bytes = bio->bi_iter.bi_size;
 	struct proc_dev_key key = {};
-	struct row_owner waiter;
+	struct row_owner issuer;
 	struct row_who who = {};
 	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
 	__u64 stamp_mask;
@@ -92,10 +92,10 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 	if (stacked) {
 		if (!counted)
 			return 0;
-	} else if ((relay = relayed_submitter(bio, disk_dev(disk), &key, &waiter))) {
+	} else if ((relay = relayed_submitter(bio, disk_dev(disk), &key, &issuer))) {
 		if (relay == RELAY_DROPPED)
 			return 0;
-		who.known = &waiter;
+		who.known = &issuer;
 		relayed = true;
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, disk_dev(disk), &key, &on_behalf, &who))
@@ -121,7 +121,7 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
 		note_firing_cut(bio, FIRING_BIO_QUEUE, row.cut);
 	}
 	/* Not writeback charged to a dirtier, nor I/O a kernel thread submits
-	 * for its waiter: the stack would be the flusher's or the thread's;
+	 * for its issuer: the stack would be the flusher's or the thread's;
 	 * not a stacked device's: its stack is on the device above. */
 	if (stacks_mode && aggregate && !on_behalf && !relayed && !stacked &&
 	    class < IO_NR_CLASSES)
@@ -211,7 +211,7 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	__u32 class = io_classify(opf);
 	__u64 bio_id = bio ? io_number(bio) : 0;
 	struct proc_dev_key key = {};
-	struct row_owner waiter;
+	struct row_owner issuer;
 	struct row_who who = {};
 	struct row row = {};	/* row.at read by note_io_owner(): set on every path */
 	bool on_behalf = false, stacked, counted, own = false, relayed = false;
@@ -223,10 +223,10 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 	if (stacked) {
 		if (!counted)
 			return;
-	} else if ((relay = relayed_submitter(bio, dev, &key, &waiter))) {
+	} else if ((relay = relayed_submitter(bio, dev, &key, &issuer))) {
 		if (relay == RELAY_DROPPED)
 			return;
-		who.known = &waiter;
+		who.known = &issuer;
 		relayed = true;
 	} else if (class == IO_WRITE) {
 		if (!write_charged_to(current_task(), bio, dev, &key, &on_behalf, &who))
@@ -470,7 +470,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapp
 static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
 				      struct proc_dev_key *key)
 {
-	struct row_owner waiter;
+	struct row_owner issuer;
 	struct row_who who = {};
 	bool on_behalf, counted;
 	int relay;
@@ -478,7 +478,7 @@ static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
 	/* a stacked device's bio: its files are counted on the device above */
 	if (stacked_row(io_number(bio), dev, key, &counted))
 		return false;
-	relay = relayed_submitter(bio, dev, key, &waiter);
+	relay = relayed_submitter(bio, dev, key, &issuer);
 	if (relay)
 		return relay == RELAY_TAKEN;
 	if (class == IO_WRITE)

@@ -752,14 +752,17 @@ struct file_name_event {
 
 /* ---- end of issue 35's block ---- */
 
-/* Where the completions of I/O that name its waiter are (relayed.bpf.h),
+/* The kernel's functions by which a bio names its issuer (relayed.bpf.h),
  * in the programs' .bss; 0: none (a kernel without the function, or
  * kptr_restrict hiding addresses: such I/O stays its submitter's). */
-struct sync_end_ios {
+struct relay_symbols {
 	__u64 chain;		/* bio_chain_endio(): a split part's */
 	__u64 submit_wait;	/* submit_bio_wait_endio() */
 	__u64 blkdev_dio;	/* blkdev_bio_end_io() */
+	__u64 blkdev_dio_async;	/* blkdev_bio_end_io_async() */
 	__u64 iomap_dio;	/* iomap_dio_bio_end_io(), also --files' (files.bpf.h) */
+	__u64 uring_rw;		/* io_complete_rw(): an io_uring request's kiocb */
+	__u64 uring_rw_iopoll;	/* io_complete_rw_iopoll() */
 };
 
 #endif /* DISKIO_ABI_H */

@@ -146,11 +146,11 @@ static __always_inline struct file *direct_io_file(struct bio *bio)
 {
 	struct iomap_dio *dio;
 
-	/* no address (relayed.bpf.h's find_sync_end_ios()): no bio ends
+	/* no address (relayed.bpf.h's find_relay_symbols()): no bio ends
 	 * there; a kernel without iomap (CONFIG_FS_IOMAP) has no struct
 	 * iomap_dio either */
-	if (!bpf_core_type_exists(struct iomap_dio) || !sync_end_io.iomap_dio ||
-	    (__u64)bio->bi_end_io != sync_end_io.iomap_dio)
+	if (!bpf_core_type_exists(struct iomap_dio) || !relay_symbols.iomap_dio ||
+	    (__u64)bio->bi_end_io != relay_symbols.iomap_dio)
 		return NULL;
 	dio = (struct iomap_dio *)bio->bi_private;
 	return BPF_CORE_READ(dio, iocb, ki_filp);

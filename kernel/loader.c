@@ -364,21 +364,21 @@ static int read_start_waits(struct loader *l)
 }
 
 /*
- * The addresses of the completions that name a synchronous I/O's waiter
+ * The addresses of the kernel's functions by which a bio names its issuer
  * (relayed.bpf.h), which also tell iomap's direct I/O for --files: found by
  * a syscall program, before any program is attached.  None found (symbols
- * hidden by kptr_restrict) leaves I/O a kernel thread submits for a waiter
- * on the thread's row, and iomap's direct I/O [unknown] with --files: said
- * with -v.
+ * hidden by kptr_restrict) leaves I/O a kernel thread submits for another
+ * task on the thread's row, and iomap's direct I/O [unknown] with --files:
+ * said with -v.
  */
-static void find_sync_end_ios(struct diskio_bpf *skel)
+static void find_relay_symbols(struct diskio_bpf *skel)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.find_sync_end_ios), &run);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.find_relay_symbols), &run);
 
-	if (verbose && (err || !skel->bss->sync_end_io.submit_wait))
+	if (verbose && (err || !skel->bss->relay_symbols.submit_wait))
 		note("no kernel address of submit_bio_wait_endio (%s): I/O a kernel thread "
-		     "submits for a task waiting on it stays the thread's",
+		     "submits for another task (blk-throttle's) stays the thread's",
 		     err ? strerror(errno) : "hidden or not found");
 }
 
@@ -407,7 +407,7 @@ int loader_start(struct loader *l, const struct kernel_hooks *hooks,
 		     strerror(-err));
 		return -1;
 	}
-	find_sync_end_ios(l->skel);
+	find_relay_symbols(l->skel);
 	/* --files: the maps of the rows' even and odd cuts (files.bpf.h) */
 	l->file_maps = (struct file_count_maps){
 		.outer = bpf_map__fd(l->skel->maps.file_counts),

@@ -1977,6 +1977,23 @@ bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size)
 	return found;
 }
 
+bool h_cgroup2_mount(char *dir, size_t size)
+{
+	char line[4096], point[PATH_MAX], type[64];
+	FILE *in = fopen("/proc/mounts", "re");
+	bool found = false;
+
+	if (!in)
+		return false;
+	while (!found && fgets(line, sizeof(line), in))
+		if (sscanf(line, "%*s %4095s %63s", point, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(dir, size, "%s", point);
+			found = true;
+		}
+	fclose(in);
+	return found;
+}
+
 /* The v1 blkio group of h_throttled_reader(), removed by h_cleanup(). */
 static char h__throttle_group[PATH_MAX];
 

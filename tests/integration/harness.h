@@ -127,6 +127,10 @@ uint32_t h_failed_writes(int count_fd);
  * "blkio"), from /proc/mounts into dir; false if none is mounted. */
 bool h_cgroup_v1_mount(const char *controller, char *dir, size_t size);
 
+/* The cgroup2 mount point (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a
+ * hybrid system), from /proc/mounts into dir; false if none is mounted. */
+bool h_cgroup2_mount(char *dir, size_t size);
+
 /* A new cgroup v1 blkio group that holds its tasks to iops reads a second
  * of dev (blkio.throttle.read_iops_device), its path into group; one at a
  * time, removed by h_cleanup() after the children.  Skips the test where

@@ -54,24 +54,6 @@ TestSuite(cgroup_pressure, .init = h_setup, .fini = teardown, .timeout = 120);
 
 /* ---- the reader and its groups ---- */
 
-/* The cgroup2 mount point, from /proc/mounts; false when none. */
-static bool cgroup2_mount(char *dir, size_t size)
-{
-	char line[4096], point[PATH_MAX], type[64];
-	FILE *in = fopen("/proc/mounts", "re");
-	bool found = false;
-
-	if (!in)
-		return false;
-	while (!found && fgets(line, sizeof(line), in))
-		if (sscanf(line, "%*s %4095s %63s", point, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(dir, size, "%s", point);
-			found = true;
-		}
-	fclose(in);
-	return found;
-}
-
 struct totals {
 	uint64_t some_us, full_us;
 	int64_t at_us;		/* CLOCK_REALTIME when read */
@@ -112,7 +94,7 @@ static pid_t throttled_reader(const struct h_dev *dev, int iops, char *rel, size
 		.comm = "psi-reader", .v2_group = v2_group,
 	};
 
-	if (!cgroup2_mount(v2_root, sizeof(v2_root)))
+	if (!h_cgroup2_mount(v2_root, sizeof(v2_root)))
 		cr_skip_test("no cgroup2 hierarchy mounted (/proc/mounts)");
 	snprintf(rel, size, "/diskio-itest-psi-%d", (int)getpid());
 	snprintf(v2_group, sizeof(v2_group), "%s%s", v2_root, rel);

@@ -140,6 +140,21 @@ static int write_file(const char *path, const char *text)
 	return err;
 }
 
+/* The first line of a small file, without its newline. */
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
 /* Whether the file contains the bytes needle (read in one piece). */
 static bool file_contains(const char *path, const char *needle)
 {
@@ -599,17 +614,53 @@ static void sum_batch(const struct run *r, pid_t pid, const char *dev, struct ba
 	}
 }
 
-static pid_t spawn_known_io(const char *comm, const char *path)
+/* The known I/O in a child named comm; in cgroup v2 group group first,
+ * unless NULL. */
+static pid_t spawn_known_io_in(const char *comm, const char *path, const char *group)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
+		char procs[256], me[16];
+
 		set_comm(comm);
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", group ? group : "");
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		if (group && write_file(procs, me))
+			_exit(7);
 		if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, KNOWN_IOPRIO_VALUE))
 			_exit(6);
 		_exit(known_io(path));
 	}
 	return pid;
+}
+
+static pid_t spawn_known_io(const char *comm, const char *path)
+{
+	return spawn_known_io_in(comm, path, NULL);
+}
+
+/*
+ * issue 45: a cgroup v2 group whose io.max holds dev to a few I/Os a
+ * second, so that blk-throttle queues the known I/O and its worker
+ * (kthrotld) submits it: the rows must still be the child's.  The io
+ * controller enabled under the root first.  false if it cannot be made.
+ */
+#define THROTTLE_GROUP	"/sys/fs/cgroup/diskio-throttled"
+#define THROTTLE_IOPS	"riops=40 wiops=40"
+
+static bool make_throttle_group(const char *dev)
+{
+	char path[128], majmin[32], rule[96];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", dev);
+	if (!read_line(path, majmin, sizeof(majmin)))
+		return false;
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+io");
+	if (mkdir(THROTTLE_GROUP, 0755) && errno != EEXIST)
+		return false;
+	snprintf(rule, sizeof(rule), "%s " THROTTLE_IOPS, majmin);
+	return !write_file(THROTTLE_GROUP "/io.max", rule);
 }
 
 /* diskio's first interval line came within ATTACH_MS; else diskio is
@@ -631,8 +682,8 @@ static bool wait_attached(struct run *r)
  * /proc/diskstats deltas, and those are the known answer too (nothing else
  * used the disk).
  */
-static void check_known_io(const char *name, const char *dev, const char *extra,
-			   const char *const env[])
+static void check_known_io_in(const char *name, const char *dev, const char *extra,
+			      const char *const env[], const char *group)
 {
 	const char *args[] = { "-b", "-D", dev, extra ? extra : INTERVAL, extra ? INTERVAL : NULL,
 			       NULL };
@@ -660,7 +711,7 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 		end_check(name);
 		return;
 	}
-	child = spawn_known_io("kio-known", path);
+	child = spawn_known_io_in("kio-known", path, group);
 	status = wait_child(child, CHILD_MS);
 	expect(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	       "the I/O child: %s", status_str(status, buf, sizeof(buf)));
@@ -711,6 +762,26 @@ static void check_known_io(const char *name, const char *dev, const char *extra,
 	       s.prio_rows, s.prio);
 	free_run(&r);
 	end_check(name);
+}
+
+static void check_known_io(const char *name, const char *dev, const char *extra,
+			   const char *const env[])
+{
+	check_known_io_in(name, dev, extra, env, NULL);
+}
+
+/* The known I/O held by io.max: its worker's submissions are the child's
+ * (no other row on the disk, the child's rows exact). */
+static void check_known_io_throttled(const char *name, const char *dev)
+{
+	if (!make_throttle_group(dev)) {
+		begin_check();
+		expect(false, "cannot make %s with io.max on %s", THROTTLE_GROUP, dev);
+		end_check(name);
+		return;
+	}
+	check_known_io_in(name, dev, NULL, no_env, THROTTLE_GROUP);
+	rmdir(THROTTLE_GROUP);
 }
 
 /* ---------------------------------------------------------- IO> and SWAPIN -- */
@@ -1209,21 +1280,6 @@ struct stack {
 	bool made;			/* to be torn down at the end */
 	bool ready;			/* made, and sysfs shows the layers the checks expect */
 };
-
-/* The first line of a small file, without its newline. */
-static bool read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
 
 /* The virtio disk (vdX) whose serial is serial. */
 static bool find_disk_by_serial(const char *serial, char *name, size_t size)
@@ -2162,6 +2218,8 @@ int main(int argc, char **argv)
 	check_known_io("known-io-virtio-files", "vda", "--files", no_env);
 	check_known_io("known-io-virtio-files-rq-hooks", "vda", "--files", rq_env);
 	check_known_io("known-io-zram-files", "zram0", "--files", no_env);
+	check_known_io_throttled("known-io-virtio-throttled", "vda");
+	check_known_io_throttled("known-io-zram-throttled", "zram0");
 	check_flushes("flushes-virtio", "vda", no_env);
 	check_flushes("flushes-virtio-rq-hooks", "vda", rq_env);
 	check_iowait("iowait-sched", false);

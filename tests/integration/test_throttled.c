@@ -15,7 +15,8 @@
  *  - `-c COMM`, `--cgroup` of a group above the reader's and `diskio --
  *    COMMAND`, which took the reader's rows only and so lost the worker's
  *    share;
- *  - fio's io_uring reads, 8 at a time (the request names its issuer).
+ *  - fio's io_uring reads, 8 at a time (the request names its issuer);
+ *  - -T: each read's event names the reader.
  * The build before this charged 9 to 76 % of the bytes to the worker.
  */
 #include "harness.h"
@@ -309,5 +310,43 @@ Test(throttled, io_uring_reads_are_their_issuers)
 		     "no row of fio");
 	cr_expect_eq(fio.read_bytes, 200 * 4096, "fio's read bytes: %" PRId64, fio.read_bytes);
 	cr_expect_eq(fio.read_ios, 200);
+	h_diskio_free(&d);
+}
+
+/* -T: each I/O's event names the reader, none the worker. */
+Test(throttled, trace_events_name_the_reader)
+{
+	const struct h_dev *zram = h_zram_create(ZRAM_BYTES);
+	const struct h_throttled_read spec = {
+		.dev = zram, .span = 4 << 20, .block = 4096, .iops = READER_IOPS, .threads = 4,
+		.reads = 25, .comm = "thr-reader",
+	};
+	char group[PATH_MAX];
+	int reader_events = 0, other_events = 0;
+	struct h_diskio d;
+	pid_t reader;
+
+	h_diskio_start(&d, H_ARGS("-T", "-b", "-D", zram->name, "0.5"), NULL);
+	h_diskio_wait_attached(&d, 30000);
+	reader = h_throttled_reader(&spec, group, sizeof(group));
+	h_expect_child_ok(reader, 60000);
+	h_diskio_wait_new_intervals(&d, 2, 10000);
+	cr_assert_eq(h_diskio_stop(&d, SIGINT, 10000), 0, "stderr: %s", d.err);
+	/* time_s pid comm device op sector bytes latency_us */
+	for (size_t i = 0; i < d.nlines; i++) {
+		char comm[64], device[64], op[8];
+		unsigned long pid, bytes;
+
+		if (d.lines[i][0] == '#' ||
+		    sscanf(d.lines[i], "%*s %lu %63s %63s %7s %*s %lu", &pid, comm, device, op,
+			   &bytes) != 5 || strcmp(device, zram->name) || op[0] != 'R')
+			continue;
+		if ((pid_t)pid == reader && !strcmp(comm, "thr-reader") && bytes == 4096)
+			reader_events++;
+		else
+			other_events++;
+	}
+	cr_expect_eq(reader_events, 100, "%d reads named the reader", reader_events);
+	cr_expect_eq(other_events, 0, "%d reads named another task", other_events);
 	h_diskio_free(&d);
 }

@@ -758,7 +758,6 @@ struct file_name_event {
 struct relay_symbols {
 	__u64 chain;		/* bio_chain_endio(): a split part's */
 	__u64 submit_wait;	/* submit_bio_wait_endio() */
-	__u64 blkdev_simple;	/* blkdev_bio_end_io_simple(): older kernels (6.1) */
 	__u64 blkdev_dio;	/* blkdev_bio_end_io() */
 	__u64 blkdev_dio_async;	/* blkdev_bio_end_io_async() */
 	__u64 iomap_dio;	/* iomap_dio_bio_end_io(), also --files' (files.bpf.h) */

@@ -8,8 +8,8 @@
  * and the throttle's queue, but a direct I/O's bio names its issuer:
  *  - submit_bio_wait() (a block device's small synchronous direct I/O, and
  *    more): its bi_private is a struct completion, on whose wait queue the
- *    submitter sleeps once the bio is queued; before it served that direct
- *    I/O (Linux 6.1), blkdev_bio_end_io_simple(): bi_private is the task;
+ *    submitter sleeps once the bio is queued (so on 6.1 as on 6.18: the
+ *    guests check it);
  *  - a block device's direct I/O (block/fops.c): a struct blkdev_dio,
  *    whose waiter is the submitter when it is synchronous, and whose iocb
  *    is the request when it is not (bi_private, or around the bio);
@@ -49,7 +49,6 @@ struct relay_symbols relay_symbols;
 
 static const char chain_name[] = "bio_chain_endio";
 static const char submit_wait_name[] = "submit_bio_wait_endio";
-static const char blkdev_simple_name[] = "blkdev_bio_end_io_simple";
 static const char blkdev_dio_name[] = "blkdev_bio_end_io";
 static const char blkdev_dio_async_name[] = "blkdev_bio_end_io_async";
 static const char iomap_dio_name[] = "iomap_dio_bio_end_io";
@@ -65,7 +64,6 @@ int find_relay_symbols(void *ctx)
 {
 	FIND_SYMBOL(chain_name, chain);
 	FIND_SYMBOL(submit_wait_name, submit_wait);
-	FIND_SYMBOL(blkdev_simple_name, blkdev_simple);
 	FIND_SYMBOL(blkdev_dio_name, blkdev_dio);
 	FIND_SYMBOL(blkdev_dio_async_name, blkdev_dio_async);
 	FIND_SYMBOL(iomap_dio_name, iomap_dio);
@@ -138,9 +136,6 @@ static __always_inline struct task_struct *bio_issuer(struct bio *bio)
 		return BPF_CORE_READ((struct swait_queue *)((void *)first -
 				     bpf_core_field_offset(struct swait_queue, task_list)), task);
 	}
-	/* the waiter itself; NULL once woken */
-	if (end_io == relay_symbols.blkdev_simple)
-		return private;
 	if (end_io == relay_symbols.blkdev_dio && private &&
 	    bpf_core_field_exists(struct blkdev_dio, flags) &&
 	    bpf_core_field_exists(struct blkdev_dio, waiter)) {

@@ -1718,6 +1718,7 @@ static const char *const h__diskio_prog_names[] = {
 	"handle_rq_complete_raw", "handle_exit", "handle_exit_legacy", "handle_dirty_folio",
 	"handle_bio_remap", "handle_getrq", "read_waits", "handle_switch",
 	"handle_exec",		/* issue 33: command lines at exec */
+	"find_relay_symbols",	/* issue 45: run once after the load, never attached */
 	NULL,
 };
 

@@ -25,7 +25,6 @@
 #include <math.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #define ZRAM_BYTES	(64ULL << 20)

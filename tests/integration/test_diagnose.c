@@ -23,7 +23,6 @@
 #include <inttypes.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #define EXIT_TROUBLE	6
@@ -397,17 +396,9 @@ static int64_t written_by(const struct h_diskio *d, const char *comm, const char
 /* The command's group is gone once diskio ended. */
 static void expect_no_group(pid_t diskio)
 {
-	char mount[PATH_MAX] = "", point[PATH_MAX], path[PATH_MAX + 64], line[PATH_MAX + 64];
-	FILE *mounts = fopen("/proc/mounts", "r");
-	char dev[256], type[64];
+	char mount[PATH_MAX], path[PATH_MAX + 64];
 
-	cr_assert_not_null(mounts);
-	while (fgets(line, sizeof(line), mounts))
-		if (sscanf(line, "%255s %4095s %63s", dev, point, type) == 3 &&
-		    !strcmp(type, "cgroup2"))
-			memcpy(mount, point, sizeof(mount));
-	fclose(mounts);
-	if (!mount[0])
+	if (!h_cgroup2_mount(mount, sizeof(mount)))
 		return;
 	snprintf(path, sizeof(path), "%s/diskio-command-%d", mount, (int)diskio);
 	cr_assert_neq(access(path, F_OK), 0, "%s is left", path);

@@ -182,21 +182,9 @@ static void ctx_cleanup(struct ctx *c)
 /* A cgroup of the test's own, for the I/O of the cgroup examples. */
 static void ctx_make_cgroup(struct ctx *c)
 {
-	char mount_dir[PATH_MAX] = "", line[PATH_MAX * 2];
-	FILE *mounts = fopen("/proc/mounts", "r");
+	char mount_dir[PATH_MAX - 64];
 
-	cr_assert_not_null(mounts);
-	while (fgets(line, sizeof(line), mounts)) {
-		char dev[256], dir[PATH_MAX], type[64];
-
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(mount_dir, sizeof(mount_dir), "%s", dir);
-			break;
-		}
-	}
-	fclose(mounts);
-	if (!mount_dir[0])
+	if (!h_cgroup2_mount(mount_dir, sizeof(mount_dir)))
 		cr_skip_test("no cgroup2 hierarchy");
 	snprintf(c->cgroup_dir, sizeof(c->cgroup_dir), "%s/diskio-example-%d", mount_dir,
 		 (int)getpid());

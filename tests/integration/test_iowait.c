@@ -22,7 +22,6 @@
 #include <math.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/sysmacros.h>
 
 #define DELAYACCT_SYSCTL	"/proc/sys/kernel/task_delayacct"
 #define NOTE_SWAPIN_OFF		"diskio: note: delay accounting is off: SWAPIN is not known"
@@ -33,8 +32,6 @@
 
 static pid_t children[8];
 static int nchildren;
-static char cgroups_made[4][PATH_MAX];
-static int ncgroups, cgroup_serial;	/* a new name for each, even once removed */
 static int delayacct_before = -1;	/* -1: not changed */
 static char swap_on[64];		/* the swap device a test turned on */
 
@@ -50,9 +47,6 @@ static void undo(void)
 		h_result_free(&r);
 		swap_on[0] = '\0';
 	}
-	for (int i = ncgroups - 1; i >= 0; i--)
-		rmdir(cgroups_made[i]);
-	ncgroups = 0;
 	if (delayacct_before >= 0)
 		h_write_file(DELAYACCT_SYSCTL, delayacct_before ? "1" : "0");
 	delayacct_before = -1;
@@ -90,35 +84,14 @@ static void set_delayacct(bool on)
 	cr_assert_eq(h_write_file(DELAYACCT_SYSCTL, on ? "1" : "0"), 0);
 }
 
-/* A new group of controller's v1 hierarchy, removed by undo(). */
-static const char *new_cgroup(const char *controller)
-{
-	char root[1024];
-	char *path;
-
-	if (!h_cgroup_v1_mount(controller, root, sizeof(root)))
-		cr_skip_test("no cgroup v1 %s controller mounted (/proc/mounts)", controller);
-	cr_assert_lt(ncgroups, 4);
-	path = cgroups_made[ncgroups];
-	snprintf(path, PATH_MAX, "%s/diskio-itest-iowait-%d-%d", root, (int)getpid(),
-		 cgroup_serial++);
-	cr_assert(!mkdir(path, 0755), "mkdir %s: %s", path, strerror(errno));
-	ncgroups++;
-	return path;
-}
-
-/* A blkio group whose tasks read dev at most iops I/Os a second. */
+/* A blkio group whose tasks read dev at most iops I/Os a second: the
+ * harness's, which h_cleanup() removes once undo() killed its tasks. */
 static const char *throttled_cgroup(const struct h_dev *dev, int iops)
 {
-	const char *cg = new_cgroup("blkio");
-	char file[PATH_MAX + 64], rule[64];
-	struct stat st;
+	static char group[PATH_MAX];
 
-	cr_assert_eq(stat(dev->path, &st), 0);
-	snprintf(rule, sizeof(rule), "%u:%u %d", major(st.st_rdev), minor(st.st_rdev), iops);
-	snprintf(file, sizeof(file), "%s/blkio.throttle.read_iops_device", cg);
-	cr_assert_eq(h_write_file(file, rule), 0, "%s: %s", file, rule);
-	return cg;
+	h_throttle_group(dev, iops, group, sizeof(group));
+	return group;
 }
 
 /* ---- children ---- */

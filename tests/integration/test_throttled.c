@@ -21,7 +21,6 @@
  */
 #include "harness.h"
 
-#include <sys/sysmacros.h>
 
 #define READER_IOPS	100
 #define ZRAM_BYTES	(64ULL << 20)
@@ -90,12 +89,18 @@ static void run(const struct reads *r, struct outcome *o)
 	h_expect_json_output(&o->d, 1);
 }
 
+/* What r's reader reads. */
+static int64_t known_bytes(const struct reads *r)
+{
+	return (int64_t)r->threads * r->reads * (int64_t)r->block;
+}
+
 /* The reader's row has all of the disk's reads, r's exactly; with no filter
  * no other row has a read, and the disk's row is /proc/diskstats'. */
 static void expect_all_the_readers(const struct reads *r, struct outcome *o)
 {
 	const char *name = r->disk->name;
-	int64_t bytes = (int64_t)r->threads * r->reads * (int64_t)r->block;
+	int64_t bytes = known_bytes(r);
 	struct h_counters mine = { 0 }, all = { 0 }, dev = { 0 };
 	char buf[256];
 
@@ -117,6 +122,16 @@ static void expect_all_the_readers(const struct reads *r, struct outcome *o)
 	cr_assert_gt(h_json_sum_device(o->d.lines, o->d.nlines, name, &dev), 0);
 	cr_expect_eq(dev.read_bytes, bytes);
 	cr_expect_eq(dev.read_ios, (int64_t)o->disk.read_ios);
+}
+
+/* r's reads with diskio watching, as expect_all_the_readers() wants them. */
+static void check(const struct reads *r)
+{
+	struct outcome o = { 0 };
+
+	run(r, &o);
+	expect_all_the_readers(r, &o);
+	h_diskio_free(&o.d);
 }
 
 /* The read bytes of the reader's --files lines of path on device. */
@@ -150,11 +165,8 @@ Test(throttled, four_threads_small_reads_of_a_zram_disk_are_the_readers)
 		.disk = h_zram_create(ZRAM_BYTES), .span = 4 << 20, .block = 4096,
 		.threads = 4, .reads = 50,
 	};
-	struct outcome o = { 0 };
 
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
 Test(throttled, large_reads_of_a_zram_disk_are_the_readers)
@@ -163,11 +175,8 @@ Test(throttled, large_reads_of_a_zram_disk_are_the_readers)
 		.disk = h_zram_create(ZRAM_BYTES), .span = 32 << 20, .block = 2 << 20,
 		.threads = 2, .reads = 6,
 	};
-	struct outcome o = { 0 };
 
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
 Test(throttled, reads_of_a_loop_device_are_the_readers)
@@ -176,11 +185,8 @@ Test(throttled, reads_of_a_loop_device_are_the_readers)
 		.disk = h_loop_create(64ULL << 20), .span = 4 << 20, .block = 4096,
 		.threads = 2, .reads = 100,
 	};
-	struct outcome o = { 0 };
 
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
 Test(throttled, large_reads_of_a_loop_device_are_the_readers)
@@ -189,11 +195,8 @@ Test(throttled, large_reads_of_a_loop_device_are_the_readers)
 		.disk = h_loop_create(64ULL << 20), .span = 32 << 20, .block = 2 << 20,
 		.threads = 2, .reads = 6,
 	};
-	struct outcome o = { 0 };
 
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
 Test(throttled, reads_of_a_file_on_ext4_are_the_readers)
@@ -220,7 +223,7 @@ Test(throttled, reads_of_a_file_on_ext4_are_the_readers)
 	close(fd);
 	run(&r, &o);
 	expect_all_the_readers(&r, &o);
-	cr_expect_eq(file_read_bytes(&o, zram->name, path), (int64_t)r.threads * r.reads * 4096,
+	cr_expect_eq(file_read_bytes(&o, zram->name, path), known_bytes(&r),
 		     "the reader's line of %s", path);
 	h_diskio_free(&o.d);
 }
@@ -231,11 +234,8 @@ Test(throttled, a_comm_filter_keeps_the_throttled_share)
 		.disk = h_zram_create(ZRAM_BYTES), .span = 4 << 20, .block = 4096,
 		.threads = 4, .reads = 50, .options = { "-c", "thr-reader" }, .filtered = true,
 	};
-	struct outcome o = { 0 };
 
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
 /* --cgroup takes the rows of a group and those below it: the worker is in
@@ -247,7 +247,6 @@ Test(throttled, a_cgroup_filter_keeps_the_throttled_share)
 		.disk = h_zram_create(ZRAM_BYTES), .span = 4 << 20, .block = 4096,
 		.threads = 2, .reads = 100, .v2_group = v2_made[1], .filtered = true,
 	};
-	struct outcome o = { 0 };
 
 	if (!h_cgroup2_mount(root, sizeof(root)))
 		cr_skip_test("no cgroup2 hierarchy mounted (/proc/mounts)");
@@ -258,31 +257,40 @@ Test(throttled, a_cgroup_filter_keeps_the_throttled_share)
 	cr_assert(!mkdir(v2_made[1], 0755), "mkdir %s: %s", v2_made[1], strerror(errno));
 	r.options[0] = "--cgroup";
 	r.options[1] = rel;
-	run(&r, &o);
-	expect_all_the_readers(&r, &o);
-	h_diskio_free(&o.d);
+	check(&r);
 }
 
-/* `diskio -- COMMAND` counts the command and its children only: what the
- * worker submitted for it was dropped. */
-Test(throttled, a_throttled_command_is_counted_whole)
+/* `diskio --json -D disk -- sh -c` running command in a new throttled
+ * group: comm's rows have its 200 reads of 4 KiB, every one.  `diskio --
+ * COMMAND` counts the command and its children only: what the worker
+ * submitted for it was dropped. */
+static void expect_command_reads_whole(const struct h_dev *zram, const char *comm,
+				       const char *command)
 {
-	const struct h_dev *zram = h_zram_create(ZRAM_BYTES);
-	char group[PATH_MAX], script[PATH_MAX + 256];
-	struct h_counters dd = { 0 };
+	char group[PATH_MAX], script[PATH_MAX + 512];
+	struct h_counters got = { 0 };
 	struct h_diskio d;
 
 	h_throttle_group(zram, READER_IOPS, group, sizeof(group));
-	snprintf(script, sizeof(script),
-		 "echo $$ > %s/cgroup.procs && exec dd if=%s of=/dev/null bs=4k count=200 "
-		 "iflag=direct status=none", group, zram->path);
+	snprintf(script, sizeof(script), "echo $$ > %s/cgroup.procs && exec %s", group, command);
 	h_diskio_start(&d, H_ARGS("--json", "-D", zram->name, "--", "sh", "-c", script), NULL);
 	cr_assert_eq(h_diskio_stop(&d, 0, 60000), 0, "stderr: %s", d.err);
-	cr_assert_gt(h_json_sum_process(d.lines, d.nlines, 0, zram->name, "dd", &dd), 0,
-		     "no row of dd");
-	cr_expect_eq(dd.read_bytes, 200 * 4096, "dd's read bytes: %" PRId64, dd.read_bytes);
-	cr_expect_eq(dd.read_ios, 200);
+	cr_assert_gt(h_json_sum_process(d.lines, d.nlines, 0, zram->name, comm, &got), 0,
+		     "no row of %s", comm);
+	cr_expect_eq(got.read_bytes, 200 * 4096, "%s's read bytes: %" PRId64, comm,
+		     got.read_bytes);
+	cr_expect_eq(got.read_ios, 200);
 	h_diskio_free(&d);
+}
+
+Test(throttled, a_throttled_command_is_counted_whole)
+{
+	const struct h_dev *zram = h_zram_create(ZRAM_BYTES);
+	char command[PATH_MAX + 128];
+
+	snprintf(command, sizeof(command),
+		 "dd if=%s of=/dev/null bs=4k count=200 iflag=direct status=none", zram->path);
+	expect_command_reads_whole(zram, "dd", command);
 }
 
 /* io_uring's asynchronous reads, which no task waits on one by one: the
@@ -290,27 +298,18 @@ Test(throttled, a_throttled_command_is_counted_whole)
 Test(throttled, io_uring_reads_are_their_issuers)
 {
 	const struct h_dev *zram = h_zram_create(ZRAM_BYTES);
-	char group[PATH_MAX], script[PATH_MAX + 512], disabled[16] = "";
-	struct h_counters fio = { 0 };
-	struct h_diskio d;
+	char command[PATH_MAX + 256], disabled[16] = "";
 
 	if (h_read_file("/proc/sys/kernel/io_uring_disabled", disabled, sizeof(disabled)) > 0 &&
 	    disabled[0] == '2')
 		cr_skip_test("io_uring is disabled (kernel.io_uring_disabled=2)");
 	if (!h_have_program("fio"))
 		cr_skip_test("no fio");
-	h_throttle_group(zram, READER_IOPS, group, sizeof(group));
-	snprintf(script, sizeof(script),
-		 "echo $$ > %s/cgroup.procs && exec fio --name=uring --filename=%s "
-		 "--rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=8 --size=4M "
-		 "--io_size=800k --output=/dev/null", group, zram->path);
-	h_diskio_start(&d, H_ARGS("--json", "-D", zram->name, "--", "sh", "-c", script), NULL);
-	cr_assert_eq(h_diskio_stop(&d, 0, 60000), 0, "stderr: %s", d.err);
-	cr_assert_gt(h_json_sum_process(d.lines, d.nlines, 0, zram->name, "fio", &fio), 0,
-		     "no row of fio");
-	cr_expect_eq(fio.read_bytes, 200 * 4096, "fio's read bytes: %" PRId64, fio.read_bytes);
-	cr_expect_eq(fio.read_ios, 200);
-	h_diskio_free(&d);
+	snprintf(command, sizeof(command),
+		 "fio --name=uring --filename=%s --rw=randread --bs=4k --direct=1 "
+		 "--ioengine=io_uring --iodepth=8 --size=4M --io_size=800k --output=/dev/null",
+		 zram->path);
+	expect_command_reads_whole(zram, "fio", command);
 }
 
 /* -T: each I/O's event names the reader, none the worker. */

@@ -79,28 +79,6 @@ static void wb_cleanup(void)
 	s_cg[0] = '\0';
 }
 
-/* Where cgroup2 is mounted (type cgroup2 in /proc/mounts); false if nowhere. */
-static bool cgroup2_mount(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/mounts", "re");
-	char line[4096];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char dev[256], dir[PATH_MAX], type[64];
-
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(buf, size, "%s", dir);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* Mounts and cgroups left by runs killed before their cleanup (a Criterion
  * timeout): each name carries its owner's pid. */
 static void sweep_stale(void)
@@ -123,7 +101,7 @@ static void sweep_stale(void)
 	}
 	if (f)
 		fclose(f);
-	if (!cgroup2_mount(cgmnt, sizeof(cgmnt)) || !(dir = opendir(cgmnt)))
+	if (!h_cgroup2_mount(cgmnt, sizeof(cgmnt)) || !(dir = opendir(cgmnt)))
 		return;
 	while ((e = readdir(dir))) {
 		char path[PATH_MAX + 300];
@@ -810,7 +788,7 @@ Test(writeback, cgroup_rows_filter_and_fold)
 	pid_t pid;
 	int total, bad, err;
 
-	if (!cgroup2_mount(mnt, sizeof(mnt)))
+	if (!h_cgroup2_mount(mnt, sizeof(mnt)))
 		cr_skip_test("no cgroup2 hierarchy in /proc/mounts");
 	snprintf(rel, sizeof(rel), "/" CG_PREFIX "%d", (int)getpid());
 	snprintf(s_cg, sizeof(s_cg), "%s%s", mnt, rel);

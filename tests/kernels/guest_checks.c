@@ -624,10 +624,12 @@ static pid_t spawn_known_io_in(const char *comm, const char *path, const char *g
 		char procs[256], me[16];
 
 		set_comm(comm);
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", group ? group : "");
-		snprintf(me, sizeof(me), "%d", (int)getpid());
-		if (group && write_file(procs, me))
-			_exit(7);
+		if (group) {
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", group);
+			snprintf(me, sizeof(me), "%d", (int)getpid());
+			if (write_file(procs, me))
+				_exit(7);
+		}
 		if (syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, KNOWN_IOPRIO_VALUE))
 			_exit(6);
 		_exit(known_io(path));

@@ -160,7 +160,7 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 	err = bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_NOEXIST);
 	if (!err)
 		__sync_fetch_and_add(&stacked_in_flight, 1);
-	else if (err == -EEXIST)
+	else if (map_errno(err) == -EEXIST)
 		bpf_map_update_elem(&stacked_bios, &bio_id, &stacked, BPF_EXIST);
 	else
 		count_lost(LOST_STACKED_MAP_FULL);
@@ -393,12 +393,15 @@ static __always_inline void count_device_flush(struct request *rq)
 		count_lost(LOST_STATS_MAP_FULL);
 }
 
-/* Every request's completion: flushes (not in trace mode); and where
- * block_io_done is not used (done_at_rq_complete), the end of a request,
- * which may complete in parts: it is done when the last part completes. */
+/* Every request's completion: flushes and the bios dm or md sent to the
+ * disk (not in trace mode); and where block_io_done is not used
+ * (done_at_rq_complete), the end of a request, which may complete in parts:
+ * it is done when the last part completes. */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
+	if (*(volatile __u64 *)&stacked_in_flight)
+		forget_request_bios(rq);
 	if (aggregate)
 		count_device_flush(rq);
 	/* A failed request: counted once, as it ends (a request that fails

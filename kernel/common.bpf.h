@@ -49,10 +49,21 @@ static __always_inline void count_lost(__u32 cause)
 }
 
 /*
+ * A map helper's result (bpf_map_update_elem(), _delete_elem(), ...) as the
+ * errno it carries.  Before Linux 6.4 the verifier turns those helpers into
+ * direct calls of the map's operation, which returned an int: the upper half
+ * of the 64-bit result is then zero, and -EEXIST reads as 4294967279 in a
+ * long.  Every compare with an errno goes through this.
+ */
+static __always_inline int map_errno(long ret)
+{
+	return (int)ret;
+}
+
+/*
  * The entry of key in map, created from init if there is none.  NULL when the
- * map is full: the caller counts the loss.  bpf_map_update_elem() returns a
- * long; kept in a long so that -EEXIST (another CPU created the entry first)
- * compares right whatever the helper's sign extension.
+ * map is full: the caller counts the loss.  -EEXIST: another CPU created the
+ * entry first.
  */
 static __always_inline void *lookup_or_try_init(void *map, const void *key, const void *init)
 {
@@ -62,7 +73,7 @@ static __always_inline void *lookup_or_try_init(void *map, const void *key, cons
 	if (entry)
 		return entry;
 	err = bpf_map_update_elem(map, key, init, BPF_NOEXIST);
-	if (err && err != -EEXIST)
+	if (err && map_errno(err) != -EEXIST)
 		return NULL;
 	return bpf_map_lookup_elem(map, key);
 }

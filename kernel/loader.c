@@ -569,6 +569,11 @@ int loader_forget(struct loader *l, struct snapshot *s, const struct forgotten_k
 
 void loader_free(struct loader *l)
 {
+	/* None when no I/O of dm or md is in flight: one left is a bio whose
+	 * completion was not seen, which could name another bio later. */
+	if (verbose && l->skel && l->skel->bss->stacked_tracked)
+		note("bios dm or md sent to a disk below, remembered at exit: %llu",
+		     (unsigned long long)l->skel->bss->stacked_in_flight);
 	events_free(&l->events);
 	diskio_bpf__destroy(l->skel);
 	free(l->stack_ids_read);

@@ -253,7 +253,7 @@ static __always_inline bool slot_row(const struct proc_dev_key *key,
 		if (err) {
 			/* Another CPU took a slot for the key first. */
 			bpf_map_push_elem(&free_rows, &found.slot, 0);
-			at = err == -EEXIST ? bpf_map_lookup_elem(&row_index, key) : NULL;
+			at = map_errno(err) == -EEXIST ? bpf_map_lookup_elem(&row_index, key) : NULL;
 			if (!at)
 				return false;
 			found.slot = at->at.slot;

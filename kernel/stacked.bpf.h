@@ -12,13 +12,18 @@
 
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include "abi.h"
 #include "submitter.bpf.h"
 
 /* A bio a stacking driver (dm, md) made from an upper device's I/O and sent
  * to a disk below: from its remap (block_bio_remap) until it completes.  Its
  * I/O is counted on the lower disk on a row of its own (KEY_MARK_STACKED),
- * not again as its submitter's. */
+ * not again as its submitter's.  It completes at block_bio_complete on a
+ * bio-based disk; on a blk-mq disk that tracepoint does not fire for the
+ * bios of a request (blk_update_request() and the batched completion clear
+ * BIO_TRACE_COMPLETION: block_rq_complete traced them), so they are
+ * forgotten with their request, at block_rq_complete. */
 struct stacked_bio {
 	__u32 upper;		/* the device it serves */
 	__u32 lower;		/* the disk it was sent to */
@@ -63,6 +68,36 @@ static __noinline void forget_stacked_bio(__u64 bio_id)
 {
 	if (!bpf_map_delete_elem(&stacked_bios, &bio_id))
 		__sync_fetch_and_add(&stacked_in_flight, -1);
+}
+
+/* The bios of a request still to forget, from one to the next (bi_next). */
+struct request_bios_walk {
+	struct bio *bio;	/* the next one, NULL at the end */
+};
+
+static long forget_next_request_bio(__u32 index, void *ctx)
+{
+	struct request_bios_walk *walk = ctx;
+	struct bio *bio = walk->bio;
+
+	if (!bio)
+		return 1;
+	forget_stacked_bio(io_number(bio));
+	walk->bio = bio->bi_next;
+	return 0;
+}
+
+/* A blk-mq disk's request completes (in full or a part): its bios, all
+ * counted by now, as it started, are forgotten, those a later part
+ * completes too.  A request holds at most max_sectors of bios, a few
+ * thousand at 512 bytes each. */
+#define REQUEST_BIOS_MAX	65536
+
+static __always_inline void forget_request_bios(struct request *rq)
+{
+	struct request_bios_walk walk = { .bio = rq->bio };
+
+	bpf_loop(REQUEST_BIOS_MAX, forget_next_request_bio, &walk, 0);
 }
 
 #endif /* DISKIO_STACKED_BPF_H */

@@ -267,7 +267,7 @@ static __always_inline struct stack_counts *current_stack_counts(void *ctx,
 	err = bpf_map_update_elem(&stack_counts, sk, &zero, BPF_NOEXIST);
 	if (!err)
 		note_user_stack(ctx, sk);
-	else if (err != -EEXIST)
+	else if (map_errno(err) != -EEXIST)
 		goto full;
 	counts = bpf_map_lookup_elem(&stack_counts, sk);
 	if (counts)

@@ -376,6 +376,28 @@ static bool wait_lines(struct run *r, const char *prefix, int n, int ms)
 	return true;
 }
 
+/* The number after text on the last line of the last run's stderr (all of
+ * it, not just r->err's start) that holds text, or -1. */
+static int64_t stderr_number(const char *text)
+{
+	FILE *f = fopen("/tmp/diskio.err", "r");
+	int64_t value = -1;
+	size_t cap = 0;
+	char *line = NULL;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		const char *at = strstr(line, text);
+
+		if (at)
+			value = strtoll(at + strlen(text), NULL, 10);
+	}
+	free(line);
+	fclose(f);
+	return value;
+}
+
 static void read_stderr(struct run *r)
 {
 	int fd = open("/tmp/diskio.err", O_RDONLY);
@@ -1632,6 +1654,7 @@ struct stack_sums {
 	int64_t writer_bytes, writer_ios;	/* the writer's rows with for "-" */
 	int64_t header_bytes;			/* "# time=" lines, written */
 	int64_t lost, lost_stacked;		/* "# summary": lost, lost_stacked_map_full */
+	int64_t remembered;			/* -v: stacked bios remembered at exit */
 	bool has_for;				/* the rows have a "for" column */
 	bool writer_latency;			/* a latency on the writer's rows */
 };
@@ -1796,15 +1819,18 @@ static bool below_is(const struct stack *st, const char *list)
  *   NAME-devices: each device's lines equal its /proc/diskstats delta, and
  *     that delta is N on the upper device and on every disk below it;
  *   NAME-once: the writer's total (its rows with for "-") and the header's
- *     total are N, not N once per layer (with -L, the writer's rows have a
- *     latency);
+ *     total are N, not N once per layer, and nothing was lost (with -L, the
+ *     writer's rows have a latency);
  *   NAME-layers: the upper device's line says below= its disks (and, for dm,
  *     dm_name=), and on each disk below, rows of pid 0 named after the upper
- *     device, "for" it, carry that disk's delta.
+ *     device, "for" it, carry that disk's delta; at exit no bio sent below is
+ *     still remembered (-v says how many are): each was forgotten as it
+ *     completed, on a blk-mq disk with its request.
  */
 static void check_stacked(const struct stack *st, const char *extra, const char *suffix)
 {
-	const char *args[] = { "-b", extra ? extra : INTERVAL, extra ? INTERVAL : NULL, NULL };
+	const char *args[] = { "-b", "-v", extra ? extra : INTERVAL, extra ? INTERVAL : NULL,
+			       NULL };
 	const int64_t n_bytes = (int64_t)W_COUNT * W_SIZE;
 	int nlayers = 1 + st->nlower;
 	struct diskstats before[1 + MAX_LOWER];
@@ -1848,6 +1874,7 @@ static void check_stacked(const struct stack *st, const char *extra, const char 
 	stop_diskio(&r);
 	expect_exit_0(&r);
 	sum_stack(&r, st, child, &s);
+	s.remembered = stderr_number("remembered at exit: ");
 	free_run(&r);
 	for (int i = 0; i < nlayers; i++) {
 		s.layer[i].before = before[i];
@@ -1897,6 +1924,7 @@ report:
 		       " B, not %" PRId64, st->upper, s.layer[0].writer_bytes, n_bytes);
 		expect(s.header_bytes == n_bytes, "the header's total is %" PRId64 " B, not %" PRId64,
 		       s.header_bytes, n_bytes);
+		expect(s.lost == 0, "%" PRId64 " lost", s.lost);
 		if (extra && !strcmp(extra, "-L"))
 			expect(s.writer_latency, "no latency on the writer's rows with -L");
 	} else {
@@ -1914,6 +1942,9 @@ report:
 		     top->dm_name[0] ? top->dm_name : "(none)");
 		expect(below_is(st, top->below), "%s's line does not say below= its disks",
 		       st->upper);
+		note("bios sent below still remembered at exit: %" PRId64, s.remembered);
+		expect(s.remembered == 0, "%" PRId64 " bios sent below were never forgotten "
+		       "(-1: no -v line)", s.remembered);
 		if (st->dm_name)
 			expect(!strcmp(top->dm_name, st->dm_name), "%s's line does not say dm_name=%s",
 			       st->upper, st->dm_name);

@@ -83,9 +83,11 @@ __u64 rows_taken = 0;
 
 /* Rows the per-CPU rows have no slot for (with many CPUs they hold few, see
  * mapsize.h): one copy shared by all CPUs, added to atomically, and whose
- * row it is. */
+ * row it is.  Its entries are allocated as rows are made (mostly none):
+ * preallocating 65,536 took 7 ms of every start. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, OVERFLOW_STATS_ENTRIES);
 	__type(key, struct proc_dev_key);
 	__type(value, struct overflow_row);

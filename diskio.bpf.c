@@ -71,8 +71,9 @@ static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(handle_bio_queue, struct bio *bio)
+int BPF_PROG(handle_bio_queue, struct bio *bio_arg)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 	__u32 opf = bio->bi_opf;
 	__u32 class = io_classify(opf);
@@ -142,8 +143,9 @@ int BPF_PROG(handle_bio_queue, struct bio *bio)
  * its own disk, which is not a device below.
  */
 SEC("tp_btf/block_bio_remap")
-int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
+int BPF_PROG(handle_bio_remap, struct bio *bio_arg, dev_t dev, sector_t from)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct stacked_bio stacked = { .upper = dev };
 	struct block_device *bdev;
 	__u64 bio_id = io_number(bio);
@@ -168,8 +170,9 @@ int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 }
 
 SEC("tp_btf/block_bio_complete")
-int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
+int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio_arg)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	__u64 start_ns, stamp_mask;
 	struct gendisk *disk;
 	__u32 dev;
@@ -308,22 +311,25 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(handle_io_start, struct request *rq)
+int BPF_PROG(handle_io_start, struct request *rq_arg)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	request_started(ctx, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_io_done")
-int BPF_PROG(handle_io_done, struct request *rq)
+int BPF_PROG(handle_io_done, struct request *rq_arg)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	request_done(ctx, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(handle_rq_issue, struct request *rq)
+int BPF_PROG(handle_rq_issue, struct request *rq_arg)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	if (rq_fallback_hooks && !getrq_hook)
 		request_started(ctx, rq);
 	else if (rq_fallback_hooks && track_inflight)
@@ -341,8 +347,9 @@ int BPF_PROG(handle_rq_issue, struct request *rq)
  * until block_rq_issue.
  */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(handle_getrq, struct bio *bio)
+int BPF_PROG(handle_getrq, struct bio *bio_arg)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 
 	io_started(ctx, io_number(bio), bio->bi_opf, disk_dev(disk), bio,
@@ -398,8 +405,9 @@ static __always_inline void count_device_flush(struct request *rq)
  * (done_at_rq_complete), the end of a request, which may complete in parts:
  * it is done when the last part completes. */
 SEC("tp_btf/block_rq_complete")
-int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
+int BPF_PROG(handle_rq_complete, struct request *rq_arg, blk_status_t error, unsigned int nr_bytes)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	if (*(volatile __u64 *)&stacked_in_flight)
 		forget_request_bios(rq);
 	if (aggregate)
@@ -418,8 +426,10 @@ int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigne
 /* Page cache dirtied, where the kernel charges it to the task's
  * /proc/PID/io write_bytes (folio_account_dirtied()). */
 SEC("tp_btf/writeback_dirty_folio")
-int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapping)
+int BPF_PROG(handle_dirty_folio, struct folio *folio_arg, struct address_space *mapping_arg)
 {
+	struct folio *folio = untrusted(folio_arg, struct folio);
+	struct address_space *mapping = untrusted(mapping_arg, struct address_space);
 	struct task_struct *task = current_task();
 	struct proc_dev_key key = {};
 	struct row row;
@@ -490,8 +500,9 @@ static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(files_bio_queue, struct bio *bio)
+int BPF_PROG(files_bio_queue, struct bio *bio_arg)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 	__u32 class = io_classify(bio->bi_opf);
 	struct proc_dev_key key = {};
@@ -515,23 +526,26 @@ static __always_inline void files_request(void *ctx, struct bio *bio, __u32 opf,
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(files_io_start, struct request *rq)
+int BPF_PROG(files_io_start, struct request *rq_arg)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
 	return 0;
 }
 
 /* Before Linux 6.5, where handle_getrq or handle_rq_issue count requests. */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(files_getrq, struct bio *bio)
+int BPF_PROG(files_getrq, struct bio *bio_arg)
 {
+	struct bio *bio = untrusted(bio_arg, struct bio);
 	files_request(ctx, bio, bio->bi_opf, disk_dev(bio_disk(bio)));
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(files_rq_issue, struct request *rq)
+int BPF_PROG(files_rq_issue, struct request *rq_arg)
 {
+	struct request *rq = untrusted(rq_arg, struct request);
 	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
 	return 0;
 }
@@ -543,8 +557,9 @@ int BPF_PROG(files_rq_issue, struct request *rq)
  * name can no longer be made.  Written back, it is known by then.
  */
 SEC("tp_btf/writeback_dirty_folio")
-int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mapping)
+int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mapping_arg)
 {
+	struct address_space *mapping = untrusted(mapping_arg, struct address_space);
 	struct inode *host = mapping ? mapping->host : NULL;
 	struct file_id id;
 	__u32 dev;
@@ -566,16 +581,17 @@ int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mappi
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	remember_cmdline(task);
+	remember_cmdline(untrusted(task, struct task_struct));
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_exit, struct task_struct *task, bool group_dead)
+int BPF_PROG(handle_exit, struct task_struct *task_arg, bool group_dead)
 {
+	struct task_struct *task = untrusted(task_arg, struct task_struct);
 	__u32 code;
 
-	note_exit_waits(task);
+	note_exit_waits(task, task_arg);
 	if (!group_dead)
 		return 0;
 	note_stack_process_exit(ctx, task);
@@ -589,13 +605,14 @@ int BPF_PROG(handle_exit, struct task_struct *task, bool group_dead)
  * at zero; the first to claim the group (tgid and leader start time, which
  * survive pid reuse) reports it. */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(handle_exit_legacy, struct task_struct *task)
+int BPF_PROG(handle_exit_legacy, struct task_struct *task_arg)
 {
+	struct task_struct *task = untrusted(task_arg, struct task_struct);
 	struct crashed_group group = {};
 	__u8 claimed = 1;
 	__u32 code;
 
-	note_exit_waits(task);
+	note_exit_waits(task, task_arg);
 	if (task->signal->live.counter != 0)
 		return 0;
 	note_stack_process_exit(ctx, task);
@@ -620,7 +637,7 @@ int read_waits(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct task_waits w = {};
 
-	if (task && task_waits_readable(task, &w))
+	if (task && task_waits_readable(untrusted(task, struct task_struct), task, &w))
 		bpf_seq_write(ctx->meta->seq, &w, sizeof(w));
 	return 0;
 }

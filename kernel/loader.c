@@ -324,6 +324,7 @@ static void configure(struct loader *l, const struct kernel_hooks *hooks,
 	skel->rodata->files_counted = opts->files && !opts->trace;
 	skel->rodata->stacks_mode = opts->stacks;
 	skel->bss->per_thread = opts->threads;
+	skel->rodata->untrusted_casts = hooks->rdonly_cast;
 	choose_block_hooks(skel, hooks, opts->trace, l->track_inflight, opts->files && !opts->trace);
 	choose_exit_hook(skel, hooks);
 	choose_exec_hook(l, hooks);

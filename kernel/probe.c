@@ -110,6 +110,7 @@ int probe_hooks(struct kernel_hooks *hooks)
 	hooks->task_iter = btf__find_by_name_kind(btf, "bpf_iter__task", BTF_KIND_STRUCT) > 0;
 	hooks->sched_switch = btf_tracepoint_args(btf, "sched_switch") >= 4;
 	hooks->task_delays = btf_has_member(btf, "task_struct", "delays");
+	hooks->rdonly_cast = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
 	btf__free(btf);
 	if (!hooks->bio_queue || !(hooks->io_start || hooks->rq_issue)) {
 		fail("this kernel has no block tracepoints (block_bio_queue, block_io_start or "

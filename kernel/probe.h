@@ -19,6 +19,7 @@ struct kernel_hooks {
 	bool task_iter;		/* the task iterator, iter/task (Linux 5.8+) */
 	bool sched_switch;	/* sched_switch passing prev_state (Linux 5.18+) */
 	bool task_delays;	/* task->delays: delay accounting built in */
+	bool rdonly_cast;	/* the bpf_rdonly_cast() kfunc (Linux 6.2+) */
 };
 
 /* Privileges and BTF: 0, or -1 after one "diskio: ..." line. */

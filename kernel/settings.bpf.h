@@ -82,6 +82,10 @@ bool bio_stamps_seen = false;
  * user space sets this once it is attached (at start, unless -T). */
 bool stacked_tracked = false;
 
+/* The kernel has bpf_rdonly_cast() (Linux 6.2+): untrusted() casts with it
+ * (common.bpf.h). */
+const volatile bool untrusted_casts = false;
+
 /* IO> and SWAPIN (waits.bpf.h): how blkio waits are measured
  * (enum waits_source, abi.h), chosen at start from kernel.task_delayacct. */
 const volatile __u32 waits_source = WAITS_NONE;

@@ -197,7 +197,8 @@ static __always_inline long fill_user_stack(void *ctx, struct user_stack_event *
 
 static __always_inline void note_user_stack(void *ctx, const struct stack_key *sk)
 {
-	struct task_struct *task = current_task();
+	/* trusted: bpf_task_pt_regs() takes no other (current_task()'s is not) */
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct stack_process process = {
 		.tgid = sk->who.tgid,
 		.start_ns = task->group_leader->start_time,

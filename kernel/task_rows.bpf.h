@@ -157,7 +157,7 @@ static __always_inline void remember_row(const struct task_struct *task,
 __noinline int submitter_find(__u32 dev, __u32 flags, struct proc_dev_key *key_out,
 			      struct row_found *found)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	/* on the stack: a map's key is nothing else before Linux 6.x */
 	struct proc_dev_key key = {};
 	int where;

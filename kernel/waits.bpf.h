@@ -95,8 +95,10 @@ static __always_inline __u64 delayacct_wait_in_progress(struct task_struct *task
 /* task's running totals now.  The sum is read before the wait in progress,
  * as the kernel ends a wait (the sum grows, then the task is running): a
  * reading at that instant may miss the ending wait, which the next one
- * counts, rather than count it twice. */
-static __always_inline void task_wait_totals(struct task_struct *task, struct task_waits *w)
+ * counts, rather than count it twice.  trusted: the same task, as the
+ * verifier trusts it, for its task storage (task may be untrusted()). */
+static __always_inline void task_wait_totals(struct task_struct *task, struct task_struct *trusted,
+					     struct task_waits *w)
 {
 	struct task_delay_info *delays = NULL;
 
@@ -110,7 +112,7 @@ static __always_inline void task_wait_totals(struct task_struct *task, struct ta
 		barrier_var(w->blkio_ns);
 		w->blkio_ns += delayacct_wait_in_progress(task, delays);
 	} else if (waits_source == WAITS_SCHED) {
-		struct sched_wait *sw = bpf_task_storage_get(&sched_waits, task, 0, 0);
+		struct sched_wait *sw = bpf_task_storage_get(&sched_waits, trusted, 0, 0);
 		__u64 since, now;
 
 		if (!sw)
@@ -146,7 +148,8 @@ static __always_inline bool task_cgroup_selected(const struct task_struct *task)
  * task's record, keyed as its I/O would be (current_submitter()); false
  * when the filters drop it or it never waited.
  */
-static __always_inline bool task_waits_of(struct task_struct *task, struct task_waits *w)
+static __always_inline bool task_waits_of(struct task_struct *task, struct task_struct *trusted,
+					  struct task_waits *w)
 {
 	bool worker;
 
@@ -155,7 +158,7 @@ static __always_inline bool task_waits_of(struct task_struct *task, struct task_
 	worker = task_comm(task, w->row.comm);
 	if (!comm_selected(w->row.comm) || !task_cgroup_selected(task))
 		return false;
-	task_wait_totals(task, w);
+	task_wait_totals(task, trusted, w);
 	if (!w->blkio_ns && !w->swapin_ns)
 		return false;
 	if (worker)
@@ -169,22 +172,23 @@ static __always_inline bool task_waits_of(struct task_struct *task, struct task_
 }
 
 /* At sched_process_exit, each thread: its last totals, for user space. */
-static __always_inline void note_exit_waits(struct task_struct *task)
+static __always_inline void note_exit_waits(struct task_struct *task, struct task_struct *trusted)
 {
 	struct task_waits w = { .flags = TASK_WAITS_EXITED };
 
-	if (waits_source == WAITS_NONE || !task_waits_of(task, &w))
+	if (waits_source == WAITS_NONE || !task_waits_of(task, trusted, &w))
 		return;
 	if (bpf_map_update_elem(&exited_waits, &w.id, &w, BPF_ANY))
 		count_lost(LOST_EXITED_WAITS_FULL);
 }
 
 /* The iterator's task: exited ones left their last totals at their exit. */
-static __always_inline bool task_waits_readable(struct task_struct *task, struct task_waits *w)
+static __always_inline bool task_waits_readable(struct task_struct *task,
+						struct task_struct *trusted, struct task_waits *w)
 {
 	if (task->exit_state & TASK_ZOMBIE_OR_DEAD)
 		return false;
-	return task_waits_of(task, w);
+	return task_waits_of(task, trusted, w);
 }
 
 /*

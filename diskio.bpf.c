@@ -71,9 +71,8 @@ static __always_inline bool disk_is_bio_based(const struct gendisk *disk)
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(handle_bio_queue, struct bio *bio_arg)
+int BPF_PROG(handle_bio_queue, struct bio *bio)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 	__u32 opf = bio->bi_opf;
 	__u32 class = io_classify(opf);
@@ -143,9 +142,8 @@ int BPF_PROG(handle_bio_queue, struct bio *bio_arg)
  * its own disk, which is not a device below.
  */
 SEC("tp_btf/block_bio_remap")
-int BPF_PROG(handle_bio_remap, struct bio *bio_arg, dev_t dev, sector_t from)
+int BPF_PROG(handle_bio_remap, struct bio *bio, dev_t dev, sector_t from)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct stacked_bio stacked = { .upper = dev };
 	struct block_device *bdev;
 	__u64 bio_id = io_number(bio);
@@ -155,7 +153,7 @@ int BPF_PROG(handle_bio_remap, struct bio *bio_arg, dev_t dev, sector_t from)
 	 * never with -T (no rows). */
 	if (!stacked_tracked || !bpf_core_field_exists(bio->bi_bdev))
 		return 0;
-	bdev = bio->bi_bdev;
+	bdev = untrusted(bio, struct bio)->bi_bdev;
 	if (!bdev || bdev->bd_dev == dev)
 		return 0;
 	stacked.lower = disk_dev(bdev->bd_disk);
@@ -170,9 +168,8 @@ int BPF_PROG(handle_bio_remap, struct bio *bio_arg, dev_t dev, sector_t from)
 }
 
 SEC("tp_btf/block_bio_complete")
-int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio_arg)
+int BPF_PROG(handle_bio_complete, struct request_queue *q, struct bio *bio)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	__u64 start_ns, stamp_mask;
 	struct gendisk *disk;
 	__u32 dev;
@@ -253,7 +250,8 @@ static __always_inline void io_started(void *ctx, __u64 id, __u32 opf, __u32 dev
 
 static __always_inline void request_started(void *ctx, struct request *rq)
 {
-	io_started(ctx, io_number(rq), rq->cmd_flags, request_dev(rq), rq->bio, rq->__sector,
+	io_started(ctx, io_number(rq), rq->cmd_flags, request_dev(rq),
+		   untrusted(rq, struct request)->bio, rq->__sector,
 		   rq->__data_len);
 }
 
@@ -265,7 +263,8 @@ static __always_inline void request_started(void *ctx, struct request *rq)
  */
 static __always_inline void request_tracked_from_bio(void *ctx, struct request *rq)
 {
-	__u64 id = io_number(rq), bio_id = rq->bio ? io_number(rq->bio) : 0;
+	struct bio *first = untrusted(rq, struct request)->bio;
+	__u64 id = io_number(rq), bio_id = first ? io_number(first) : 0;
 	struct inflight_ref ref;
 	struct proc_dev_key who = {};
 	__u32 dev = request_dev(rq);
@@ -311,25 +310,22 @@ static __always_inline void request_done(void *ctx, struct request *rq)
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(handle_io_start, struct request *rq_arg)
+int BPF_PROG(handle_io_start, struct request *rq)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
 	request_started(ctx, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_io_done")
-int BPF_PROG(handle_io_done, struct request *rq_arg)
+int BPF_PROG(handle_io_done, struct request *rq)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
 	request_done(ctx, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(handle_rq_issue, struct request *rq_arg)
+int BPF_PROG(handle_rq_issue, struct request *rq)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
 	if (rq_fallback_hooks && !getrq_hook)
 		request_started(ctx, rq);
 	else if (rq_fallback_hooks && track_inflight)
@@ -347,9 +343,8 @@ int BPF_PROG(handle_rq_issue, struct request *rq_arg)
  * until block_rq_issue.
  */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(handle_getrq, struct bio *bio_arg)
+int BPF_PROG(handle_getrq, struct bio *bio)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 
 	io_started(ctx, io_number(bio), bio->bi_opf, disk_dev(disk), bio,
@@ -405,9 +400,8 @@ static __always_inline void count_device_flush(struct request *rq)
  * (done_at_rq_complete), the end of a request, which may complete in parts:
  * it is done when the last part completes. */
 SEC("tp_btf/block_rq_complete")
-int BPF_PROG(handle_rq_complete, struct request *rq_arg, blk_status_t error, unsigned int nr_bytes)
+int BPF_PROG(handle_rq_complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
 	if (*(volatile __u64 *)&stacked_in_flight)
 		forget_request_bios(rq);
 	if (aggregate)
@@ -426,10 +420,8 @@ int BPF_PROG(handle_rq_complete, struct request *rq_arg, blk_status_t error, uns
 /* Page cache dirtied, where the kernel charges it to the task's
  * /proc/PID/io write_bytes (folio_account_dirtied()). */
 SEC("tp_btf/writeback_dirty_folio")
-int BPF_PROG(handle_dirty_folio, struct folio *folio_arg, struct address_space *mapping_arg)
+int BPF_PROG(handle_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
-	struct folio *folio = untrusted(folio_arg, struct folio);
-	struct address_space *mapping = untrusted(mapping_arg, struct address_space);
 	struct task_struct *task = current_task();
 	struct proc_dev_key key = {};
 	struct row row;
@@ -440,7 +432,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio_arg, struct address_space *
 	/* The event class allows a NULL mapping (the verifier says so). */
 	if (!mapping)
 		return 0;
-	host = mapping->host;
+	host = untrusted(mapping, struct address_space)->host;
 	if (!host || !inode_charged(host, &dev))
 		return 0;
 	/* A process writing a file dirties folio after folio: its row is
@@ -450,7 +442,7 @@ int BPF_PROG(handle_dirty_folio, struct folio *folio_arg, struct address_space *
 		/* Not counted, but it may become the file's owner: its key. */
 		task_row_id(task, &key.tgid);
 		key.dev = dev;
-		key.cgroup = task_cgroup_id(task);
+		key.cgroup = task_cgroup_id(untrusted(task, struct task_struct));
 		if (task_comm(task, key.comm))
 			name_worker(task, key.comm);
 	} else {
@@ -500,9 +492,8 @@ static __always_inline bool files_row(struct bio *bio, __u32 dev, __u32 class,
 }
 
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(files_bio_queue, struct bio *bio_arg)
+int BPF_PROG(files_bio_queue, struct bio *bio)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	struct gendisk *disk = bio_disk(bio);
 	__u32 class = io_classify(bio->bi_opf);
 	struct proc_dev_key key = {};
@@ -526,27 +517,24 @@ static __always_inline void files_request(void *ctx, struct bio *bio, __u32 opf,
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(files_io_start, struct request *rq_arg)
+int BPF_PROG(files_io_start, struct request *rq)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
-	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
+	files_request(ctx, untrusted(rq, struct request)->bio, rq->cmd_flags, request_dev(rq));
 	return 0;
 }
 
 /* Before Linux 6.5, where handle_getrq or handle_rq_issue count requests. */
 SEC("tp_btf/block_getrq")
-int BPF_PROG(files_getrq, struct bio *bio_arg)
+int BPF_PROG(files_getrq, struct bio *bio)
 {
-	struct bio *bio = untrusted(bio_arg, struct bio);
 	files_request(ctx, bio, bio->bi_opf, disk_dev(bio_disk(bio)));
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(files_rq_issue, struct request *rq_arg)
+int BPF_PROG(files_rq_issue, struct request *rq)
 {
-	struct request *rq = untrusted(rq_arg, struct request);
-	files_request(ctx, rq->bio, rq->cmd_flags, request_dev(rq));
+	files_request(ctx, untrusted(rq, struct request)->bio, rq->cmd_flags, request_dev(rq));
 	return 0;
 }
 
@@ -557,10 +545,9 @@ int BPF_PROG(files_rq_issue, struct request *rq_arg)
  * name can no longer be made.  Written back, it is known by then.
  */
 SEC("tp_btf/writeback_dirty_folio")
-int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mapping_arg)
+int BPF_PROG(files_dirty_folio, struct folio *folio, struct address_space *mapping)
 {
-	struct address_space *mapping = untrusted(mapping_arg, struct address_space);
-	struct inode *host = mapping ? mapping->host : NULL;
+	struct inode *host = mapping ? untrusted(mapping, struct address_space)->host : NULL;
 	struct file_id id;
 	__u32 dev;
 

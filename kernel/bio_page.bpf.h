@@ -49,7 +49,7 @@ static __always_inline unsigned long low_bits(const void *ptr, const struct page
  * bio is not such a one (bio_page_probed() reads it then). */
 static __always_inline bool bio_page_direct(struct bio *bio, struct bio_page *p)
 {
-	struct bio_vec *vecs = bio->bi_io_vec;
+	struct bio_vec *vecs = untrusted(bio, struct bio)->bi_io_vec;
 	struct address_space *mapping;
 	struct page *page;
 
@@ -81,7 +81,7 @@ static __always_inline bool bio_page_direct(struct bio *bio, struct bio_page *p)
 /* bio's first page read with bpf_probe_read_kernel() into p. */
 static __always_inline void bio_page_probed(struct bio *bio, struct bio_page *p)
 {
-	struct bio_vec *vecs = bio->bi_io_vec;
+	struct bio_vec *vecs = untrusted(bio, struct bio)->bi_io_vec;
 	unsigned long head, mapping;
 	struct folio *folio;
 	struct page *page;

@@ -15,6 +15,7 @@
 #include <bpf/bpf_core_read.h>
 #include "abi.h"
 #include "settings.bpf.h"
+#include "core_fixes.bpf.h"
 
 #define EEXIST 17
 #define PF_KTHREAD		0x00200000	/* include/linux/sched.h */
@@ -79,24 +80,6 @@ static __always_inline void *lookup_or_try_init(void *map, const void *key, cons
 	return bpf_map_lookup_elem(map, key);
 }
 
-/* Linux 6.2+; unresolved (weak) before, where it is never called. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
-/*
- * ptr, a pointer to type, as one the verifier does not trust.  Since Linux
- * 6.3 each load of a pointer member through a trusted pointer (a tp_btf
- * program's argument, bpf_get_current_task_btf()) has the verifier look up
- * "TYPE__safe_trusted", "TYPE__safe_rcu", ... by name, a linear search of
- * the kernel's BTF (126,000 types on 6.18), at every path it checks: that
- * was 40 % of diskio's start.  Through an untrusted pointer the loads are
- * the same instructions, checked without the lookups; such a pointer
- * cannot be given to a helper that wants a trusted one
- * (bpf_task_storage_get(): the waits keep theirs).  The cast costs nothing
- * at run time: the verifier removes the call.
- */
-#define untrusted(ptr, type) \
-	(untrusted_casts ? (type *)bpf_rdonly_cast(ptr, bpf_core_type_id_kernel(type)) : (ptr))
-
 /*
  * The task a program runs in, fetched once per program run and passed down:
  * its ids, name and cgroup are then loads from it, where helpers
@@ -104,7 +87,7 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  */
 static __always_inline struct task_struct *current_task(void)
 {
-	return untrusted(bpf_get_current_task_btf(), struct task_struct);
+	return bpf_get_current_task_btf();
 }
 
 static char io_origin;

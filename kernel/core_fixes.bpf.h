@@ -11,6 +11,30 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "abi.h"
+#include "settings.bpf.h"
+
+/* Linux 6.2+; unresolved (weak) before, where it is never called. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * ptr, a pointer to type, as one the verifier does not trust, to load a
+ * pointer member through.  Since Linux 6.3 each load of a pointer member
+ * through a trusted pointer (a tp_btf program's argument,
+ * bpf_get_current_task_btf()) has the verifier look up "TYPE__safe_trusted",
+ * "TYPE__safe_rcu", ... by name, a linear search of the kernel's BTF
+ * (126,000 types on 6.18), at every path it checks: that was 40 % of
+ * diskio's start.  The cast itself costs nothing (the verifier makes it a
+ * move), but a load through an untrusted pointer is one the JIT guards
+ * against faults, a few instructions more than a trusted pointer's: so the
+ * programs keep their trusted arguments for their other loads, and cast
+ * only where they walk from one structure to the next, but for the walks
+ * made at every I/O (bio_disk(), the remembered row's check in
+ * task_rows.bpf.h), which are checked on few paths.  Such a pointer cannot
+ * be given to a helper that wants a trusted one (bpf_task_storage_get(),
+ * bpf_task_pt_regs()).
+ */
+#define untrusted(ptr, type) \
+	(untrusted_casts ? (type *)bpf_rdonly_cast(ptr, bpf_core_type_id_kernel(type)) : (ptr))
 
 /*
  * Linux 5.12 (commit 309dca309fc3 "block: store a block_device pointer in
@@ -75,7 +99,7 @@ static __always_inline __u64 bio_issue_ns(struct bio *bio, __u64 *mask)
 static __always_inline __u32 request_dev(struct request *rq)
 {
 	if (bpf_core_field_exists(rq->q->disk))
-		return disk_dev(rq->q->disk);
+		return disk_dev(untrusted(rq, struct request)->q->disk);
 	return disk_dev(BPF_CORE_READ((struct request___with_rq_disk *)rq, rq_disk));
 }
 

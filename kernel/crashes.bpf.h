@@ -43,7 +43,7 @@ struct {
  * one that dumped core adds 0x80 to it once the dump is written. */
 static __always_inline __u32 group_exit_status(struct task_struct *task)
 {
-	__u32 code = task->signal->group_exit_code;
+	__u32 code = untrusted(task, struct task_struct)->signal->group_exit_code;
 
 	return code ? code : (__u32)task->exit_code;
 }

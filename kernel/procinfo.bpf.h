@@ -124,7 +124,7 @@ static __always_inline void remember_cmdline(const struct task_struct *task)
 {
 	struct exec_cmdline *record;
 	char comm[TASK_COMM_LEN];
-	struct mm_struct *mm = task->mm;
+	struct mm_struct *mm = untrusted(task, struct task_struct)->mm;
 	__u32 zero = 0, tgid = task->tgid, id, kept;
 	unsigned long start, end;
 

@@ -95,7 +95,7 @@ static long forget_next_request_bio(__u32 index, void *ctx)
 
 static __always_inline void forget_request_bios(struct request *rq)
 {
-	struct request_bios_walk walk = { .bio = rq->bio };
+	struct request_bios_walk walk = { .bio = untrusted(rq, struct request)->bio };
 
 	bpf_loop(REQUEST_BIOS_MAX, forget_next_request_bio, &walk, 0);
 }

@@ -197,11 +197,10 @@ static __always_inline long fill_user_stack(void *ctx, struct user_stack_event *
 
 static __always_inline void note_user_stack(void *ctx, const struct stack_key *sk)
 {
-	/* trusted: bpf_task_pt_regs() takes no other (current_task()'s is not) */
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = current_task();
 	struct stack_process process = {
 		.tgid = sk->who.tgid,
-		.start_ns = task->group_leader->start_time,
+		.start_ns = untrusted(task, struct task_struct)->group_leader->start_time,
 	};
 	struct user_stack_event *event;
 	__u8 seen = 1;
@@ -237,7 +236,7 @@ static __always_inline void note_stack_process_exit(void *ctx, struct task_struc
 {
 	struct stack_process process = {
 		.tgid = task->tgid,
-		.start_ns = task->group_leader->start_time,
+		.start_ns = untrusted(task, struct task_struct)->group_leader->start_time,
 	};
 	struct stack_process_exit_event event = {
 		.type = EVENT_STACK_PROCESS_EXIT,

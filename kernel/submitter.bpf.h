@@ -67,7 +67,8 @@ static __always_inline bool uid_selected(__u32 uid)
 /* task passes -u; its credentials are read only when -u is given. */
 static __always_inline bool task_uid_selected(const struct task_struct *task)
 {
-	return !nr_filter_uids || uid_selected(task->real_cred->euid.val);
+	return !nr_filter_uids ||
+	       uid_selected(untrusted(task, struct task_struct)->real_cred->euid.val);
 }
 
 static __always_inline bool dev_selected(__u32 dev)
@@ -116,7 +117,8 @@ static __always_inline __u64 name_word(__u64 word, bool *ended)
 static __always_inline bool task_comm(const struct task_struct *task, char comm[TASK_COMM_LEN])
 {
 	/* A process is named by its leader, not by the thread at hand. */
-	const __u64 *name = (const __u64 *)(per_thread ? task->comm : task->group_leader->comm);
+	const __u64 *name = (const __u64 *)(per_thread ? task->comm :
+					    untrusted(task, struct task_struct)->group_leader->comm);
 	__u64 *words = (__u64 *)comm;
 	bool ended = false;
 
@@ -183,7 +185,9 @@ static __always_inline bool current_cgroup_selected(void)
 }
 
 /* task's cgroup v2 id, as bpf_get_current_cgroup_id() returns it for the
- * current task: four loads instead of a helper call on every I/O. */
+ * current task: four loads instead of a helper call on every I/O.  Through
+ * a trusted task they are not guarded (the remembered row's check, at every
+ * I/O); elsewhere, walk an untrusted() one. */
 static __always_inline __u64 task_cgroup_id(const struct task_struct *task)
 {
 	return task->cgroups->dfl_cgrp->kn->id;
@@ -204,7 +208,7 @@ static __always_inline bool current_submitter(const struct task_struct *task,
 	worker = task_comm(task, key->comm);
 	if (!comm_selected(key->comm) || !current_cgroup_selected())
 		return false;
-	key->cgroup = task_cgroup_id(task);
+	key->cgroup = task_cgroup_id(untrusted(task, struct task_struct));
 	if (worker)
 		name_worker(task, key->comm);
 	return true;

@@ -70,6 +70,9 @@ static __always_inline const __u64 *task_name_source(const struct task_struct *t
 static __always_inline bool remembered_row(const struct task_struct *task, __u32 dev,
 					   struct proc_dev_key *key, struct row_found *found)
 {
+	/* Walked from the trusted task: their loads, at every I/O, are not
+	 * guarded as an untrusted() pointer's are; this is the first thing
+	 * submitter_find() does, so the verifier checks them on few paths. */
 	const __u64 *name = task_name_source(task);
 	struct task_row *memo = task_row_of(task);
 	struct row_slot at;
@@ -108,7 +111,8 @@ static __always_inline void remember_row(const struct task_struct *task,
 					 const struct proc_dev_key *key, const struct row_slot *at)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const __u64 *source = task_name_source(task);
+	const struct task_struct *walked = untrusted(task, struct task_struct);
+	const __u64 *source = task_name_source(walked);
 	const __u64 *comm = (const __u64 *)key->comm;
 	__u64 name0 = source[0], name1 = source[1];
 	__u32 tgid = task->tgid, pid = task->pid;
@@ -117,7 +121,7 @@ static __always_inline void remember_row(const struct task_struct *task,
 	__u64 seq;
 
 	if (nr_filter_cgroups || (task->flags & PF_WQ_WORKER) ||
-	    key->tgid != (per_thread ? pid : tgid) || key->cgroup != task_cgroup_id(task))
+	    key->tgid != (per_thread ? pid : tgid) || key->cgroup != task_cgroup_id(walked))
 		return;
 	if (name_word(name0, &ended) != comm[0] || name_word(name1, &ended) != comm[1])
 		return;
@@ -157,7 +161,7 @@ static __always_inline void remember_row(const struct task_struct *task,
 __noinline int submitter_find(__u32 dev, __u32 flags, struct proc_dev_key *key_out,
 			      struct row_found *found)
 {
-	struct task_struct *task = current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 	/* on the stack: a map's key is nothing else before Linux 6.x */
 	struct proc_dev_key key = {};
 	int where;

@@ -71,7 +71,7 @@ static __always_inline __u64 sched_clock_now(void)
 	if (!bpf_core_field_exists(struct sched_entity, cfs_rq) ||
 	    !bpf_core_field_exists(struct cfs_rq, rq))
 		return 0;
-	cfs_rq = current->se.cfs_rq;
+	cfs_rq = untrusted(current, struct task_struct)->se.cfs_rq;
 	return cfs_rq && cfs_rq->rq ? cfs_rq->rq->clock : 0;
 }
 
@@ -103,7 +103,7 @@ static __always_inline void task_wait_totals(struct task_struct *task, struct ta
 	struct task_delay_info *delays = NULL;
 
 	if (bpf_core_field_exists(task->delays))
-		delays = task->delays;
+		delays = untrusted(task, struct task_struct)->delays;
 	if (delays && bpf_core_field_exists(delays->swapin_delay))
 		w->swapin_ns = delays->swapin_delay;
 	if (waits_source == WAITS_DELAYACCT && delays &&
@@ -132,7 +132,7 @@ static __always_inline bool task_cgroup_selected(const struct task_struct *task)
 
 	if (!nr_filter_cgroups)
 		return true;
-	cgrp = task->cgroups->dfl_cgrp;
+	cgrp = untrusted(task, struct task_struct)->cgroups->dfl_cgrp;
 	for (int i = 0; i < MAX_FILTER_CGROUPS; i++) {
 		__u64 id;
 
@@ -163,7 +163,7 @@ static __always_inline bool task_waits_of(struct task_struct *task, struct task_
 		return false;
 	if (worker)
 		name_worker(task, w->row.comm);
-	w->row.cgroup = task_cgroup_id(task);
+	w->row.cgroup = task_cgroup_id(untrusted(task, struct task_struct));
 	w->id.tid = task->pid;
 	w->id.start_ns = task->start_time;
 	w->tgid = task->tgid;

@@ -179,25 +179,23 @@ static int histogram_quantile_slot(const struct h_diskio *d, const char *dev, co
 				   double q)
 {
 	struct h_jv device, histogram, slots, slot;
-	int64_t total = 0, seen = 0, count;
-	size_t pos;
+	int64_t total, seen = 0, count;
+	size_t pos = 0;
 
 	for (size_t i = d->nlines; i-- > 0;) {
 		if (!h_json_is_summary(d->lines[i]))
 			continue;
-		if (!h_json_find_device(d->lines[i], dev, &device) ||
+		total = histogram_count(d->lines[i], dev, op);
+		if (total <= 0 || !h_json_find_device(d->lines[i], dev, &device) ||
 		    !h_json_get(device, "histogram", &histogram) ||
 		    !h_json_get(histogram, op, &slots))
 			return -1;
-		for (pos = 0; h_json_next_elem(slots, &pos, &slot);)
-			if (h_json_get_int(slot, "count", &count))
-				total += count;
-		for (pos = 0; h_json_next_elem(slots, &pos, &slot);) {
+		while (h_json_next_elem(slots, &pos, &slot)) {
 			if (!h_json_get_int(slot, "count", &count))
 				continue;
 			seen += count;
 			/* le_us is the bucket's upper bound, 2^(slot + 1) ns */
-			if (total && seen >= q * (double)total)
+			if (seen >= q * (double)total)
 				return (int)floor(log2(h_json_get_number(slot, "le_us") * 1000.0) -
 						  1e-9);
 		}
